@@ -1,0 +1,79 @@
+"""Finding handover docs in the store without reading their bodies."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import frontmatter
+from .handover import parse_time
+from .store import Store
+
+_HEAD = 8192
+
+
+@dataclass
+class DocInfo:
+    slug: str  # from the file name: what LATEST and commands use
+    path: Path
+    meta: dict[str, str]
+    created: datetime | None
+    mtime: float
+
+    @property
+    def when(self) -> datetime:
+        """`created`, else the file's mtime (hand-made docs)."""
+        return self.created or datetime.fromtimestamp(self.mtime, timezone.utc)
+
+    @property
+    def consumed(self) -> bool:
+        return self.meta.get("consumed", "").strip().lower() == "true"
+
+    @property
+    def branch(self) -> str:
+        return self.meta.get("branch", "")
+
+
+def read_meta(path: Path) -> dict[str, str] | None:
+    """Frontmatter of a doc (reads only its head); None when it is not a handover doc."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(_HEAD)
+            text = data.decode("utf-8", "replace")
+            s = frontmatter.split(text)
+            if not s.has_frontmatter and len(data) == _HEAD:
+                text = (data + fh.read()).decode("utf-8", "replace")
+                s = frontmatter.split(text)
+    except OSError:
+        return None
+    if not s.has_frontmatter:
+        return None
+    meta = frontmatter.parse(s.lines)
+    return meta if ("created" in meta or "slug" in meta) else None
+
+
+def info(path: Path) -> DocInfo | None:
+    meta = read_meta(path)
+    if meta is None:
+        return None
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return None
+    return DocInfo(path.name[:-3], path, meta, parse_time(meta.get("created")), mtime)
+
+
+def all_docs(store: Store) -> list[DocInfo]:
+    """Every handover doc, newest first."""
+    out = [d for p in store.doc_files() if (d := info(p)) is not None]
+    out.sort(key=lambda d: d.when, reverse=True)
+    return out
+
+
+def banner_line(d: DocInfo, now: datetime, prefix: str = "Handover") -> str:
+    from .timefmt import age
+
+    branch = d.branch or "unknown branch"
+    return f"{prefix} `{d.slug}` · written {age((now - d.when).total_seconds())} ago · {branch}"

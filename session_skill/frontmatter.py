@@ -1,0 +1,145 @@
+"""Flat YAML frontmatter: split, read, render and the consumed flip.
+
+Handover frontmatter is flat `key: scalar` lines. This reader is standard library only
+(the hook and `list` read many docs and must not pay for a YAML parser); lines it does
+not understand are kept verbatim, never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_PLAIN_SAFE = re.compile(r"^[A-Za-z0-9/._][A-Za-z0-9 /._+@~,()=:-]*$")
+_RESERVED_PLAIN = frozenset({"", "null", "~", "true", "false", "yes", "no", "on", "off", "y", "n"})
+
+
+@dataclass
+class Split:
+    has_frontmatter: bool
+    head: str  # the frontmatter block, delimiters and line endings included ("" if none)
+    lines: list[str]  # frontmatter lines between the delimiters, endings stripped
+    body: str  # everything after the closing delimiter, byte for byte
+
+
+def split(text: str) -> Split:
+    """Split `---` frontmatter from the body. No frontmatter: the whole text is body."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    first_end = text.find("\n")
+    if first_end < 0 or text[:first_end].rstrip("\r").rstrip() != "---":
+        return Split(False, "", [], text)
+    pos = first_end + 1
+    lines: list[str] = []
+    while pos <= len(text):
+        end = text.find("\n", pos)
+        line_end = len(text) if end < 0 else end + 1
+        line = text[pos:line_end].rstrip("\n").rstrip("\r")
+        if line.rstrip() in ("---", "..."):
+            return Split(True, text[:line_end], lines, text[line_end:])
+        lines.append(line)
+        if end < 0:
+            break
+        pos = line_end
+    return Split(False, "", [], text)
+
+
+def unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            loaded = json.loads(value)
+            return loaded if isinstance(loaded, str) else value
+        except ValueError:
+            return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    # An unquoted trailing comment is not part of the value.
+    hash_at = value.find(" #")
+    return value[:hash_at].rstrip() if hash_at >= 0 else value
+
+
+def parse(lines: list[str]) -> dict[str, str]:
+    """Top-level `key: value` pairs as strings; nested or odd lines are skipped."""
+    out: dict[str, str] = {}
+    for line in lines:
+        m = _KEY_RE.match(line)
+        if m:
+            out[m.group(1)] = unquote(m.group(2) or "")
+    return out
+
+
+def read_meta(text: str) -> dict[str, str] | None:
+    """The frontmatter of a doc as flat strings, or None when it has none."""
+    s = split(text)
+    return parse(s.lines) if s.has_frontmatter else None
+
+
+def format_value(value: object) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int | float):
+        return str(value)
+    text = str(value)
+    plain = (
+        _PLAIN_SAFE.match(text)
+        and ": " not in text
+        and not text.endswith((":", " "))
+        and text.lower() not in _RESERVED_PLAIN
+        and not _looks_numeric(text)
+    )
+    if plain:
+        return text
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def render(pairs: list[tuple[str, object]], newline: str = "\n") -> str:
+    body = newline.join(f"{k}: {format_value(v)}" for k, v in pairs)
+    return f"---{newline}{body}{newline}---{newline}"
+
+
+def is_false(value: str | None) -> bool:
+    return value is not None and value.strip().lower() == "false"
+
+
+def flip_consumed(text: str, by: str, at: str) -> str | None:
+    """Flip `consumed: false` to true in the frontmatter only, adding consumed_at/by.
+
+    Returns None when the doc is not an unconsumed doc. The body's bytes are untouched.
+    """
+    s = split(text)
+    if not s.has_frontmatter:
+        return None
+    newline = "\r\n" if "\r\n" in s.head else "\n"
+    out: list[str] = []
+    flipped = False
+    for line in s.lines:
+        m = _KEY_RE.match(line)
+        if m and m.group(1) in ("consumed_at", "consumed_by"):
+            continue
+        if m and m.group(1) == "consumed":
+            if not is_false(unquote(m.group(2) or "")):
+                return None
+            out.append("consumed: true")
+            out.append(f"consumed_at: {at}")
+            out.append(f"consumed_by: {by}")
+            flipped = True
+            continue
+        out.append(line)
+    if not flipped:
+        return None
+    head = "---" + newline + "".join(line + newline for line in out) + "---" + newline
+    prefix = "\ufeff" if text.startswith("\ufeff") else ""
+    return prefix + head + s.body

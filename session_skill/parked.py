@@ -1,0 +1,115 @@
+"""PARKED.md (SPEC §6): items are bullet lines; every other byte is kept as it is."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+
+HEADING = "# Parked items"
+_BULLET = re.compile(r"^(?:[-*] \[[ xX]\] |[-*] )(.*)$")
+_SLUG = re.compile(r"^\*\*([^*\n]{1,120})\*\*\s*(?:[—–:-]+\s*)?(.*)$")
+_RAISED = re.compile(r"\bRaised:\s*(\d{4}-\d{2}-\d{2})\b\.?")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Item:
+    line_no: int  # index into Parked.lines
+    line: str  # the bullet, line ending stripped
+    slug: str
+    summary: str  # the text after the slug, Raised date removed
+    raised: date | None
+    explicit_slug: bool
+
+    @property
+    def display(self) -> str:
+        """The bullet without its marker, as `list` shows it."""
+        m = _BULLET.match(self.line)
+        return (m.group(1) if m else self.line).strip()
+
+
+def derive_slug(text: str, max_length: int = 40) -> str:
+    """A stable slug from an item's first words, without importing slugify (used on reads)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    words = _NON_WORD.sub(" ", ascii_text.lower()).split()[:6]
+    slug = ""
+    for w in words:
+        cand = f"{slug}-{w}" if slug else w
+        if len(cand) > max_length:
+            break
+        slug = cand
+    return slug or (words[0][:max_length] if words else "item")
+
+
+def parse_item(line_no: int, line: str) -> Item | None:
+    m = _BULLET.match(line)
+    if not m:
+        return None
+    rest = m.group(1).strip()
+    raised = None
+    rm = _RAISED.search(rest)
+    if rm:
+        try:
+            raised = date.fromisoformat(rm.group(1))
+        except ValueError:
+            raised = None
+    sm = _SLUG.match(rest)
+    if sm and sm.group(1).strip():
+        slug, summary, explicit = sm.group(1).strip(), sm.group(2), True
+    else:
+        slug, summary, explicit = "", rest, False
+    summary = _RAISED.sub("", summary).strip()
+    summary = re.sub(r"\s+", " ", summary).rstrip(" .")
+    if not slug:
+        slug = derive_slug(summary)
+    return Item(line_no, line, slug, summary, raised, explicit)
+
+
+class Parked:
+    """The file as lines (endings kept) plus the items found in them."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines(keepends=True)
+        self.newline = "\r\n" if text.find("\r\n") >= 0 else "\n"
+        self.items = self._scan()
+
+    def _scan(self) -> list[Item]:
+        items = []
+        for i, raw in enumerate(self.lines):
+            item = parse_item(i, raw.rstrip("\r\n"))
+            if item is not None:
+                items.append(item)
+        return items
+
+    def render(self) -> str:
+        return "".join(self.lines)
+
+    def find_slug(self, slug: str) -> Item | None:
+        want = slug.lower()
+        return next((it for it in self.items if it.slug.lower() == want), None)
+
+    def append(self, bullet: str) -> None:
+        if self.lines and not self.lines[-1].endswith(("\n", "\r")):
+            self.lines[-1] += self.newline
+        if not self.lines:
+            self.lines = [HEADING + self.newline, self.newline]
+        self.lines.append(bullet + self.newline)
+        self.items = self._scan()
+
+    def replace(self, item: Item, bullet: str) -> None:
+        old = self.lines[item.line_no]
+        ending = old[len(old.rstrip("\r\n")) :]
+        self.lines[item.line_no] = bullet + ending
+        self.items = self._scan()
+
+    def remove(self, item: Item) -> None:
+        del self.lines[item.line_no]
+        self.items = self._scan()
+
+
+def bullet(slug: str, summary: str, raised: date | str) -> str:
+    summary = summary.strip()
+    sep = " " if summary.endswith((".", "!", "?")) else ". "
+    return f"- **{slug}** — {summary}{sep}Raised: {raised}."

@@ -1,0 +1,198 @@
+"""The file store under `<project>/.claude/state/session/` (SPEC §3).
+
+Standard library only: the SessionStart hook uses it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import fileio
+from .errors import StoreError
+
+STORE_REL = Path(".claude") / "state" / "session"
+SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$")
+PARKED = "PARKED.md"
+DROPPED = "dropped.jsonl"
+LATEST = "LATEST"
+LOCK = ".lock"
+NON_DOCS = frozenset({PARKED})
+LATEST_READ_LIMIT = 4096
+
+
+def find_project_root(
+    project: str | os.PathLike[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> Path:
+    """`--project`; `CLAUDE_PROJECT_DIR`; nearest ancestor holding `.git`; the working dir."""
+    if project:
+        return Path(project).expanduser().absolute()
+    env = os.environ if env is None else env
+    from_env = env.get("CLAUDE_PROJECT_DIR")
+    if from_env:
+        return Path(from_env).expanduser().absolute()
+    start = Path(cwd).absolute() if cwd else Path.cwd()
+    for candidate in (start, *start.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return start
+
+
+def valid_slug(slug: str | None) -> bool:
+    return bool(slug) and SLUG_RE.match(slug or "") is not None and ".." not in (slug or "")
+
+
+def template_dir() -> Path:
+    """`state_template/`: packaged inside the wheel, or beside the package in a checkout."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_data" / "state_template"
+    return packaged if packaged.is_dir() else here.parent / "state_template"
+
+
+class Store:
+    def __init__(self, project_root: Path) -> None:
+        self.root = project_root
+        self.dir = project_root / STORE_REL
+
+    # -- layout -------------------------------------------------------------
+    def exists(self) -> bool:
+        return self.dir.is_dir() and not self.dir.is_symlink()
+
+    def check(self) -> None:
+        """Refuse a store we cannot use safely before anything is written."""
+        if self.dir.is_symlink():
+            raise StoreError(f"{self.dir} is a symlink; refusing to write through it")
+        if os.path.lexists(self.dir) and not self.dir.is_dir():
+            raise StoreError(f"{self.dir} exists and is not a directory")
+
+    def ensure(self) -> None:
+        """Create the store from `state_template/` (missing files only)."""
+        self.check()
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            tpl = template_dir()
+            if tpl.is_dir():
+                for src in sorted(tpl.iterdir()):
+                    dest = self.dir / src.name
+                    if src.is_file() and not os.path.lexists(dest):
+                        fileio.create_exclusive(dest, src.read_bytes())
+            if not os.path.lexists(self.dir / ".gitignore"):
+                fileio.create_exclusive(self.dir / ".gitignore", b"*\n")
+        except OSError as exc:
+            raise StoreError(f"cannot create the store at {self.dir}: {exc.strerror}") from None
+
+    def path(self, name: str) -> Path:
+        """A path inside the store for a validated file name; never leaves the store."""
+        if (
+            not name
+            or "/" in name
+            or "\\" in name
+            or "\0" in name
+            or name in (".", "..")
+            or len(name) > 200
+        ):
+            raise StoreError(f"invalid store file name: {name[:80]!r}")
+        p = self.dir / name
+        if p.is_symlink():
+            target = p.resolve()
+            if self.dir.resolve() not in target.parents:
+                raise StoreError(f"{p} is a symlink leading outside the store; not touching it")
+        return p
+
+    def doc_path(self, slug: str) -> Path:
+        if not valid_slug(slug):
+            raise StoreError(f"invalid handover slug: {slug[:80]!r}")
+        return self.path(slug + ".md")
+
+    @contextmanager
+    def lock(self, timeout: float | None = 10.0) -> Iterator[None]:
+        """Exclusive writer lock; leftover temp files of crashed writers are cleaned under it."""
+        self.ensure()
+        try:
+            with fileio.file_lock(self.path(LOCK), timeout):
+                self._clean_tmp()
+                yield
+        except fileio.LockTimeout:
+            raise StoreError(f"the store is locked by another process: {self.dir / LOCK}") from None
+
+    def _clean_tmp(self) -> None:
+        try:
+            entries = list(os.scandir(self.dir))
+        except OSError:
+            return
+        for entry in entries:
+            if fileio.is_tmp_name(entry.name):
+                try:
+                    os.unlink(entry.path)
+                except OSError:
+                    pass
+
+    # -- LATEST -------------------------------------------------------------
+    def read_latest(self) -> str | None:
+        """The pending slug, or None (blank, missing, junk or a name that is not a slug)."""
+        p = self.dir / LATEST
+        try:
+            if p.is_symlink() or not p.is_file():
+                return None
+            with open(p, "rb") as fh:
+                raw = fh.read(LATEST_READ_LIMIT)
+        except OSError:
+            return None
+        try:
+            slug = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            return None
+        return slug if valid_slug(slug) else None
+
+    def write_latest(self, slug: str | None) -> None:
+        """Point LATEST at `slug`, or remove it (None). Callers hold the lock."""
+        p = self.path(LATEST)
+        if slug is None:
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
+            return
+        fileio.atomic_write(p, (slug + "\n").encode())
+
+    # -- files --------------------------------------------------------------
+    def read(self, name: str) -> str | None:
+        p = self.path(name)
+        try:
+            return fileio.read_text(p)
+        except FileNotFoundError:
+            return None
+        except IsADirectoryError:
+            raise StoreError(f"{p} is a directory") from None
+
+    def write(self, name: str, text: str) -> None:
+        p = self.path(name)
+        try:
+            fileio.atomic_write(p, text.encode("utf-8"))
+        except OSError as exc:
+            raise StoreError(f"cannot write {p}: {exc.strerror}") from None
+
+    def doc_files(self) -> Iterator[Path]:
+        """Candidate handover files: regular `*.md` other than PARKED.md, with a slug name."""
+        try:
+            entries = list(os.scandir(self.dir))
+        except OSError:
+            return
+        for entry in entries:
+            name = entry.name
+            if not name.endswith(".md") or name in NON_DOCS:
+                continue
+            if not valid_slug(name[:-3]):
+                continue
+            try:
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            yield Path(entry.path)
