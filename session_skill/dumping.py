@@ -167,7 +167,10 @@ def brief(
         out += ["### Open tasks (triage before dumping: finish, mark done, or carry over)"]
         out += [f"- {t}" for t in obs.pending_tasks] + [""]
     out += ["### Outstanding candidates (carry the ones still open into ## Outstanding)"]
-    cands = [f"- {c['text']} ({c['type']})" for c in obs.candidates]
+    # Unfinished tasks are listed above under "Open tasks"; don't show them twice.
+    cands = [
+        f"- {c['text']} ({c['type']})" for c in obs.candidates if c["type"] != "Unfinished task"
+    ]
     cands += [f"- **{it.slug}** — {it.summary} (parked)" for it in parked]
     out += cands or ["(none observed)"]
     out += [
