@@ -1,0 +1,410 @@
+"""Write synthetic Claude Code transcripts of a chosen size, for benchmarks.
+
+The record mix follows real v2.1.x sessions: most lines are `progress` records (some
+embedding a sub-agent's messages), assistant responses are split one block per line,
+tool results repeat their payload in `toolUseResult`, Read and Bash results are long, and
+TodoWrite / TaskCreate / TaskUpdate calls, file-history snapshots, sidechain turns and a
+compaction appear along the way. Prose now and then defers something or ends on a
+question, so the sweep heuristics have work to do. Output is deterministic for a seed.
+
+    python bench/synth_transcript.py out.jsonl 200M
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+CWD = "/home/bench/project"
+SESSION_ID = "b3e7c0de-5a1e-4b0c-9d2a-000000000001"
+
+_PROMPTS = [
+    "Refactor the {m} module so the {f} function is easier to test",
+    "The {m} tests fail intermittently on CI, can you find out why?",
+    "Add input validation to {f} and return a clear error message",
+    "Speed up {f}: it is the hot spot in the profile of the {m} service",
+    "Rename {f} to something clearer and update every caller",
+]
+_PROSE = [
+    "I read {m}.py and the problem is in {f}: it rebuilds the index on every call.",
+    "The change keeps the public API intact and moves the caching into a helper.",
+    "All tests in tests/test_{m}.py pass after the change.",
+    "I updated the docstring of {f} to describe the new behaviour.",
+    "The profile shows {f} now takes about a third of the time it took before.",
+]
+_LOOSE = [
+    "We could also memoise {f} per request to avoid the second lookup.",
+    "The retry policy for {m} is out of scope here; we should come back to it later.",
+    "Should I also add a benchmark for {f} to the CI job?",
+    "Alternatively, the {m} index could live in SQLite instead of memory.",
+    "I'll leave the logging format as it is for now.",
+]
+_MODULES = ["parser", "scheduler", "billing", "auth", "search", "export", "cache", "worker"]
+_FUNCS = ["load_rows", "resolve_path", "apply_discount", "refresh_token", "rank_results"]
+
+
+def write_synthetic(path: Path, target_bytes: int, seed: int = 1) -> None:
+    """Write a transcript of about `target_bytes` bytes (it stops at the first turn past it)."""
+    rng = random.Random(seed)
+    clock = _Clock()
+    written = 0
+    with open(path, "w", encoding="utf-8") as out:
+        for turn in range(1_000_000_000):
+            for record in _turn(rng, turn, clock):
+                line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+                out.write(line)
+                written += len(line.encode("utf-8"))
+            if written >= target_bytes:
+                return
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 29, 9, 0, tzinfo=timezone.utc)
+
+    def tick(self, seconds: float) -> str:
+        self.now += timedelta(seconds=seconds)
+        return self.now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{self.now.microsecond // 1000:03d}Z"
+
+
+def _envelope(kind: str, parent: str | None, sidechain: bool = False) -> dict[str, Any]:
+    return {
+        "parentUuid": parent,
+        "isSidechain": sidechain,
+        "userType": "external",
+        "cwd": CWD,
+        "sessionId": SESSION_ID,
+        "version": "2.1.328",
+        "gitBranch": "main",
+        "slug": "synthetic-bench-session",
+        "type": kind,
+    }
+
+
+def _turn(rng: random.Random, turn: int, _clock: _Clock) -> Iterator[dict[str, Any]]:
+    mod, func = rng.choice(_MODULES), rng.choice(_FUNCS)
+    fill = {"m": mod, "f": func}
+    ids = iter(range(1_000))
+    parent: str | None = None
+
+    def uid() -> str:
+        return f"{turn:08x}-0000-4000-8000-{next(ids):012d}"
+
+    def user(content: Any, result: Any = None) -> dict[str, Any]:
+        nonlocal parent
+        rec = _envelope("user", parent)
+        rec["message"] = {"role": "user", "content": content}
+        rec["uuid"] = parent = uid()
+        rec["timestamp"] = _clock.tick(rng.uniform(0.5, 20))
+        if result is not None:
+            rec["toolUseResult"] = result
+        return rec
+
+    def assistant(msg: str, block: dict[str, Any], stop: str | None = None) -> dict[str, Any]:
+        nonlocal parent
+        rec = _envelope("assistant", parent)
+        rec["message"] = {
+            "model": "claude-opus-4-5",
+            "id": msg,
+            "type": "message",
+            "role": "assistant",
+            "content": [block],
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 4, "cache_read_input_tokens": 91_000, "output_tokens": 210},
+        }
+        rec["requestId"] = f"req_{turn:016x}"
+        rec["uuid"] = parent = uid()
+        rec["timestamp"] = _clock.tick(rng.uniform(0.5, 6))
+        return rec
+
+    def progress(data: dict[str, Any], tool_id: str) -> dict[str, Any]:
+        rec = _envelope("progress", parent)
+        rec["data"] = data
+        rec["toolUseID"] = f"bash-progress-{next(ids)}"
+        rec["parentToolUseID"] = tool_id
+        rec["uuid"] = uid()
+        rec["timestamp"] = _clock.tick(0.2)
+        return rec
+
+    yield {
+        "type": "file-history-snapshot",
+        "messageId": uid(),
+        "snapshot": {
+            "messageId": uid(),
+            "trackedFileBackups": {
+                f"src/{mod}.py": {
+                    "backupFileName": f"{turn:016x}@v1",
+                    "version": 1,
+                    "backupTime": _clock.tick(0),
+                }
+            },
+            "timestamp": _clock.tick(0),
+        },
+        "isSnapshotUpdate": turn > 0,
+    }
+    yield user(rng.choice(_PROMPTS).format(**fill) + f" (ticket {turn})")
+
+    msg = f"msg_01{turn:020d}A"
+    read_id, edit_id, bash_id = f"toolu_R{turn:018d}", f"toolu_E{turn:018d}", f"toolu_B{turn:018d}"
+    yield assistant(msg, {"type": "text", "text": rng.choice(_PROSE).format(**fill)})
+    yield assistant(
+        msg,
+        {
+            "type": "tool_use",
+            "id": read_id,
+            "name": "Read",
+            "input": {"file_path": f"{CWD}/src/{mod}.py"},
+        },
+    )
+    source = _source(rng, mod, func, rng.randint(40, 300))
+    yield user(
+        [{"tool_use_id": read_id, "type": "tool_result", "content": source}],
+        {
+            "type": "text",
+            "file": {
+                "filePath": f"{CWD}/src/{mod}.py",
+                "content": source,
+                "numLines": source.count("\n") + 1,
+                "startLine": 1,
+            },
+        },
+    )
+
+    if turn % 3 == 0:
+        todos = [
+            {
+                "content": f"Fix {func} in {mod} (ticket {turn})",
+                "status": "completed",
+                "activeForm": "Fixing",
+            },
+            {
+                "content": f"Add tests for {func} (ticket {turn})",
+                "status": rng.choice(["pending", "in_progress", "completed"]),
+                "activeForm": "Adding tests",
+            },
+        ]
+        todo_id = f"toolu_T{turn:018d}"
+        yield assistant(
+            msg, {"type": "tool_use", "id": todo_id, "name": "TodoWrite", "input": {"todos": todos}}
+        )
+        yield user(
+            [
+                {
+                    "tool_use_id": todo_id,
+                    "type": "tool_result",
+                    "content": "Todos have been modified successfully.",
+                }
+            ],
+            {"oldTodos": [], "newTodos": todos},
+        )
+    if turn % 7 == 0:
+        create_id = f"toolu_C{turn:018d}"
+        subject = f"Review {func} error handling (ticket {turn})"
+        yield assistant(
+            msg,
+            {
+                "type": "tool_use",
+                "id": create_id,
+                "name": "TaskCreate",
+                "input": {"subject": subject, "description": subject},
+            },
+        )
+        yield user(
+            [
+                {
+                    "tool_use_id": create_id,
+                    "type": "tool_result",
+                    "content": f"Task #{turn} created successfully: {subject}",
+                }
+            ],
+            {"task": {"id": str(turn), "subject": subject}},
+        )
+        update_id = f"toolu_U{turn:018d}"
+        yield assistant(
+            msg,
+            {
+                "type": "tool_use",
+                "id": update_id,
+                "name": "TaskUpdate",
+                "input": {"taskId": str(turn), "status": "completed"},
+            },
+        )
+        yield user(
+            [
+                {
+                    "tool_use_id": update_id,
+                    "type": "tool_result",
+                    "content": f"Updated task #{turn} status",
+                }
+            ],
+            {"success": True, "taskId": str(turn), "updatedFields": ["status"]},
+        )
+
+    old, new = f"def {func}(rows):", f"def {func}(rows, *, cache=None):"
+    yield assistant(
+        msg,
+        {
+            "type": "tool_use",
+            "id": edit_id,
+            "name": "Edit",
+            "input": {
+                "file_path": f"{CWD}/src/{mod}_{turn % 50}.py",
+                "old_string": old,
+                "new_string": new,
+                "replace_all": False,
+            },
+        },
+    )
+    yield user(
+        [
+            {
+                "tool_use_id": edit_id,
+                "type": "tool_result",
+                "content": f"The file {CWD}/src/{mod}_{turn % 50}.py has been updated.",
+            }
+        ],
+        {
+            "filePath": f"{CWD}/src/{mod}_{turn % 50}.py",
+            "oldString": old,
+            "newString": new,
+            "originalFile": source,
+            "structuredPatch": [],
+        },
+    )
+
+    yield assistant(
+        msg,
+        {
+            "type": "tool_use",
+            "id": bash_id,
+            "name": "Bash",
+            "input": {"command": f"pytest -q tests/test_{mod}.py", "description": "Run the tests"},
+        },
+    )
+    output = _pytest_output(rng, mod)
+    for step in range(rng.randint(3, 10)):
+        yield progress(
+            {
+                "type": "bash_progress",
+                "output": output[: 200 * step],
+                "fullOutput": output[: 400 * step],
+                "elapsedTimeSeconds": step,
+                "totalLines": step * 4,
+                "timeoutMs": 120_000,
+            },
+            bash_id,
+        )
+    if turn % 4 == 0:
+        nested = {
+            "type": "assistant",
+            "timestamp": _clock.tick(0.1),
+            "message": {
+                "model": "claude-haiku-4-5",
+                "id": f"msg_01SUB{turn:016d}",
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_S{turn:018d}",
+                        "name": "Write",
+                        "input": {
+                            "file_path": f"{CWD}/scratch/{turn}.md",
+                            "content": source[:2000],
+                        },
+                    }
+                ],
+            },
+        }
+        yield progress(
+            {
+                "message": nested,
+                "normalizedMessages": [],
+                "type": "agent_progress",
+                "prompt": f"Look for other callers of {func}",
+                "agentId": "a1b2",
+            },
+            bash_id,
+        )
+    yield user(
+        [{"tool_use_id": bash_id, "type": "tool_result", "content": output, "is_error": False}],
+        {"stdout": output, "stderr": "", "interrupted": False, "isImage": False},
+    )
+
+    if turn % 10 == 5:
+        side = _envelope("user", None, sidechain=True)
+        side["message"] = {"role": "user", "content": f"Search for {func} callers"}
+        side["uuid"] = uid()
+        side["timestamp"] = _clock.tick(1)
+        yield side
+
+    closing = rng.choice(_PROSE).format(**fill)
+    if rng.random() < 0.3:
+        closing += " " + rng.choice(_LOOSE).format(**fill)
+    yield assistant(f"msg_01{turn:020d}B", {"type": "text", "text": closing}, stop="end_turn")
+    rec = _envelope("system", parent)
+    rec.update(
+        {
+            "subtype": "turn_duration",
+            "durationMs": rng.randint(5_000, 90_000),
+            "timestamp": _clock.tick(0.1),
+            "uuid": uid(),
+            "isMeta": False,
+        }
+    )
+    yield rec
+    if turn % 500 == 499:
+        rec = _envelope("system", None)
+        rec.update(
+            {
+                "subtype": "compact_boundary",
+                "content": "Conversation compacted",
+                "timestamp": _clock.tick(1),
+                "uuid": uid(),
+                "level": "info",
+                "compactMetadata": {"trigger": "auto", "preTokens": 155_000},
+            }
+        )
+        yield rec
+        summary = user("This session is being continued from a previous conversation. " * 40)
+        summary["isCompactSummary"] = True
+        yield summary
+
+
+def _source(rng: random.Random, mod: str, func: str, lines: int) -> str:
+    body = []
+    for n in range(1, lines + 1):
+        kind = n % 7
+        if kind == 0:
+            body.append(f"{n:>6}\tdef {func}_{n}(rows, limit={rng.randint(1, 999)}):")
+        elif kind == 1:
+            note = f"Return the {mod} rows above limit ({rng.random():.4f})."
+            body.append(f'{n:>6}\t    """{note}"""')
+        else:
+            body.append(f"{n:>6}\t    total_{n} = sum(r.value for r in rows if r.key == {n})")
+    return "\n".join(body)
+
+
+def _pytest_output(rng: random.Random, mod: str) -> str:
+    lines = [f"tests/test_{mod}.py::test_case_{i} PASSED" for i in range(rng.randint(20, 120))]
+    return "\n".join(lines) + f"\n{len(lines)} passed in {rng.uniform(0.5, 9):.2f}s"
+
+
+def _parse_size(text: str) -> int:
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    text = text.strip().upper().removesuffix("B")
+    if text and text[-1] in units:
+        return int(float(text[:-1]) * units[text[-1]])
+    return int(text)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        raise SystemExit("usage: synth_transcript.py OUT.jsonl SIZE (e.g. 20M, 200M)")
+    write_synthetic(Path(sys.argv[1]), _parse_size(sys.argv[2]))

@@ -1,0 +1,153 @@
+"""Find the current session's transcript (SPEC §7.7).
+
+Order: an explicit path; the session id (given, else `CLAUDE_CODE_SESSION_ID`) under the
+project's folder in `~/.claude/projects/`; the newest transcript in that folder; the newest
+Codex rollout whose `session_meta` names the project as its cwd. Environment and home are
+passed in, so tests and the CLI decide where "home" is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+_SAFE_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# A session_meta line carries the base instructions and can run to tens of kilobytes.
+_META_READ_LIMIT = 1 << 20
+_META_LINES = 5
+# Rollouts examined newest first before giving up; a busy ~/.codex holds thousands.
+_ROLLOUTS_MAX = 500
+
+
+def project_key(path: Path | str) -> str:
+    """Claude Code's folder name for a project: every char outside [A-Za-z0-9] becomes '-'."""
+    return _NOT_ALNUM.sub("-", str(path))
+
+
+def claude_projects_dir(env: Mapping[str, str], home: Path) -> Path:
+    # CLAUDE_CONFIG_DIR relocates everything Claude Code keeps under ~/.claude.
+    config = env.get("CLAUDE_CONFIG_DIR")
+    return (_expand(config, home) if config else home / ".claude") / "projects"
+
+
+def codex_sessions_dir(env: Mapping[str, str], home: Path) -> Path:
+    codex_home = env.get("CODEX_HOME")
+    return (_expand(codex_home, home) if codex_home else home / ".codex") / "sessions"
+
+
+def _expand(path: str, home: Path) -> Path:
+    # `~` means the home passed in, so tests and callers with another home stay consistent.
+    if path == "~" or path.startswith(("~/", "~" + os.sep)):
+        return home / path[2:]
+    return Path(path).expanduser()
+
+
+def find_transcript(
+    project_root: Path,
+    *,
+    transcript: str | None,
+    session_id: str | None,
+    env: Mapping[str, str],
+    home: Path,
+) -> Path | None:
+    """The transcript to sweep, or None when there is none.
+
+    An explicit `transcript` is returned as given (expanded), existing or not: the caller
+    reports a missing file the user named instead of silently sweeping another one.
+    """
+    if transcript:
+        return _expand(transcript, home)
+    projects = claude_projects_dir(env, home)
+    folder = projects / project_key(project_root)
+    sid = session_id or env.get("CLAUDE_CODE_SESSION_ID")
+    if sid and _SAFE_SESSION_ID.match(sid):
+        found = _session_file(projects, folder, sid)
+        if found is not None:
+            return found
+    newest = _newest(folder.glob("*.jsonl") if folder.is_dir() else ())
+    if newest is not None:
+        return newest
+    return _codex_rollout(codex_sessions_dir(env, home), project_root)
+
+
+def _session_file(projects: Path, folder: Path, sid: str) -> Path | None:
+    direct = folder / f"{sid}.jsonl"
+    if direct.is_file():
+        return direct
+    # Claude Code files a session under the directory it was started in, which may be a
+    # subdirectory of the project root; a session id is unique, so look in every folder.
+    if projects.is_dir():
+        for candidate in sorted(projects.glob(f"*/{sid}.jsonl")):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _newest(paths: Iterable[Path]) -> Path | None:
+    best: tuple[float, str] | None = None
+    best_path: Path | None = None
+    for path in paths:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        if not path.is_file() or stat.st_size == 0:
+            continue
+        key = (stat.st_mtime, path.name)
+        if best is None or key > best:
+            best, best_path = key, path
+    return best_path
+
+
+def _codex_rollout(sessions: Path, project_root: Path) -> Path | None:
+    if not sessions.is_dir():
+        return None
+    dated: list[tuple[float, str, Path]] = []
+    for path in sessions.rglob("rollout-*.jsonl"):
+        try:
+            dated.append((path.stat().st_mtime, path.name, path))
+        except OSError:
+            continue
+    dated.sort(reverse=True)
+    wanted = _same_dir_keys(str(project_root))
+    for _, _, path in dated[:_ROLLOUTS_MAX]:
+        cwd = rollout_cwd(path)
+        if cwd is not None and _same_dir_keys(cwd) & wanted:
+            return path
+    return None
+
+
+def rollout_cwd(path: Path) -> str | None:
+    """The `session_meta` cwd of a Codex rollout, reading only its first lines."""
+    try:
+        with open(path, "rb") as fh:
+            for _ in range(_META_LINES):
+                raw = fh.readline(_META_READ_LIMIT)
+                if not raw:
+                    break
+                try:
+                    record = json.loads(raw.decode("utf-8", "replace"))
+                except ValueError:
+                    continue
+                if not isinstance(record, dict):
+                    continue
+                payload = record.get("payload") if record.get("type") == "session_meta" else None
+                if isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
+                    return str(payload["cwd"])
+    except OSError:
+        return None
+    return None
+
+
+def _same_dir_keys(path: str) -> set[str]:
+    # The root may be spelled through a symlink (/tmp → /private/tmp on macOS).
+    keys = {os.path.normpath(path)}
+    try:
+        keys.add(os.path.realpath(path))
+    except OSError:
+        pass
+    return keys

@@ -1,0 +1,99 @@
+"""Mask secrets in text taken from transcripts (SPEC §9).
+
+Everything sweep or an extractive dump lifts out of a transcript passes through `redact`
+before it is printed or stored: a handover doc is a plain file that may be pasted, shared or
+committed by mistake, so a key that scrolled past in a tool result must not travel with it.
+
+The patterns lean towards precision on ordinary prose: "tokenizer", "max_tokens: 1024",
+"sk-learn" and `password: str` stay as they are, because a redaction marker in the middle of
+an idea makes the idea unreadable and teaches the user to ignore the markers.
+"""
+
+from __future__ import annotations
+
+import re
+
+# PEM blocks first: their base64 body would otherwise be chewed up piecemeal. A block cut
+# off by clipping (no END line) is masked to the end of the text.
+_PEM = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+    re.DOTALL,
+)
+
+# (kind, pattern) for tokens recognisable by their own shape, wherever they stand.
+_TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{16,}")),
+    # OpenAI-style `sk-…`: the tail must mix letters and digits, which keeps "sk-learn" and
+    # "sk-learn-compatible-wrapper" (all letters) out.
+    (
+        "api_key",
+        re.compile(r"\bsk-(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{16,}"),
+    ),
+    ("github_token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b")),
+    ("github_token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}")),
+    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
+    # A JWT is three base64url parts; the first two are JSON objects, so they start "eyJ".
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
+    # `Authorization: Bearer <opaque token>`: the header value has no recognisable shape.
+    ("bearer_token", re.compile(r"(?<=\bBearer )[A-Za-z0-9._~+/-]{20,}=*")),
+)
+
+# `password = value`, `DB_PASSWORD: "value"`, `"api_key": "value"`, `GITHUB_TOKEN=value`.
+# The keyword must end the key (`\b` or a `_key`-style suffix), so `tokenizer = …`,
+# `token_count = 3` and `max_tokens: 1024` are not assignments of a secret.
+_ASSIGNMENT = re.compile(
+    r"""(?P<key>\b[A-Za-z0-9_.-]*?
+            (?P<word>password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key)
+            (?:[_-]?key(?:[_-]?base)?|[_-]?value)?
+        )\b
+        (?P<close>["']?)
+        (?P<sep>\s*(?<![=!<>])[:=](?!=)\s*)
+        (?P<value>"[^"\n]*"|'[^'\n]*'|[^\s,;'"}\])]+)
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+# Values that are not secrets: type annotations, empties, placeholders, env references.
+_NOT_SECRET = frozenset(
+    "none null nil true false str string bytes int bool any optional required undefined "
+    "secret password token *** ... <redacted> xxx changeme".split()
+)
+
+
+def _kind_of(word: str) -> str:
+    word = word.lower().replace("-", "_")
+    if word == "passwd":
+        return "password"
+    if word in ("apikey", "api_key"):
+        return "api_key"
+    if word.startswith("access"):
+        return "access_key"
+    return word
+
+
+def _mask_assignment(match: re.Match[str]) -> str:
+    value = match.group("value")
+    bare = value.strip("\"'")
+    lowered = bare.lower()
+    if (
+        len(bare) < 3
+        or lowered in _NOT_SECRET
+        or bare.startswith(("$", "[REDACTED", "<", "{{", "%("))
+        or lowered.startswith(("os.environ", "process.env", "env.", "getenv"))
+    ):
+        return match.group(0)
+    quote = value[0] if value[0] in "\"'" and value[-1] == value[0] and len(value) > 1 else ""
+    masked = f"{quote}[REDACTED:{_kind_of(match.group('word'))}]{quote}"
+    return match.group("key") + match.group("close") + match.group("sep") + masked
+
+
+def redact(text: str) -> str:
+    """Return `text` with every recognised secret replaced by `[REDACTED:<kind>]`."""
+    if not text:
+        return text
+    text = _PEM.sub("[REDACTED:private_key]", text)
+    for kind, pattern in _TOKENS:
+        text = pattern.sub(f"[REDACTED:{kind}]", text)
+    return _ASSIGNMENT.sub(_mask_assignment, text)

@@ -1,0 +1,168 @@
+"""Run the sweep over every real transcript in the shared fixture folder.
+
+The folder sits beside the repository (`../shared/fixtures/transcripts/`), or wherever
+`SESSION_SKILL_SHARED` points. It is not shipped with the project: without it these tests
+skip, except under CI (`CI` set), where a missing folder is a failure.
+
+Expected values are computed here independently of the package, with a plain JSON walk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from session_skill.sweep import CLIP_CHARS, analyze
+from session_skill.transcript import iter_events
+
+_WRITE_KEYS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+_PATCH_PATH = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+?)\s*$", re.M)
+
+
+def _shared_dir() -> Path:
+    configured = os.environ.get("SESSION_SKILL_SHARED")
+    if configured:
+        return Path(configured)
+    return Path(__file__).resolve().parents[2] / "shared"
+
+
+FIXTURES = _shared_dir() / "fixtures" / "transcripts"
+CLAUDE_FILES = sorted((FIXTURES / "claude").glob("*.jsonl")) if FIXTURES.is_dir() else []
+CODEX_FILES = sorted((FIXTURES / "codex").glob("*.jsonl")) if FIXTURES.is_dir() else []
+ALL_FILES = CLAUDE_FILES + CODEX_FILES
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    records = []
+    for line in path.read_bytes().splitlines():
+        if line.strip():
+            records.append(json.loads(line))
+    return records
+
+
+def _main_thread_tool_uses(path: Path) -> list[dict[str, Any]]:
+    uses = []
+    for record in _records(path):
+        if record.get("type") != "assistant" or record.get("isSidechain"):
+            continue
+        for block in record.get("message", {}).get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                uses.append(block)
+    return uses
+
+
+def _ids(paths: list[Path]) -> list[str]:
+    return [p.name for p in paths]
+
+
+def test_shared_fixtures_are_present() -> None:
+    if not ALL_FILES:
+        if os.environ.get("CI"):
+            pytest.fail(f"shared transcript fixtures missing under {FIXTURES} (CI is set)")
+        pytest.skip(f"shared transcript fixtures not found under {FIXTURES}")
+    assert CLAUDE_FILES and CODEX_FILES
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=_ids(ALL_FILES))
+def test_no_crash_and_sane_output(path: Path) -> None:
+    facts = analyze(path)
+    with open(path, "rb") as fh:
+        lines = sum(1 for _ in fh)
+    assert facts.stats.lines == lines
+    assert facts.stats.malformed == 0  # the shared files are well-formed
+    assert facts.agent == ("codex" if path.parent.name == "codex" else "claude-code")
+    for cand in facts.candidates:
+        assert cand.text and "\n" not in cand.text and len(cand.text) <= CLIP_CHARS
+    # Reading without a result filter yields the same events as the filtered read.
+    assert sum(1 for _ in iter_events(path)) >= sum(1 for _ in iter_events(path, wanted_results=()))
+
+
+@pytest.mark.parametrize("path", CLAUDE_FILES, ids=_ids(CLAUDE_FILES))
+def test_claude_written_files_match_a_plain_walk(path: Path) -> None:
+    expected = set()
+    for use in _main_thread_tool_uses(path):
+        key = _WRITE_KEYS.get(use.get("name", ""))
+        if key and isinstance(use.get("input", {}).get(key), str):
+            expected.add(use["input"][key])
+    facts = analyze(path)
+    assert set(facts.written_files) == expected
+    assert len(facts.written_files) == len(expected)  # unique
+
+
+@pytest.mark.parametrize("path", CLAUDE_FILES, ids=_ids(CLAUDE_FILES))
+def test_claude_pending_tasks_match_the_last_todowrite(path: Path) -> None:
+    uses = _main_thread_tool_uses(path)
+    last: list[dict[str, Any]] = []
+    for use in uses:
+        if use.get("name") == "TodoWrite":
+            last = use["input"]["todos"]
+    expected = [t["content"] for t in last if t.get("status") != "completed"]
+    facts = analyze(path)
+    assert [t.text for t in facts.pending_tasks if t.source == "TodoWrite"] == expected
+    if not any(use.get("name") in ("TaskCreate", "TaskUpdate") for use in uses):
+        assert [t.text for t in facts.pending_tasks] == expected
+
+
+@pytest.mark.parametrize("path", CODEX_FILES, ids=_ids(CODEX_FILES))
+def test_codex_written_files_and_plan(path: Path) -> None:
+    cwd = None
+    expected: set[str] = set()
+    plan: list[dict[str, Any]] = []
+    for record in _records(path):
+        payload = record.get("payload") or {}
+        if record.get("type") == "session_meta":
+            cwd = payload.get("cwd")
+        if record.get("type") != "response_item":
+            continue
+        patch = None
+        if payload.get("type") == "custom_tool_call" and payload.get("name") == "apply_patch":
+            patch = payload.get("input")
+        elif payload.get("type") == "function_call":
+            args = json.loads(payload["arguments"])
+            if payload.get("name") == "update_plan":
+                plan = args["plan"]
+            command = args.get("command", args.get("cmd"))
+            text = " ".join(command) if isinstance(command, list) else str(command or "")
+            if "apply_patch" in text and "*** Begin Patch" in text:
+                patch = text
+        for match in _PATCH_PATH.finditer(patch or ""):
+            expected.add(posixpath.join(cwd, match.group(1)) if cwd else match.group(1))
+    facts = analyze(path)
+    assert set(facts.written_files) == expected
+    assert [t.text for t in facts.pending_tasks] == [
+        step["step"] for step in plan if step.get("status") != "completed"
+    ]
+
+
+def test_known_real_fixture_facts() -> None:
+    """Spot checks that pin what the real files hold (see SOURCES.md)."""
+    by_name = {p.name: p for p in ALL_FILES}
+    if not by_name:
+        pytest.skip("shared transcript fixtures not found")
+    fe5e = analyze(by_name["ccviewer_fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"])
+    # 33 Writes happen in sidechains; the main thread writes CLAUDE.md only.
+    assert fe5e.written_files == ["/path/to/Demo/CLAUDE.md"]
+    assert fe5e.candidates == []  # "TODO app" is not a TODO
+    compact = analyze(by_name["spotter_ae4a77f8_compact_TRUNCATED_prefix.jsonl"])
+    assert compact.stats.skipped["progress"] == 1249
+    assert compact.first_user_request is not None
+    assert compact.first_user_request.startswith("Work on bead spotter-4te.")
+    subagent = analyze(by_name["spotter_4d5611e5_subagents_agent-acompact-e1f845.jsonl"])
+    assert subagent.stats.sidechain == 5 and subagent.first_user_request is None
+    rollout = analyze(
+        by_name["rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"]
+    )
+    assert rollout.written_files == [
+        "/home/user/projects/temp/chatbot-ui/components/chat/chat-helpers/index.ts"
+    ]
