@@ -6,7 +6,6 @@ Standard library only: the hook shares `split_sections` and `parse_doc`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from . import frontmatter
@@ -30,10 +29,29 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 TIME_FMT = "%Y-%m-%dT%H:%M:%SZ"
 
 
-@dataclass
-class Section:
-    title: str | None  # None for text before the first `## ` heading
-    text: str  # heading line included, line endings as in the source
+# Section and Doc are plain classes, not dataclasses: `dataclasses` imports `inspect`, which
+# alone costs the SessionStart hook (a user of this module) more than its whole time budget.
+class _Record:
+    _repr_fields: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return vars(self) == vars(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclasses they replace
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._repr_fields)
+        return f"{type(self).__name__}({fields})"
+
+
+class Section(_Record):
+    _repr_fields = ("title", "text")
+
+    def __init__(self, title: str | None, text: str) -> None:
+        self.title = title  # None for text before the first `## ` heading
+        self.text = text  # heading line included, line endings as in the source
 
     @property
     def content(self) -> str:
@@ -81,11 +99,13 @@ def section_content(body: str, title: str) -> str:
     return s.content.strip() if s else ""
 
 
-@dataclass
-class Doc:
-    meta: dict[str, str]
-    body: str
-    text: str = field(repr=False, default="")
+class Doc(_Record):
+    _repr_fields = ("meta", "body")
+
+    def __init__(self, meta: dict[str, str], body: str, text: str = "") -> None:
+        self.meta = meta
+        self.body = body
+        self.text = text
 
     @property
     def slug(self) -> str:
@@ -128,7 +148,10 @@ def parse_time(value: str | None) -> datetime | None:
         return None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
+    try:
+        return dt.astimezone(timezone.utc)
+    except OverflowError:  # `0001-01-01T00:00:00+05:00` is before year 1 in UTC
+        return None
 
 
 def format_time(dt: datetime) -> str:

@@ -1,0 +1,319 @@
+"""The SessionStart restore hook (SPEC §8): re-inject a pending handover after /clear.
+
+It runs at every session start, so it imports only cheap standard-library modules, starts
+no process and never touches the network. Most session starts have nothing pending and stop
+at the `LATEST` gate; the modules only a pending doc needs are imported after that gate.
+Whatever happens, it exits 0: a failure is one line on stderr, never a broken session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from . import store as store_mod
+
+# `typing` costs more to import than this whole module; type checkers read this name as True.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+
+MAX_PAYLOAD = 1 << 20  # a SessionStart payload is a few hundred bytes
+READ_TIMEOUT = 3.0  # seconds to wait for stdin to reach EOF
+DOC_LIMIT = 1 << 20  # a capped handover is ~6 KB; anything this big is not one
+MAX_AGE = 30 * 60  # seconds
+MAX_FUTURE = 2 * 60  # seconds of clock skew tolerated
+FULL_LIMIT = 8_000  # above this, inject the head only
+HARD_LIMIT = 9_500  # Claude Code files away values over 10,000 characters
+LOCK_WAIT = 0.5
+HEAD_SECTIONS = ("Goal", "Files touched", "Next step")
+DETACHED = frozenset({"detached", "head", "(detached)", "detached head"})
+
+
+class _Pending:
+    """A doc that passed every read-only gate."""
+
+    __slots__ = ("slug", "path", "branch", "age", "body")
+
+    def __init__(self, slug: str, path: Path, branch: str, age: float, body: str) -> None:
+        self.slug = slug
+        self.path = path
+        self.branch = branch
+        self.age = age  # seconds since `created`; negative within the skew allowance
+        self.body = body
+
+
+def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) -> str:
+    """The hook's stdout for one SessionStart payload; "" means stay silent."""
+    source = _source(payload)
+    if source is None:
+        return ""
+    root = store_mod.find_project_root(env=env, cwd=source[1])
+    st = store_mod.Store(root)
+    if not st.exists():  # never create the store here
+        return ""
+    slug = st.read_latest()
+    if slug is None:
+        return ""
+
+    # Something is pending: only now pay for the modules a doc needs.
+    from datetime import datetime, timezone
+
+    from . import githead
+    from .handover import parse_time
+
+    if now is None:
+        # SESSION_SKILL_NOW pins the clock for the demo and tests, as for every command.
+        now = parse_time(env.get("SESSION_SKILL_NOW")) or datetime.now(timezone.utc)
+    doc_path = st.dir / f"{slug}.md"
+    pending = _pending(slug, doc_path, _read_doc(doc_path), now)
+    if pending is None:
+        return ""
+
+    current = githead.current_branch(root)
+    if _branch_differs(pending.branch, current):
+        return _output(
+            f"A session handover `{slug}` from {_ago(pending.age)} was written on branch "
+            f"`{pending.branch}`, but `{current}` is checked out now, so it was not loaded; "
+            f"`/session recall {slug}` loads it."
+        )
+    if source[0] == "startup":
+        return _output(
+            f"A session handover from {_ago(pending.age)} is pending in this project "
+            f"(`{slug}`); `/session recall` loads it."
+        )
+    consumed = _consume(st, slug, doc_path, now)
+    if consumed is None:
+        return ""  # another process consumed it first, or the store was busy
+    return _output(render(consumed))
+
+
+def _source(payload: bytes) -> tuple[str, str | None] | None:
+    """(`clear`|`startup`, payload cwd) for a SessionStart we act on; None otherwise."""
+    if len(payload) > MAX_PAYLOAD:
+        return None
+    try:
+        data = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict) or data.get("hook_event_name") != "SessionStart":
+        return None
+    source = data.get("source")
+    if source is None:
+        source = "clear"  # SPEC §8: a payload without a source counts as /clear
+    if source not in ("clear", "startup"):
+        return None
+    cwd = data.get("cwd")
+    return source, cwd if isinstance(cwd, str) and cwd and "\0" not in cwd else None
+
+
+def _read_doc(path: Path) -> str | None:
+    """The doc's text if it is a regular UTF-8 file (not a symlink, FIFO or device)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > DOC_LIMIT:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 65536):
+            size += len(chunk)
+            if size > DOC_LIMIT:
+                return None
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        # The BOM is kept: frontmatter handles it, and a rewrite keeps it.
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _pending(slug: str, path: Path, text: str | None, now: datetime) -> _Pending | None:
+    """The frontmatter gates: `consumed: false`, `created` parses, 30 min old at most."""
+    if text is None:
+        return None
+    from . import frontmatter
+    from .handover import parse_time
+
+    split = frontmatter.split(text)
+    if not split.has_frontmatter:
+        return None
+    meta = frontmatter.parse(split.lines)
+    if not frontmatter.is_false(meta.get("consumed")):
+        return None
+    created = parse_time(meta.get("created"))
+    if created is None:
+        return None
+    age = (now - created).total_seconds()
+    if age > MAX_AGE or age < -MAX_FUTURE:
+        return None
+    return _Pending(slug, path, meta.get("branch", "").strip(), age, split.body)
+
+
+def _branch_differs(doc_branch: str, current: str | None) -> bool:
+    if not doc_branch or not current:
+        return False  # nothing to compare: no git now, or a doc without a branch
+    if doc_branch.lower() in DETACHED and current.lower() in DETACHED:
+        return False
+    return doc_branch != current
+
+
+def _consume(st: store_mod.Store, slug: str, path: Path, now: datetime) -> _Pending | None:
+    """Flip `consumed` under the lock, re-checking first; None if someone else got there."""
+    from . import fileio, frontmatter
+    from .handover import format_time
+
+    try:
+        with fileio.file_lock(st.dir / store_mod.LOCK, LOCK_WAIT):
+            text = _read_doc(path)
+            pending = _pending(slug, path, text, now)
+            if text is None or pending is None:
+                return None
+            flipped = frontmatter.flip_consumed(text, "hook", format_time(now))
+            if flipped is None:
+                return None
+            fileio.atomic_write(path, flipped.encode("utf-8"))
+            if st.read_latest() == slug:
+                st.write_latest(None)
+            return pending
+    except fileio.LockTimeout:
+        _warn(f"the store is busy ({st.dir / store_mod.LOCK}); `/session recall {slug}` loads it")
+        return None
+
+
+def render(pending: _Pending) -> str:
+    """Banner and body; over FULL_LIMIT the head only, always under HARD_LIMIT."""
+    slug = pending.slug
+    where = f" on branch `{pending.branch}`" if pending.branch else ""
+    rel = (store_mod.STORE_REL / f"{slug}.md").as_posix()
+    banner = (
+        f"Session handover `{slug}`, restored after /clear: dumped {_ago(pending.age)}"
+        f"{where}, stored at {rel}. This is a handover written earlier in this project "
+        f"with /session dump: the state of the work when the context was cleared. "
+        f"It is now marked consumed; `/session recall {slug}` prints it again."
+    )
+    body = pending.body.replace("\r\n", "\n").strip("\n")
+    full = f"{banner}\n\n{body}\n"
+    if len(full) <= FULL_LIMIT:
+        return full
+    return _head_only(banner, body, slug)
+
+
+def _head_only(banner: str, body: str, slug: str) -> str:
+    from .handover import find_section, split_sections
+
+    sections = split_sections(body)
+    parts = {t: find_section(sections, t) for t in HEAD_SECTIONS}
+    left_out = [s.title for s in sections if s.title and all(s is not p for p in parts.values())]
+    note = f"→ /session recall {slug} for the full document"
+    if left_out:
+        note += f" (left out here, too long to inject: {', '.join(left_out)})"
+
+    def assemble(files_text: str | None) -> str:
+        chunks = [banner]
+        for title in HEAD_SECTIONS:
+            section = parts[title]
+            if title == "Files touched" and files_text is not None:
+                chunks.append(files_text)
+            elif section is not None:
+                chunks.append(section.text.strip("\n"))
+        chunks.append(note)
+        return "\n\n".join(chunks) + "\n"
+
+    text = assemble(None)
+    files = parts["Files touched"]
+    if len(text) >= HARD_LIMIT and files is not None:
+        lines = files.text.strip("\n").split("\n")
+        rows = {i for i, line in enumerate(lines) if line.lstrip().startswith("|")}
+        rows -= set(sorted(rows)[:2])  # the header and its separator stay
+        fixed = [line for i, line in enumerate(lines) if i not in rows]
+        cut_note = f"({len(rows)} table rows cut here; /session recall has them)"
+        budget = HARD_LIMIT - len(assemble("\n".join([*fixed, cut_note])))
+        keep: set[int] = set()
+        for i in sorted(rows):  # the first rows, as many as fit
+            if len(lines[i]) + 1 >= budget:
+                break
+            budget -= len(lines[i]) + 1
+            keep.add(i)
+        kept = [line for i, line in enumerate(lines) if i not in rows or i in keep]
+        cut_note = f"({len(rows) - len(keep)} table rows cut here; /session recall has them)"
+        text = assemble("\n".join([*kept, cut_note]))
+    if len(text) >= HARD_LIMIT:  # an oversized Goal or Next step: cut the text itself
+        tail = f"\n… (cut here, too long to inject) {note}\n"
+        text = text[: HARD_LIMIT - len(tail) - 1] + tail
+    return text
+
+
+def _ago(seconds: float) -> str:
+    minutes = int(seconds // 60)
+    return "<1 min ago" if minutes < 1 else f"{minutes} min ago"
+
+
+def _output(context: str) -> str:
+    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
+    return json.dumps(out, ensure_ascii=False) + "\n"
+
+
+def _warn(message: str) -> None:
+    try:
+        sys.stderr.write("session-skill hook: " + " ".join(message.split())[:500] + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def read_stdin() -> bytes | None:
+    """The payload, or None: no stdin, a terminal, over MAX_PAYLOAD, or no EOF in time."""
+    import select
+    import time
+
+    stream = sys.stdin
+    if stream is None:
+        return None
+    try:
+        fd = stream.fileno()
+        if os.isatty(fd):
+            return None
+    except (OSError, ValueError):
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    deadline = time.monotonic() + READ_TIMEOUT
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        ready, _, _ = select.select([fd], [], [], remaining)
+        if not ready:
+            return None
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_PAYLOAD:
+            return None
+        chunks.append(chunk)
+
+
+def main() -> int:
+    """`session-skill hook session-start`: always exit 0."""
+    try:
+        payload = read_stdin()
+        out = run(payload, env=os.environ) if payload else ""
+        if out:
+            sys.stdout.buffer.write(out.encode("utf-8"))
+            sys.stdout.flush()
+    except BaseException as exc:  # whatever happens, the session must start
+        _warn(f"{type(exc).__name__}: {exc}")
+    return 0

@@ -1,0 +1,427 @@
+"""`session-skill install` / `uninstall` (SPEC §10): the skill file, the SessionStart hook,
+the store and the `.gitignore` line, for Claude Code and Codex, per project or per user.
+
+Everything is planned (and every file validated) before the first byte is written, so a
+refusal leaves the project as it was. Install only adds or updates what is ours; uninstall
+removes only what is ours and never the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import fileio
+from .errors import SessionError, UsageError
+from .store import STORE_REL, Store, find_project_root, template_dir
+
+HOOK_MARK = "-m session_skill hook session-start"  # how we recognise our own hook entry
+MATCHER = "startup|clear"
+HOOK_TIMEOUT = 10
+SKILL_MARK = "session-skill dispatch"  # how we recognise our own SKILL.md (any version)
+GITIGNORE_LINE = ".claude/state/"
+# Lines that already keep the store out of git.
+_IGNORED_ALREADY = {
+    p + s
+    for p in (".claude/state", "/.claude/state", ".claude", "/.claude")
+    for s in ("", "/", "/*")
+}
+AGENTS = ("claude", "codex")
+AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
+
+
+def skill_source() -> Path:
+    """`skills/session/SKILL.md`: packaged inside the wheel, or beside the package in a checkout."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_data" / "skills" / "session" / "SKILL.md"
+    return packaged if packaged.is_file() else here.parent / "skills" / "session" / "SKILL.md"
+
+
+def skill_text(agent: str) -> str:
+    try:
+        text = fileio.read_text(skill_source())
+    except OSError:
+        raise SessionError(f"the packaged skill is missing: {skill_source()}") from None
+    if agent == "codex":
+        # Codex documents no substitutions in a skill body: no $ARGUMENTS, no session id.
+        text = text.replace(" --session-id ${CLAUDE_SESSION_ID}", "")
+        text = text.replace("\n$ARGUMENTS\n", "\n<what the user wrote after $session, verbatim>\n")
+    return text
+
+
+def hook_command(python: str | None = None) -> str:
+    """The hook's shell command: this interpreter, by absolute path (a shim costs ~90 ms)."""
+    python = python or sys.executable or "python3"
+    command = f"{shlex.quote(python)} {HOOK_MARK}"
+    parent = _package_path_if_not_importable(python)
+    return f"PYTHONPATH={shlex.quote(parent)} {command}" if parent else command
+
+
+def _package_path_if_not_importable(python: str) -> str | None:
+    """Our package's parent folder when `python` cannot import this very package by itself
+    (a checkout run without `pip install`): the hook runs from the project directory."""
+    ours = Path(__file__).resolve().parent
+    probe = "import session_skill, sys; sys.stdout.write(session_skill.__file__)"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH")}
+    try:
+        found = subprocess.run(
+            [python, "-c", probe],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=os.path.abspath(os.sep),
+            timeout=30,
+        )
+        if found.returncode == 0 and Path(found.stdout.strip()).resolve().parent == ours:
+            return None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return str(ours.parent)
+
+
+# -- plans --------------------------------------------------------------------------------
+
+
+class _Step:
+    """One change: write `data` to `path`, or run `action`."""
+
+    def __init__(
+        self,
+        what: str,
+        path: Path | None = None,
+        data: bytes | None = None,
+        action: Callable[[], None] | None = None,
+    ) -> None:
+        self.what = what
+        self.path = path
+        self.data = data
+        self.action = action
+
+    def apply(self) -> None:
+        try:
+            if self.action is not None:
+                self.action()
+            elif self.path is not None and self.data is not None:
+                # A symlinked file (dotfiles) is written through, keeping the link.
+                target = self.path.resolve() if self.path.is_symlink() else self.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                fileio.atomic_write(target, self.data)
+        except OSError as exc:
+            raise SessionError(f"cannot {self.what}: {exc.strerror or exc}") from None
+
+
+class _Place:
+    """Where one agent's files go, and how to show their paths."""
+
+    def __init__(self, agent: str, base: Path, home: Path, user: bool) -> None:
+        self.agent = agent
+        self.base = base
+        self.home = home
+        self.user = user
+        if agent == "claude":
+            self.skill = base / ".claude" / "skills" / "session" / "SKILL.md"
+            self.settings = base / ".claude" / "settings.json"
+        else:
+            self.skill = base / ".agents" / "skills" / "session" / "SKILL.md"
+            self.settings = base / ".codex" / "hooks.json"
+
+    def show(self, path: Path) -> str:
+        try:
+            rel = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return str(path)
+        return f"~/{rel}" if self.user and self.base == self.home else rel
+
+
+def _targets(project: Path | None, user: bool, agent: str, home: Path) -> tuple[Path, list[_Place]]:
+    if agent not in ("claude", "codex", "all"):
+        raise UsageError(f"--agent takes claude, codex or all, not {agent!r}")
+    if user and project is not None:
+        raise UsageError("--project and --user exclude each other")
+    base = home if user else (project if project is not None else find_project_root())
+    base = base.expanduser().absolute()
+    agents = AGENTS if agent == "all" else (agent,)
+    return base, [_Place(a, base, home, user) for a in agents]
+
+
+# -- install ------------------------------------------------------------------------------
+
+
+def install(*, project: Path | None, user: bool, agent: str, dry_run: bool, home: Path) -> str:
+    """Install the skill and the hook (and, for a project, the store and .gitignore line)."""
+    base, places = _targets(project, user, agent, home)
+    command = hook_command()
+    steps: list[_Step] = []
+    for place in places:
+        steps += _install_skill(place)
+        steps += _install_hook(place, command)
+    if not user:
+        steps += _install_store(base)
+        steps += _install_gitignore(base)
+    where = "your user account (~)" if user else str(base)
+    agents = " and ".join(AGENT_NAMES[p.agent] for p in places)
+    if not steps:
+        return "Already installed: nothing to change."
+    if dry_run:
+        lines = [f"Dry run: nothing written. Installing for {agents} in {where} would:"]
+        lines += [f"  - {s.what}" for s in steps]
+        lines.append(f"Hook command: {command}")
+        return "\n".join(lines)
+    for step in steps:
+        step.apply()
+    lines = [f"Installed session-skill for {agents} in {where}:"]
+    lines += [f"  - {s.what}" for s in steps]
+    lines.append(f"Hook command: {command}")
+    lines.append(
+        "Next: start a new session so the hook is loaded, then `/session dump` before `/clear`."
+    )
+    if any(p.agent == "codex" for p in places):
+        lines.append(
+            "Codex: trust the new hook when Codex asks to review it (Codex versions before "
+            "hooks were on by default also need `[features] codex_hooks = true`)."
+        )
+    return "\n".join(lines)
+
+
+def _install_skill(place: _Place) -> list[_Step]:
+    text = skill_text(place.agent)
+    data = text.encode("utf-8")
+    shown = place.show(place.skill)
+    current = _read_bytes(place.skill, shown)
+    if current == data:
+        return []
+    if current is None:
+        return [_Step(f"write {shown}", place.skill, data)]
+    if SKILL_MARK.encode() not in current:
+        raise SessionError(
+            f"{shown} exists and is not session-skill's: not touching it "
+            "(move it away and run install again)"
+        )
+    return [_Step(f"update {shown} to this version", place.skill, data)]
+
+
+def _install_hook(place: _Place, command: str) -> list[_Step]:
+    shown = place.show(place.settings)
+    original = _read_json(place.settings, shown)
+    data = json.loads(json.dumps(original))  # a deep copy to edit
+    entries = _session_start(data, shown, create=True)
+    found = False
+    for entry in list(entries):
+        hooks = entry.get("hooks") if isinstance(entry, dict) else None
+        if not isinstance(hooks, list):
+            continue
+        for hook in list(hooks):
+            if not _is_ours(hook):
+                continue
+            if found:  # a duplicate of ours: one is enough
+                hooks.remove(hook)
+                if not hooks:
+                    entries.remove(entry)
+                continue
+            found = True
+            hook["command"] = command  # the interpreter may have moved
+    if not found:
+        entries.append(
+            {
+                "matcher": MATCHER,
+                "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}],
+            }
+        )
+    if data == original:
+        return []
+    verb = "update the SessionStart hook in" if found else "add the SessionStart hook to"
+    return [_Step(f"{verb} {shown}", place.settings, _dump_json(data))]
+
+
+def _install_store(root: Path) -> list[_Step]:
+    st = Store(root)
+    st.check()
+    tpl = template_dir()
+    wanted = {".gitignore"} | (
+        {p.name for p in tpl.iterdir() if p.is_file()} if tpl.is_dir() else set()
+    )
+    if st.exists() and all(os.path.lexists(st.dir / name) for name in wanted):
+        return []
+    verb = "complete" if st.exists() else "create"
+    return [_Step(f"{verb} the store {STORE_REL.as_posix()}/", action=st.ensure)]
+
+
+def _install_gitignore(root: Path) -> list[_Step]:
+    if not os.path.lexists(root / ".git"):
+        return []
+    path = root / ".gitignore"
+    current = _read_bytes(path, ".gitignore")
+    if current is None:
+        return [
+            _Step(
+                f"create .gitignore with {GITIGNORE_LINE}", path, (GITIGNORE_LINE + "\n").encode()
+            )
+        ]
+    text = fileio.decode(current, path)
+    if any(line.strip() in _IGNORED_ALREADY for line in text.splitlines()):
+        return []
+    newline = fileio.newline_of(text)
+    prefix = newline if text and not text.endswith("\n") else ""
+    data = current + (prefix + GITIGNORE_LINE + newline).encode()
+    return [_Step(f"add {GITIGNORE_LINE} to .gitignore", path, data)]
+
+
+# -- uninstall ----------------------------------------------------------------------------
+
+
+def uninstall(*, project: Path | None, user: bool, agent: str, home: Path) -> str:
+    """Remove our hook entry and an unmodified skill file; never the store or user content."""
+    base, places = _targets(project, user, agent, home)
+    steps: list[_Step] = []
+    kept: list[str] = []
+    for place in places:
+        steps += _uninstall_skill(place, kept)
+        steps += _uninstall_hook(place)
+    if not user and Store(base).exists():
+        kept.append(f"the store {STORE_REL.as_posix()}/ (your handovers and parked items)")
+    if not user and _has_line(base / ".gitignore", GITIGNORE_LINE):
+        kept.append(
+            f"the {GITIGNORE_LINE} line in .gitignore (the store stays, so it stays ignored)"
+        )
+    if not steps:
+        return "\n".join(["Not installed: nothing to remove.", *(f"Kept {k}." for k in kept)])
+    for step in steps:
+        step.apply()
+    where = "your user account (~)" if user else str(base)
+    agents = " and ".join(AGENT_NAMES[p.agent] for p in places)
+    lines = [f"Uninstalled session-skill for {agents} from {where}:"]
+    lines += [f"  - {s.what}" for s in steps]
+    lines += [f"Kept {k}." for k in kept]
+    return "\n".join(lines)
+
+
+def _uninstall_skill(place: _Place, kept: list[str]) -> list[_Step]:
+    shown = place.show(place.skill)
+    current = _read_bytes(place.skill, shown)
+    if current is None:
+        return []
+    if current != skill_text(place.agent).encode("utf-8"):
+        kept.append(f"{shown}: it differs from the packaged skill (edited, or another version)")
+        return []
+
+    def remove() -> None:
+        place.skill.unlink()
+        _remove_empty_dirs(place.skill.parent, place.base)
+
+    return [_Step(f"remove {shown}", action=remove)]
+
+
+def _uninstall_hook(place: _Place) -> list[_Step]:
+    shown = place.show(place.settings)
+    if not os.path.lexists(place.settings):
+        return []
+    original = _read_json(place.settings, shown)
+    data = json.loads(json.dumps(original))
+    hooks_obj = data.get("hooks")
+    entries = _session_start(data, shown, create=False)
+    if entries is None or not isinstance(hooks_obj, dict):
+        return []
+    for entry in list(entries):
+        hooks = entry.get("hooks") if isinstance(entry, dict) else None
+        if not isinstance(hooks, list) or not any(_is_ours(h) for h in hooks):
+            continue
+        hooks[:] = [h for h in hooks if not _is_ours(h)]
+        if not hooks:  # we emptied it
+            entries.remove(entry)
+    if data == original:
+        return []
+    # Containers we emptied go too; ones that were empty before stay as they were.
+    if not entries:
+        del hooks_obj["SessionStart"]
+        if not hooks_obj:
+            del data["hooks"]
+    if not data and not place.settings.is_symlink():
+
+        def remove() -> None:
+            place.settings.unlink()
+            _remove_empty_dirs(place.settings.parent, place.base)
+
+        return [_Step(f"remove {shown} (it held only the session-skill hook)", action=remove)]
+    return [_Step(f"remove the SessionStart hook from {shown}", place.settings, _dump_json(data))]
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _remove_empty_dirs(folder: Path, base: Path) -> None:
+    """Remove `folder` and its parents up to (not including) `base` while they are empty."""
+    while folder != base and base in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return  # not empty (or not ours to judge): stop here
+        folder = folder.parent
+
+
+def _has_line(path: Path, line: str) -> bool:
+    try:
+        return line in path.read_text("utf-8", "replace").splitlines()
+    except OSError:
+        return False
+
+
+def _is_ours(hook: object) -> bool:
+    return (
+        isinstance(hook, dict)
+        and isinstance(hook.get("command"), str)
+        and HOOK_MARK in hook["command"]
+    )
+
+
+def _read_bytes(path: Path, shown: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise SessionError(f"{shown} is a directory: not touching it") from None
+    except OSError as exc:
+        raise SessionError(f"cannot read {shown}: {exc.strerror}") from None
+
+
+def _read_json(path: Path, shown: str) -> dict[str, Any]:
+    raw = _read_bytes(path, shown)
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise SessionError(f"{shown} is not UTF-8 text: not touching it") from None
+    except json.JSONDecodeError as exc:
+        raise SessionError(
+            f"{shown} is not valid JSON (line {exc.lineno}): not touching it"
+        ) from None
+    if not isinstance(data, dict):
+        raise SessionError(f"{shown} does not hold a JSON object: not touching it")
+    return data
+
+
+def _session_start(data: dict[str, Any], shown: str, *, create: bool) -> Any:
+    """`data["hooks"]["SessionStart"]` (created when asked); refuses shapes we don't know."""
+    hooks = data.setdefault("hooks", {}) if create else data.get("hooks")
+    if hooks is None:
+        return None
+    if not isinstance(hooks, dict):
+        raise SessionError(f'{shown}: "hooks" is not a JSON object: not touching it')
+    entries = hooks.setdefault("SessionStart", []) if create else hooks.get("SessionStart")
+    if entries is None:
+        return None
+    if not isinstance(entries, list):
+        raise SessionError(f'{shown}: "hooks.SessionStart" is not a JSON list: not touching it')
+    return entries
+
+
+def _dump_json(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

@@ -1,0 +1,458 @@
+"""`session-skill install` / `uninstall` (SPEC §10, issue 3)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from session_skill import install as inst
+from session_skill.errors import SessionError, UsageError
+
+MARK = "-m session_skill hook session-start"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    h = tmp_path / "home"
+    h.mkdir()
+    return h
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    (p / ".git").mkdir(parents=True)
+    (p / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    return p
+
+
+@pytest.fixture(scope="module")
+def command() -> str:
+    return inst.hook_command()
+
+
+def do_install(project: Path | None, home: Path, **kw: object) -> str:
+    args: dict[str, object] = {"user": False, "agent": "claude", "dry_run": False}
+    args.update(kw)
+    return inst.install(project=project, home=home, **args)  # type: ignore[arg-type]
+
+
+def do_uninstall(project: Path | None, home: Path, **kw: object) -> str:
+    args: dict[str, object] = {"user": False, "agent": "claude"}
+    args.update(kw)
+    return inst.uninstall(project=project, home=home, **args)  # type: ignore[arg-type]
+
+
+def snapshot(*roots: Path) -> dict[str, bytes | None]:
+    """Every path under the roots (dirs as None) with its bytes, `.git` internals aside."""
+    out: dict[str, bytes | None] = {}
+    for root in roots:
+        for p in sorted(root.rglob("*")):
+            if ".git" in p.relative_to(root).parts[:1] and p.name != ".gitignore":
+                continue
+            out[str(p)] = None if p.is_dir() else p.read_bytes()
+    return out
+
+
+def our_entry(command: str) -> dict[str, object]:
+    return {
+        "matcher": "startup|clear",
+        "hooks": [{"type": "command", "command": command, "timeout": 10}],
+    }
+
+
+FOREIGN = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm test)"], "deny": []},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}
+        ],
+        "SessionStart": [
+            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}
+        ],
+        "Stop": [],
+    },
+    "env": {"FOO": "1"},
+}
+
+
+# -- install --------------------------------------------------------------------------------
+
+
+def test_fresh_project(project: Path, home: Path, command: str) -> None:
+    report = do_install(project, home)
+    skill = project / ".claude" / "skills" / "session" / "SKILL.md"
+    assert skill.read_bytes() == inst.skill_source().read_bytes()
+    settings = project / ".claude" / "settings.json"
+    raw = settings.read_text()
+    assert raw.endswith("}\n") and raw.startswith('{\n  "hooks": {\n    "SessionStart": [')
+    assert json.loads(raw) == {"hooks": {"SessionStart": [our_entry(command)]}}
+    store = project / ".claude" / "state" / "session"
+    assert store.is_dir() and (store / ".gitignore").read_text() == "*\n"
+    assert (project / ".gitignore").read_text() == ".claude/state/\n"
+    assert report.splitlines() == [
+        f"Installed session-skill for Claude Code in {project}:",
+        "  - write .claude/skills/session/SKILL.md",
+        "  - add the SessionStart hook to .claude/settings.json",
+        "  - create the store .claude/state/session/",
+        "  - create .gitignore with .claude/state/",
+        f"Hook command: {command}",
+        "Next: start a new session so the hook is loaded, then `/session dump` before `/clear`.",
+    ]
+    assert list(home.iterdir()) == []
+
+
+def test_command_is_this_interpreter_by_absolute_path(command: str) -> None:
+    assert MARK in command
+    python = command.split(" -m ")[0].split(" ")[-1].strip("'")
+    assert os.path.isabs(python) and os.path.samefile(python, sys.executable)
+
+
+def test_foreign_hooks_and_keys_are_kept_in_order(project: Path, home: Path, command: str) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps(FOREIGN, indent=4))
+    do_install(project, home)
+    data = json.loads(settings.read_text())
+    assert list(data) == list(FOREIGN)
+    assert list(data["hooks"]) == list(FOREIGN["hooks"])
+    expected = json.loads(json.dumps(FOREIGN))
+    expected["hooks"]["SessionStart"].append(our_entry(command))
+    assert data == expected
+
+
+def test_gitignore_is_appended_keeping_its_bytes(project: Path, home: Path) -> None:
+    gi = project / ".gitignore"
+    gi.write_bytes(b"node_modules\r\n*.log")  # CRLF, no final newline
+    do_install(project, home)
+    assert gi.read_bytes() == b"node_modules\r\n*.log\r\n.claude/state/\r\n"
+
+
+@pytest.mark.parametrize("line", [".claude/state/", "/.claude/state", ".claude/", ".claude"])
+def test_gitignore_already_covering_the_store_is_left_alone(
+    project: Path, home: Path, line: str
+) -> None:
+    gi = project / ".gitignore"
+    gi.write_text(f"dist/\n{line}\n")
+    do_install(project, home)
+    assert gi.read_text() == f"dist/\n{line}\n"
+
+
+def test_no_gitignore_outside_a_git_repository(tmp_path: Path, home: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    do_install(plain, home)
+    assert not (plain / ".gitignore").exists()
+    assert (plain / ".claude" / "state" / "session").is_dir()
+
+
+def test_second_install_changes_no_byte_and_says_so(project: Path, home: Path) -> None:
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(FOREIGN))
+    do_install(project, home, agent="all")
+    before = snapshot(project, home)
+    assert do_install(project, home, agent="all") == "Already installed: nothing to change."
+    assert snapshot(project, home) == before
+
+
+def test_foreign_formatting_is_not_rewritten_when_nothing_changes(
+    project: Path, home: Path, command: str
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    data = dict(FOREIGN, hooks={"SessionStart": [our_entry(command)]})
+    settings.write_text(json.dumps(data, indent=4))  # not our 2-space style
+    do_install(project, home)
+    assert settings.read_text() == json.dumps(data, indent=4)
+
+
+def test_changed_interpreter_is_replaced_not_duplicated(
+    project: Path, home: Path, command: str
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    old = "/old/venv/bin/python -m session_skill hook session-start"
+    data = {
+        "hooks": {
+            "SessionStart": [
+                {"matcher": "startup|clear", "hooks": [{"type": "command", "command": old}]},
+                {"matcher": "clear", "hooks": [{"type": "command", "command": old}]},
+            ]
+        }
+    }
+    settings.write_text(json.dumps(data))
+    report = do_install(project, home)
+    assert "update the SessionStart hook in .claude/settings.json" in report
+    hooks = json.loads(settings.read_text())["hooks"]["SessionStart"]
+    assert hooks == [
+        {"matcher": "startup|clear", "hooks": [{"type": "command", "command": command}]}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            '{\n  "model": "opus",\n  oops\n}\n',
+            ".claude/settings.json is not valid JSON (line 3): not touching it",
+        ),
+        ("[1, 2]", ".claude/settings.json does not hold a JSON object: not touching it"),
+        ('{"hooks": []}', '.claude/settings.json: "hooks" is not a JSON object: not touching it'),
+        (
+            '{"hooks": {"SessionStart": {}}}',
+            '.claude/settings.json: "hooks.SessionStart" is not a JSON list: not touching it',
+        ),
+    ],
+)
+def test_unusable_settings_are_refused_untouched(
+    project: Path, home: Path, content: str, message: str
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(content)
+    before = snapshot(project, home)
+    with pytest.raises(SessionError) as err:
+        do_install(project, home)
+    assert err.value.message == message
+    assert snapshot(project, home) == before  # nothing else was written either
+    with pytest.raises(SessionError):
+        do_uninstall(project, home)
+    assert snapshot(project, home) == before
+
+
+def test_foreign_skill_of_the_same_name_is_refused(project: Path, home: Path) -> None:
+    skill = project / ".claude" / "skills" / "session" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: session\ndescription: someone else's\n---\nHello.\n")
+    before = snapshot(project, home)
+    with pytest.raises(SessionError, match="is not session-skill's: not touching it"):
+        do_install(project, home)
+    assert snapshot(project, home) == before
+
+
+def test_an_older_version_of_our_skill_is_updated(project: Path, home: Path) -> None:
+    skill = project / ".claude" / "skills" / "session" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: session\n---\nRun `session-skill dispatch` (old text).\n")
+    assert "update .claude/skills/session/SKILL.md" in do_install(project, home)
+    assert skill.read_bytes() == inst.skill_source().read_bytes()
+
+
+def test_dry_run_writes_nothing(project: Path, home: Path, command: str) -> None:
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(FOREIGN))
+    before = snapshot(project, home)
+    report = do_install(project, home, dry_run=True, agent="all")
+    assert snapshot(project, home) == before
+    assert report.splitlines() == [
+        f"Dry run: nothing written. Installing for Claude Code and Codex in {project} would:",
+        "  - write .claude/skills/session/SKILL.md",
+        "  - add the SessionStart hook to .claude/settings.json",
+        "  - write .agents/skills/session/SKILL.md",
+        "  - add the SessionStart hook to .codex/hooks.json",
+        "  - create the store .claude/state/session/",
+        "  - create .gitignore with .claude/state/",
+        f"Hook command: {command}",
+    ]
+    do_install(project, home, agent="all")
+    assert do_install(project, home, dry_run=True) == "Already installed: nothing to change."
+
+
+def test_project_defaults_to_the_git_root_of_the_working_directory(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    sub = project / "src"
+    sub.mkdir()
+    monkeypatch.chdir(sub)
+    do_install(None, home)
+    assert (project / ".claude" / "settings.json").is_file()
+
+
+def test_bad_arguments_are_usage_errors(project: Path, home: Path) -> None:
+    with pytest.raises(UsageError):
+        do_install(project, home, agent="vim")
+    with pytest.raises(UsageError):
+        do_install(project, home, user=True)
+
+
+# -- codex and user -------------------------------------------------------------------------
+
+
+def test_codex(project: Path, home: Path, command: str) -> None:
+    do_install(project, home, agent="codex")
+    skill = (project / ".agents" / "skills" / "session" / "SKILL.md").read_text()
+    assert skill.startswith("---\nname: session\n")
+    assert "session-skill dispatch <<'SESSION_ARGS'\n" in skill
+    assert "$ARGUMENTS" not in skill and "CLAUDE_SESSION_ID" not in skill
+    assert "<what the user wrote after $session, verbatim>" in skill
+    hooks = json.loads((project / ".codex" / "hooks.json").read_text())
+    assert hooks == {"hooks": {"SessionStart": [our_entry(command)]}}
+    assert not (project / ".claude" / "skills").exists()
+    assert not (project / ".claude" / "settings.json").exists()
+    assert (project / ".claude" / "state" / "session").is_dir()  # the store is shared
+
+
+def test_user(project: Path, home: Path, command: str) -> None:
+    report = do_install(None, home, user=True, agent="all")
+    assert (home / ".claude" / "skills" / "session" / "SKILL.md").is_file()
+    assert (home / ".agents" / "skills" / "session" / "SKILL.md").is_file()
+    for settings in (home / ".claude" / "settings.json", home / ".codex" / "hooks.json"):
+        assert json.loads(settings.read_text()) == {"hooks": {"SessionStart": [our_entry(command)]}}
+    assert "  - write ~/.claude/skills/session/SKILL.md" in report
+    assert "in your user account (~)" in report
+    assert not (home / ".claude" / "state").exists()  # no store for a user install
+    assert not (project / ".claude").exists()
+    assert do_install(None, home, user=True, agent="all") == "Already installed: nothing to change."
+    do_uninstall(None, home, user=True, agent="all")
+    assert sorted(p.name for p in home.rglob("*")) == []
+
+
+def test_user_settings_symlink_is_written_through(tmp_path: Path, home: Path) -> None:
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"theme": "dark"}\n')
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").symlink_to(dotfiles)
+    do_install(None, home, user=True)
+    assert (home / ".claude" / "settings.json").is_symlink()
+    assert json.loads(dotfiles.read_text())["theme"] == "dark"
+    assert "SessionStart" in json.loads(dotfiles.read_text())["hooks"]
+    do_uninstall(None, home, user=True)
+    assert (home / ".claude" / "settings.json").is_symlink()
+    assert json.loads(dotfiles.read_text()) == {"theme": "dark"}
+
+
+def test_unwritable_target_is_an_error_not_a_traceback(project: Path, home: Path) -> None:
+    (project / ".agents").write_text("a file where a folder should be\n")
+    before = snapshot(project, home)
+    with pytest.raises(SessionError) as err:
+        do_install(project, home, agent="codex")
+    assert err.value.message == "cannot read .agents/skills/session/SKILL.md: Not a directory"
+    assert snapshot(project, home) == before
+
+
+# -- uninstall ------------------------------------------------------------------------------
+
+
+def test_uninstall_leaves_foreign_hooks_and_the_store(project: Path, home: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps(FOREIGN, indent=2) + "\n")
+    do_install(project, home, agent="all")
+    parked = project / ".claude" / "state" / "session" / "PARKED.md"
+    parked.write_text("# Parked items\n\n- **x** — keep me.\n")
+    report = do_uninstall(project, home, agent="all")
+    assert json.loads(settings.read_text()) == FOREIGN
+    assert settings.read_text() == json.dumps(FOREIGN, indent=2) + "\n"
+    assert parked.read_text() == "# Parked items\n\n- **x** — keep me.\n"
+    assert (project / ".gitignore").read_text() == ".claude/state/\n"
+    assert not (project / ".claude" / "skills").exists()
+    assert not (project / ".agents").exists() and not (project / ".codex").exists()
+    assert report.splitlines() == [
+        f"Uninstalled session-skill for Claude Code and Codex from {project}:",
+        "  - remove .claude/skills/session/SKILL.md",
+        "  - remove the SessionStart hook from .claude/settings.json",
+        "  - remove .agents/skills/session/SKILL.md",
+        "  - remove .codex/hooks.json (it held only the session-skill hook)",
+        "Kept the store .claude/state/session/ (your handovers and parked items).",
+        "Kept the .claude/state/ line in .gitignore (the store stays, so it stays ignored).",
+    ]
+    again = do_uninstall(project, home, agent="all")
+    assert again.splitlines()[0] == "Not installed: nothing to remove."
+
+
+def test_uninstall_drops_only_containers_it_emptied(project: Path, home: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    data = {"hooks": {"SessionStart": [], "Stop": []}, "model": "x"}
+    settings.write_text(json.dumps(data))
+    assert do_uninstall(project, home).startswith("Not installed: nothing to remove.")
+    assert json.loads(settings.read_text()) == data  # empty before us: left as it was
+    do_install(project, home)
+    do_uninstall(project, home)
+    # Removing our entry emptied SessionStart, so it goes; Stop was never ours.
+    assert json.loads(settings.read_text()) == {"hooks": {"Stop": []}, "model": "x"}
+
+
+def test_uninstall_keeps_our_hook_neighbours_in_a_shared_entry(project: Path, home: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    ours = {"type": "command", "command": f"/usr/bin/python3 {MARK}"}
+    theirs = {"type": "command", "command": "echo hi"}
+    settings.write_text(
+        json.dumps({"hooks": {"SessionStart": [{"matcher": "", "hooks": [theirs, ours]}]}})
+    )
+    do_uninstall(project, home)
+    assert json.loads(settings.read_text()) == {
+        "hooks": {"SessionStart": [{"matcher": "", "hooks": [theirs]}]}
+    }
+
+
+def test_uninstall_keeps_an_edited_skill(project: Path, home: Path) -> None:
+    do_install(project, home)
+    skill = project / ".claude" / "skills" / "session" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nMy own note.\n")
+    report = do_uninstall(project, home)
+    assert skill.is_file()
+    assert "Kept .claude/skills/session/SKILL.md: it differs from the packaged skill" in report
+
+
+# -- the hook it writes actually works ------------------------------------------------------
+
+
+def test_written_hook_command_injects_a_pending_doc(project: Path, home: Path) -> None:
+    do_install(project, home)
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    store = project / ".claude" / "state" / "session"
+    created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    (store / "plan-x.md").write_text(
+        f"---\nslug: plan-x\ncreated: {created}\nconsumed: false\nbranch: main\n---\n"
+        "## Goal\nShip the installer.\n\n## Next step\nRun the tests.\n"
+    )
+    (store / "LATEST").write_text("plan-x\n")
+    payload = {
+        "session_id": "s",
+        "transcript_path": "/nowhere.jsonl",
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "clear",
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "PYTHON"))}
+    r = subprocess.run(
+        ["bash", "-c", command],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        cwd=project,
+        timeout=60,
+    )
+    assert r.returncode == 0 and r.stderr == b"", r.stderr
+    context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "plan-x" in context and "## Goal\nShip the installer." in context
+    assert "consumed: true" in (store / "plan-x.md").read_text()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
+def test_checkout_without_install_gets_pythonpath(tmp_path: Path) -> None:
+    """A python that cannot import the package by itself gets it through PYTHONPATH."""
+    venv = tmp_path / "venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    command = inst.hook_command(python)
+    repo = Path(inst.__file__).resolve().parents[1]
+    assert command == f"PYTHONPATH={repo} {python} {MARK}"
+    r = subprocess.run(
+        ["bash", "-c", command], input=b"{}", capture_output=True, cwd=tmp_path, timeout=60
+    )
+    assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
