@@ -40,6 +40,8 @@ def observe(
     from . import gitinfo
     from .transcripts import facts_for
 
+    session_id = session_id or None
+
     facts = facts_for(store, transcript=transcript, session_id=session_id, filtered=with_sweep)
     git = gitinfo.state(store.root, since=facts.started if facts else None)
     if facts is None:
@@ -253,7 +255,9 @@ def write(
     }
     store.ensure()
     with store.lock():
-        follows = _previous_of_branch(store, g.branch if g.available else None)
+        follows = _previous_of_branch(
+            store, g.branch if g.available else None, exclude=slug if replace else None
+        )
         extra: list[tuple[str, object]] = []
         if follows:
             extra.append(("follows", follows))
@@ -324,11 +328,12 @@ def _create(
     raise SessionError(f"too many handovers named {slug}")
 
 
-def _previous_of_branch(store: Store, branch: str | None) -> str | None:
+def _previous_of_branch(store: Store, branch: str | None, exclude: str | None = None) -> str | None:
+    """The newest doc of `branch`; `exclude` is the doc being replaced (never its own link)."""
     if not branch:
         return None
     for d in all_docs(store):  # newest first
-        if d.branch == branch:
+        if d.branch == branch and d.slug != exclude:
             return d.slug
     return None
 

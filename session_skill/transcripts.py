@@ -56,8 +56,9 @@ def locate(store: Store, *, transcript: str | None, session_id: str | None) -> P
         if not p.is_file():
             raise SessionError(f"no such transcript: {transcript}")
         return p
+    # An empty id (the skill's ${CLAUDE_SESSION_ID} substituted with nothing) means unknown.
     return find_transcript(
-        store.root, transcript=None, session_id=session_id, env=os.environ, home=Path.home()
+        store.root, transcript=None, session_id=session_id or None, env=os.environ, home=Path.home()
     )
 
 

@@ -15,7 +15,7 @@ from session_skill import install as inst
 
 REPO = Path(__file__).resolve().parents[1]
 SKILL = REPO / "skills" / "session" / "SKILL.md"
-DISPATCH = "session-skill dispatch --session-id ${CLAUDE_SESSION_ID} <<'SESSION_ARGS'"
+DISPATCH = 'session-skill dispatch --session-id "${CLAUDE_SESSION_ID}" <<\'SESSION_ARGS\''
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,7 @@ def test_dispatch_heredoc_runs_in_bash_with_hostile_arguments(tmp_path: Path) ->
 def test_tells_the_model_what_the_cli_cannot(text: str) -> None:
     assert "AskUserQuestion" in text
     assert "--ignore-unknown-flags" in text and "Continue ignoring" in text
-    assert "session-skill dump --file - <<'SESSION_DOC'" in text
+    assert "--file - <<'SESSION_DOC'" in text and "the exact command the brief prints" in text
     assert "literal `/clear`" in text and "LAST line" in text
     assert "never drop a decision" in text
     assert "session-skill sweep --park 1,3" in text
