@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from . import __version__
-from .errors import EXIT_INTERRUPTED, SessionError
+from .errors import SessionError, run_command
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from .store import Store
 
 app = typer.Typer(
     name="session-skill",
@@ -59,13 +64,13 @@ def _root(
         _state["project"] = str(project)
 
 
-def _store(project: Path | None = None):  # type: ignore[no-untyped-def]
+def _store(project: Path | None = None) -> Store:
     from .store import Store, find_project_root
 
     return Store(find_project_root(str(project) if project else _state["project"]))
 
 
-def _now():  # type: ignore[no-untyped-def]
+def _now() -> datetime:
     from .timefmt import utcnow
 
     return utcnow()
@@ -311,35 +316,5 @@ for _alias, _fn in (("save", dump), ("restore", recall), ("load", recall), ("arc
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    try:
-        app(args=args, prog_name="session-skill", standalone_mode=True)
-    except SessionError as exc:
-        if exc.stdout:
-            print(exc.stdout)
-        print(f"error: {exc.message}", file=sys.stderr)
-        return exc.exit_code
-    except SystemExit as exc:
-        code = exc.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # a bug: one line for the user, the traceback to a log
-        log = _log_traceback()
-        print(f"error: unexpected {type(exc).__name__}: {exc} (details: {log})", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _log_traceback() -> str:
-    import tempfile
-    import traceback
-
-    path = Path(tempfile.gettempdir()) / "session-skill-error.log"
-    try:
-        path.write_text(traceback.format_exc(), encoding="utf-8")
-    except OSError:
-        return "no log written"
-    return str(path)
+    _state["project"] = None  # a global --project applies to this call only
+    return run_command(lambda: app(args=args, prog_name="session-skill", standalone_mode=True))

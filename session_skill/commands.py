@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from . import fileio, frontmatter
 from .docs import DocInfo, all_docs, banner_line
+from .docs import info as docinfo
 from .errors import ChoiceNeeded, SessionError
 from .handover import format_time, parse_doc
 from .parked import Item, Parked, bullet
@@ -18,6 +20,8 @@ from .timefmt import age
 EXPIRE_DAYS = 30
 STALE_DAYS = 14
 MAX_IDEA = 1000
+# C0 controls and DEL that `fold` leaves in place (it turns whitespace ones into spaces).
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
 NO_PENDING = "No pending handover. → /session list"
 
 
@@ -33,14 +37,14 @@ def _dumps(obj: object) -> str:
 
 # -- recall -------------------------------------------------------------------
 def recall(store: Store, name: str | None, *, peek: bool, as_json: bool, now: datetime) -> Output:
-    if not store.exists():
+    if not name and not store.exists():
         return Output(_dumps({"pending": False}) if as_json else NO_PENDING)
     if not name:
         with store.lock():
             slug = store.read_latest()
             if slug is None:
                 return Output(_dumps({"pending": False}) if as_json else NO_PENDING)
-            if not store.doc_path(slug).is_file():
+            if docinfo(store.doc_path(slug)) is None:  # gone, or not a handover doc
                 store.write_latest(None)
                 return Output(_dumps({"pending": False}) if as_json else NO_PENDING)
         target = slug
@@ -69,12 +73,12 @@ def _resolve_doc(store: Store, name: str) -> str:
     if res.kind == "match" and res.index is not None:
         return docs[res.index].slug
     if res.kind == "ambiguous":
-        lines = [f"Several handovers match {name!r}:"]
+        lines = [f"Several handovers match {_shown(name)}:"]
         for n, (i, _score) in enumerate(res.candidates, 1):
             lines.append(f"{n}. `{docs[i].slug}` — {_goal_line(docs[i])[:100]}")
         lines.append("→ /session recall <slug>")
-        raise ChoiceNeeded(f"{name!r} matches several handovers", stdout="\n".join(lines))
-    raise SessionError(f"no handover matches {name!r}", stdout=_handover_table(docs, None))
+        raise ChoiceNeeded(f"{_shown(name)} matches several handovers", stdout="\n".join(lines))
+    raise SessionError(f"no handover matches {_shown(name)}", stdout=_handover_table(docs, None))
 
 
 def _goal_line(d: DocInfo) -> str:
@@ -144,7 +148,7 @@ def _consume(store: Store, slug: str, now: datetime) -> bool:
             return False
         flipped = frontmatter.flip_consumed(text, "recall", format_time(now))
         if flipped is not None:
-            fileio.atomic_write(path, flipped.encode("utf-8"))
+            store.write(path.name, flipped)
         if store.read_latest() == slug:
             store.write_latest(None)
         return flipped is not None
@@ -162,10 +166,14 @@ def list_store(store: Store, *, as_json: bool, now: datetime) -> Output:
             with store.lock():
                 latest = store.read_latest()
                 for d in expired:
+                    # Re-read under the lock: another process may have replaced it since.
+                    fresh = docinfo(d.path)
+                    if fresh is None or now - fresh.when < timedelta(days=EXPIRE_DAYS):
+                        continue
                     try:
                         os.unlink(d.path)
                         swept.append(d.slug)
-                    except FileNotFoundError:
+                    except OSError:
                         pass
                 if latest in swept:
                     store.write_latest(None)
@@ -266,6 +274,10 @@ def park(store: Store, idea: str, *, as_json: bool, now: datetime) -> Output:
         raise SessionError("nothing to park: give the idea as text (or on stdin)")
     if len(text) > MAX_IDEA:
         raise SessionError(f"the idea is {len(text)} characters; {MAX_IDEA} is the most")
+    if _CONTROL.search(text):
+        # A NUL makes grep call PARKED.md binary; an escape sequence would run in the
+        # terminal of whoever lists it. (Tabs and line breaks were folded into spaces.)
+        raise SessionError("the idea contains control characters (NUL, escapes); not parked")
     from .parked import _SLUG
     from .slugs import item_slug
 
@@ -275,6 +287,10 @@ def park(store: Store, idea: str, *, as_json: bool, now: datetime) -> Output:
     else:
         slug, summary = item_slug(text), text
     store.ensure()
+    # Import the matcher before taking the lock: under load its import alone held the lock
+    # for seconds while other sessions queued up to the lock timeout.
+    from . import matching  # noqa: F401
+
     with store.lock():
         parked = _read_parked(store)
         action = "Parked"
@@ -327,11 +343,12 @@ def drop(store: Store, query: str, *, as_json: bool, now: datetime) -> Output:
         raise SessionError("nothing to drop: name the item (its slug, words from it, or #N)")
     if not store.exists():
         raise SessionError("no parked items", stdout="No stored handovers, no parked items.")
+    from . import matching  # noqa: F401  (imported before the lock, as in park)
+
     with store.lock():
         parked = _read_parked(store)
         item, score = _resolve_item(parked, query, now)
         parked.remove(item)
-        store.write(PARKED, parked.render())
         record = {
             "ts": format_time(now),
             "item": item.slug,
@@ -342,7 +359,10 @@ def drop(store: Store, query: str, *, as_json: bool, now: datetime) -> Output:
             "score": round(score, 1),
             "line": item.line,
         }
+        # Log first: a drop killed between the two writes leaves the item logged and still
+        # parked (dropping it again is harmless), never gone without a trace.
         fileio.append_line(store.path(DROPPED), json.dumps(record, ensure_ascii=False))
+        store.write(PARKED, parked.render())
         n = len(parked.items)
     if as_json:
         return Output(_dumps({"action": "dropped", "slug": item.slug, "open": n, "record": record}))
@@ -370,12 +390,19 @@ def _resolve_item(parked: Parked, query: str, now: datetime) -> tuple[Item, floa
     if res.kind == "match" and res.index is not None:
         return items[res.index], res.score
     if res.kind == "ambiguous":
-        lines = [f"Which item did you mean by {query!r}?"]
+        lines = [f"Which item did you mean by {_shown(query)}?"]
         for n, (i, _s) in enumerate(res.candidates, 1):
             lines.append(f"({chr(96 + n)}) **{items[i].slug}** — {items[i].summary[:120]}")
         lines.append("→ /session drop <slug> (or #N from /session list)")
-        raise ChoiceNeeded(f"{query!r} matches more than one parked item", stdout="\n".join(lines))
-    raise SessionError(f"no parked item matches {query!r}", stdout=_parked_list(items, now))
+        raise ChoiceNeeded(
+            f"{_shown(query)} matches more than one parked item", stdout="\n".join(lines)
+        )
+    raise SessionError(f"no parked item matches {_shown(query)}", stdout=_parked_list(items, now))
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """What the user typed, quoted for a message: a pasted 10 KB query is not echoed whole."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def _parked_list(items: list[Item], now: datetime) -> str:

@@ -16,15 +16,18 @@ ALIASES = {"save": "dump", "restore": "recall", "load": "recall", "archive": "dr
 # an unknown flag. park and drop take their payload verbatim and have none.
 FLAGS: dict[str, dict[str, bool]] = {  # flag -> takes a value
     "dump": {
+        "--brief": False,
         "--extractive": False,
+        "--file": True,
         "--force": False,
         "--replace": False,
         "--json": False,
         "--transcript": True,
+        "--session-id": True,
     },
     "recall": {"--peek": False, "--json": False},
     "list": {"--json": False},
-    "sweep": {"--park": True, "--json": False, "--transcript": True},
+    "sweep": {"--park": True, "--json": False, "--transcript": True, "--session-id": True},
 }
 CHOOSE_MODE = """Which session mode did you want?
 (a) dump [name] — write a handover before /clear
@@ -107,6 +110,8 @@ def run(
     name = " ".join(req.args) or None
     transcript = req.flags.get("--transcript")
     transcript = transcript if isinstance(transcript, str) and transcript else None
+    sid = req.flags.get("--session-id")
+    session_id = sid if isinstance(sid, str) and sid else session_id
     if req.mode == "park":
         if not req.payload.strip():
             req = Request("sweep")
@@ -138,7 +143,20 @@ def run(
             as_json=as_json,
             now=now,
         )
-    # dump: the brief, unless it can be written without a model.
+    # dump: the brief, unless it can be written without a model (or from a file).
+    doc_file = req.flags.get("--file")
+    if isinstance(doc_file, str) and doc_file and doc_file != "-" and not req.flags.get("--brief"):
+        return dumping.write(
+            store,
+            name,
+            _read_doc(doc_file),
+            force=bool(req.flags.get("--force")),
+            replace=bool(req.flags.get("--replace")),
+            transcript=transcript,
+            session_id=session_id,
+            as_json=as_json,
+            now=now,
+        )
     if req.flags.get("--extractive"):
         return dumping.extractive(
             store,
@@ -153,3 +171,17 @@ def run(
     return dumping.brief(
         store, name, transcript=transcript, session_id=session_id, as_json=as_json, now=now
     )
+
+
+def _read_doc(path: str) -> str:
+    from pathlib import Path
+
+    from .errors import SessionError
+    from .fileio import read_text
+
+    try:
+        return read_text(Path(path).expanduser())
+    except FileNotFoundError:
+        raise SessionError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise SessionError(f"{path} is a directory") from None

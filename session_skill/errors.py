@@ -1,6 +1,9 @@
-"""One error family; `cli.run` maps each to its exit code (SPEC §7)."""
+"""One error family, and the one place that maps errors to exit codes (SPEC §7)."""
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Callable
 
 EXIT_OK = 0
 EXIT_FAIL = 1
@@ -40,3 +43,49 @@ class ChoiceNeeded(SessionError):
 
 class StoreError(SessionError):
     """The store cannot be used safely (symlink out, not UTF-8, read-only…)."""
+
+
+def run_command(call: Callable[[], object]) -> int:
+    """Run one CLI command and return its exit code; an error becomes what the user sees.
+
+    Shared by the Typer CLI and the fast path (`fastpath.py`), so both answer alike: an
+    expected failure is its stdout and one `error: …` line; a bug is one line pointing at
+    a log with the traceback, never the traceback itself.
+    """
+    try:
+        code = call()
+    except SessionError as exc:
+        if exc.stdout:
+            print(exc.stdout)
+        print(f"error: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except SystemExit as exc:
+        status = exc.code
+        return status if isinstance(status, int) else (0 if status is None else 1)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:  # the file system said no (read-only, full, permissions)
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"error: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAIL
+    except Exception as exc:  # a bug: one line for the user, the traceback to a log
+        log = _log_traceback()
+        print(f"error: unexpected {type(exc).__name__}: {exc} (details: {log})", file=sys.stderr)
+        return EXIT_FAIL
+    return code if isinstance(code, int) else EXIT_OK
+
+
+def _log_traceback() -> str:
+    import tempfile
+    import traceback
+    from pathlib import Path
+
+    path = Path(tempfile.gettempdir()) / "session-skill-error.log"
+    try:
+        path.write_text(traceback.format_exc(), encoding="utf-8")
+    except OSError:
+        return "no log written"
+    return str(path)

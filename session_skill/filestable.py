@@ -95,21 +95,48 @@ def merge(
     seen: set[str] = set()
     written_rel = [normalize(w, root) for w in written]
     written_set = set(written_rel)
+    observed = [
+        p for p in dict.fromkeys([*git_refs, *written_rel]) if p and not p.startswith(skip_prefixes)
+    ]
+    listed = {normalize(r.file, root) for r in model_rows if not r.file.endswith("/")}
     for r in model_rows:
         if r.file.endswith("/"):
-            rows.append(r)  # a directory row written by hand: keep as is
+            # A directory row (the brief's folded rows, copied by the model): its files are
+            # the observed ones under it, with the model's Change/State, so nothing is
+            # listed twice and `group` can fold them again.
+            prefix = normalize(r.file, root).rstrip("/") + "/"
+            under = [p for p in observed if p.startswith(prefix) and p not in listed]
+            under = [p for p in under if p not in seen]
+            if not under:
+                rows.append(r)  # nothing observed under it: keep as written
+                continue
+            change = "" if _FILES_COUNT.match(r.change.strip()) else r.change
+            state = _single_state(r.state)
+            for path in under:
+                seen.add(path)
+                rows.append(Row(path, change, state, _ref(path, git_refs, written_set)))
             continue
         path = normalize(r.file, root)
         if path in seen:
             continue
         seen.add(path)
         rows.append(Row(path, r.change, r.state, _ref(path, git_refs, written_set)))
-    for path in [*git_refs, *written_rel]:
-        if not path or path in seen or path.startswith(skip_prefixes):
+    for path in observed:
+        if path in seen:
             continue
         seen.add(path)
         rows.append(Row(path, "", "unlisted", _ref(path, git_refs, written_set)))
     return rows
+
+
+_FILES_COUNT = re.compile(r"^(?:\(?\d+ files?\)?)?$")
+_STATE_COUNT = re.compile(r"^([\w-]+)(?: ×\d+)?$")
+
+
+def _single_state(state: str) -> str:
+    """`done ×5` or `done` → `done`; a mix (`done ×5, wip ×2`) says nothing per file."""
+    m = _STATE_COUNT.match(state.strip())
+    return m.group(1) if m else ""
 
 
 def _ref(path: str, git_refs: dict[str, str], written: set[str]) -> str:
@@ -126,6 +153,9 @@ def group(rows: list[Row], cap: int = CAP) -> tuple[list[Row], str]:
         parents = Counter(_parent(r) for r in rows)
         parents.pop("", None)
         if not parents:
+            # Everything sits at the top level: one `./` row still beats a long table.
+            rows = [_folded(".", [leaf for r in rows for leaf in r.leaves()])]
+            folded_any = True
             break
         best = max(parents.items(), key=lambda kv: (kv[1], kv[0].count("/"), kv[0]))[0]
         if parents[best] < 2:

@@ -5,6 +5,7 @@ Every call has a timeout and a git failure never fails a command (SPEC §9).
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,8 +42,12 @@ def _git(root: Path, *args: str) -> str | None:
 
 def state(root: Path, *, since: datetime | None = None) -> GitState:
     """Branch, short commit, dirty count and a Ref for every changed path."""
-    if _git(root, "rev-parse", "--is-inside-work-tree") is None:
+    probe = _git(root, "rev-parse", "--is-inside-work-tree", "--show-prefix")
+    if probe is None:
         return GitState()
+    # git reports paths from the repository's top; the project may be a subdirectory of it.
+    lines = probe.splitlines()
+    prefix = lines[1].strip() if len(lines) > 1 else ""
     st = GitState(available=True, branch=current_branch(root))
     head = _git(root, "rev-parse", "--short", "HEAD")
     st.commit = head.strip() if head else None
@@ -54,7 +59,21 @@ def state(root: Path, *, since: datetime | None = None) -> GitState:
     if since is not None and st.commit:
         for path in committed_since(root, since):
             st.refs.setdefault(path, "committed")
+    if prefix:
+        st.refs = {_from_top(p, prefix): _from_top_ref(r, prefix) for p, r in st.refs.items()}
     return st
+
+
+def _from_top(path: str, prefix: str) -> str:
+    """A top-relative git path made relative to the project (`../x` when outside it)."""
+    if path.startswith(prefix):
+        return path[len(prefix) :]
+    return os.path.relpath(path, prefix.rstrip("/"))
+
+
+def _from_top_ref(ref: str, prefix: str) -> str:
+    head = "renamed from "
+    return head + _from_top(ref[len(head) :], prefix) if ref.startswith(head) else ref
 
 
 def _refs(root: Path, *, has_head: bool) -> dict[str, str]:

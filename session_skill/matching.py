@@ -17,10 +17,12 @@ puts `retry-backoff` first in the list the user chooses from.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -39,6 +41,9 @@ MAX_CANDIDATES = 4
 SLUG_WEIGHT = 0.15
 # Whole-string similarity only ranks; scaled down so it stays below a real word match.
 STRING_WEIGHT = 0.8
+# Below this a string score cannot lift an item to CANDIDATE_SCORE, so `resolve` lets
+# rapidfuzz stop early there (a little under the exact quotient, to be safe from rounding).
+_STRING_CUTOFF = CANDIDATE_SCORE / STRING_WEIGHT - 0.01
 # Fewer letters/digits than this in the query: only an exact key can match.
 MIN_QUERY_CHARS = 3
 # Substring scoring is noise for short queries ("log" inside "catalog").
@@ -80,15 +85,52 @@ class Resolution:
 
 def normalize(text: str) -> str:
     """Lowercase, accents and markdown stripped, punctuation and `-`/`_` as single spaces."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    text = _APOSTROPHES.sub("", _MARKUP.sub(" ", text.casefold()))
+    if text.isascii():
+        # Nothing to decompose or strip, and casefold is lower: the common case, and
+        # `drop` normalises every item of a long PARKED.md.
+        text = text.lower()
+    else:
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
+    text = _APOSTROPHES.sub("", _MARKUP.sub(" ", text))
     return _NON_WORD.sub(" ", text).strip()
 
 
 def words(text: str) -> list[str]:
     """The normalised words of a text, in order."""
     return normalize(text).split()
+
+
+# `normalize` of ASCII text as one byte table: letters lowercased, digits and the "\n"
+# that separates texts kept, every other byte (markup, `_`, punctuation) a space.
+_ASCII_TABLE = bytes(
+    b + 32 if 65 <= b <= 90 else b if 97 <= b <= 122 or 48 <= b <= 57 or b == 10 else 32
+    for b in range(256)
+)
+_SPACE_RUNS = re.compile(rb"  +")
+
+
+def normalize_all(texts: Sequence[str]) -> list[str]:
+    """`normalize` of each text; the ASCII ones all at once, joined by newlines.
+
+    `drop` and `recall NAME` normalise every item of the store. For ASCII text `normalize`
+    is: drop apostrophes, lowercase, turn each run of non-alphanumerics into one space,
+    strip; done on the joined bytes, no step crosses a newline, so each piece comes out
+    as `normalize` makes it, at a fraction of the cost of one call per text.
+    """
+    out = [""] * len(texts)
+    batch: list[int] = []
+    for i, text in enumerate(texts):
+        if text.isascii() and "\n" not in text:
+            batch.append(i)
+        else:
+            out[i] = normalize(text)
+    if batch:
+        data = "\n".join([texts[i] for i in batch]).encode("ascii")
+        data = _SPACE_RUNS.sub(b" ", data.translate(_ASCII_TABLE, b"'"))
+        for i, piece in zip(batch, data.decode("ascii").split("\n"), strict=True):
+            out[i] = piece.strip()
+    return out
 
 
 @dataclass(frozen=True)
@@ -100,11 +142,122 @@ class _Prepared:
 
 
 def _prepare(choice: Choice) -> _Prepared:
-    slug_words = frozenset(words(choice.key))
-    phrases = tuple(p for p in (normalize(t) for t in choice.texts) if p)
+    return _prepare_all([choice])[0]
+
+
+def _prepare_all(choices: Sequence[Choice]) -> list[_Prepared]:
+    flat: list[str] = []
+    for c in choices:
+        flat.append(c.key)
+        flat.extend(c.texts)
+    normalized = normalize_all(flat)
+    out = []
+    pos = 0
+    for c in choices:
+        key = normalized[pos]
+        phrases = tuple(p for p in normalized[pos + 1 : pos + 1 + len(c.texts)] if p)
+        pos += 1 + len(c.texts)
+        out.append(_prepared(key, phrases))
+    return out
+
+
+def _prepared(key: str, phrases: tuple[str, ...]) -> _Prepared:
+    """From the normalised key and the non-empty normalised texts."""
+    slug_words = frozenset(key.split())
     all_words = slug_words.union(*(p.split() for p in phrases))
-    numbers = frozenset(_DIGITS.findall(" ".join((normalize(choice.key), *phrases))))
+    numbers = frozenset(_DIGITS.findall(" ".join((key, *phrases))))
     return _Prepared(slug_words, all_words, numbers, phrases)
+
+
+class _Table:
+    """Every choice's normalised key and texts, flat and joined by newlines.
+
+    `resolve` over thousands of choices (`drop` in a long PARKED.md) works on this as a
+    whole: it finds the few choices that can matter with string searches and one rapidfuzz
+    pass per scorer, and prepares only those.
+    """
+
+    def __init__(self, choices: Sequence[Choice]) -> None:
+        flat: list[str] = []
+        self.starts: list[int] = []  # flat index of each choice's key, then the end
+        self.text_at: list[int] = []  # flat index of every text
+        self.text_owner: list[int] = []  # and the choice it belongs to
+        for index, c in enumerate(choices):
+            self.starts.append(len(flat))
+            flat.append(c.key)
+            self.text_at.extend(range(len(flat), len(flat) + len(c.texts)))
+            self.text_owner.extend([index] * len(c.texts))
+            flat.extend(c.texts)
+        self.starts.append(len(flat))
+        self.flat = normalize_all(flat)
+        self.text = "\n".join(self.flat)
+        offsets = [0, *itertools.accumulate(len(t) + 1 for t in self.flat)]
+        self.char_starts = [offsets[k] for k in self.starts]  # each choice's block in text
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def phrases(self, index: int) -> tuple[str, ...]:
+        start, end = self.starts[index], self.starts[index + 1]
+        return tuple(p for p in self.flat[start + 1 : end] if p)
+
+    def prepared(self, index: int) -> _Prepared:
+        return _prepared(self.flat[self.starts[index]], self.phrases(index))
+
+    def vocabulary(self) -> frozenset[str]:
+        """Every word of every choice (the union of their `all_words`)."""
+        return frozenset(self.text.split())
+
+    def holding(self, wanted: Iterable[str]) -> set[int]:
+        """The choices that have one of `wanted` as a word."""
+        text, starts = self.text, self.char_starts
+        found: set[int] = set()
+        for word in wanted:
+            pos = text.find(word)
+            while pos >= 0:
+                end = pos + len(word)
+                if (pos == 0 or text[pos - 1] in " \n") and (
+                    end == len(text) or text[end] in " \n"
+                ):
+                    index = bisect.bisect_right(starts, pos) - 1
+                    found.add(index)
+                    pos = text.find(word, starts[index + 1])  # on to the next choice
+                else:
+                    pos = text.find(word, pos + 1)
+        return found
+
+    def string_scores(self, query: str, cutoff: float) -> dict[int, float]:
+        """`_string_score` of each choice where it is `cutoff` or more (the rest are below).
+
+        The same scorers as `_string_score`, each run over all texts in one rapidfuzz
+        pass, which leaves out in C whatever scores under the cut-off.
+        """
+        from rapidfuzz import fuzz, process
+
+        flat = self.flat
+        kept = [n for n, k in enumerate(self.text_at) if flat[k]]  # the non-empty texts
+        phrases = [flat[self.text_at[n]] for n in kept]
+        owners = [self.text_owner[n] for n in kept]
+        compact_flat = self.text.replace(" ", "").split("\n")
+        compacts = [compact_flat[self.text_at[n]] for n in kept]
+        compact_query = query.replace(" ", "")
+        runs = [
+            (query, phrases, fuzz.token_sort_ratio, cutoff, 1.0),
+            (compact_query, compacts, fuzz.ratio, cutoff, 1.0),
+        ]
+        if len(compact_query) >= MIN_PARTIAL_CHARS:
+            partial_cutoff = max(0.0, cutoff / 0.9 - 1e-9)
+            runs.append((compact_query, compacts, fuzz.partial_ratio, partial_cutoff, 0.9))
+        best: dict[int, float] = {}
+        for q, texts, scorer, score_cutoff, weight in runs:
+            hits = process.extract_iter(
+                q, texts, scorer=scorer, processor=None, score_cutoff=score_cutoff
+            )
+            for _text, score, k in hits:
+                value = weight * score if weight != 1.0 else score
+                if value > best.get(owners[k], 0.0):
+                    best[owners[k]] = value
+        return {index: float(value) for index, value in best.items()}
 
 
 def _stem(word: str) -> str:
@@ -154,21 +307,48 @@ def _best_similarity(query_word: str, candidates: frozenset[str], literal: bool 
     return max((word_similarity(query_word, w, literal) for w in candidates), default=0.0)
 
 
-def _word_score(
-    query_words: Sequence[str], prepared: _Prepared, vocabulary: frozenset[str]
-) -> float:
-    """Mean over query words of how well the item accounts for each, slug words weighted.
+def _similar_words(
+    query_words: Sequence[str], vocabulary: frozenset[str]
+) -> dict[str, dict[str, float]]:
+    """For each query word, the words of the list that account for it at all, and how well.
 
     A query word that some item holds verbatim is taken literally everywhere: "oauth" is a
-    word of the list, so it is not a typo of "auth" in another item.
+    word of the list, so it is not a typo of "auth" in another item. Each (query word,
+    word) pair is scored once here, not once per item that holds the word.
     """
+    similar: dict[str, dict[str, float]] = {}
+    # Words holding a digit only ever match themselves (see word_similarity): leave them
+    # out of the pairs to score. Numbers are much of a long list's vocabulary.
+    plain = [w for w in vocabulary if w.isalpha() or not any(ch.isdigit() for ch in w)]
+    for q in query_words:
+        if q in similar:
+            continue
+        literal = q in vocabulary
+        if any(ch.isdigit() for ch in q):
+            similar[q] = {q: word_similarity(q, q)} if literal else {}
+            continue
+        scores = ((w, word_similarity(q, w, literal)) for w in plain)
+        similar[q] = {w: s for w, s in scores if s > 0}
+    return similar
+
+
+def _best_in(scores: dict[str, float], candidates: frozenset[str]) -> float:
+    """`_best_similarity` from a query word's `_similar_words` entry."""
+    if len(scores) <= len(candidates):
+        return max((s for w, s in scores.items() if w in candidates), default=0.0)
+    return max((scores.get(w, 0.0) for w in candidates), default=0.0)
+
+
+def _word_score(
+    query_words: Sequence[str], prepared: _Prepared, similar: dict[str, dict[str, float]]
+) -> float:
+    """Mean over query words of how well the item accounts for each, slug words weighted."""
     if not query_words:
         return 0.0
     anywhere = in_slug = 0.0
     for q in query_words:
-        literal = q in vocabulary
-        anywhere += _best_similarity(q, prepared.all_words, literal)
-        in_slug += _best_similarity(q, prepared.slug_words, literal)
+        anywhere += _best_in(similar[q], prepared.all_words)
+        in_slug += _best_in(similar[q], prepared.slug_words)
     n = len(query_words)
     return (1 - SLUG_WEIGHT) * anywhere / n + SLUG_WEIGHT * in_slug / n
 
@@ -202,12 +382,15 @@ def _exact_key(query: str, choices: Sequence[Choice]) -> list[int]:
     query_words = words(query)
     if not query_words:
         return []
-    return [i for i, c in enumerate(choices) if words(c.key) == query_words]
+    # words(key) == query_words, for normalised text is single-spaced words.
+    wanted = " ".join(query_words)
+    return [i for i, key in enumerate(normalize_all([c.key for c in choices])) if key == wanted]
 
 
 def _short_query(query_words: list[str], choices: Sequence[Choice]) -> Resolution:
     """Too little to go on ("a", "ci"): offer the items that have it as a slug word."""
-    offered = [i for i, c in enumerate(choices) if set(query_words) <= set(words(c.key))]
+    keys = normalize_all([c.key for c in choices])
+    offered = [i for i, key in enumerate(keys) if set(query_words) <= set(key.split())]
     if not offered:
         return Resolution("none", None, 0.0, [])
     return Resolution("ambiguous", None, 100.0, [(i, 100.0) for i in offered[:MAX_CANDIDATES]])
@@ -230,17 +413,36 @@ def resolve(query: str, choices: Sequence[Choice]) -> Resolution:
     query_text = " ".join(query_words)
     query_numbers = set(_DIGITS.findall(query_text))
 
-    prepared_choices = [_prepare(c) for c in choices]
-    vocabulary = frozenset().union(*(p.all_words for p in prepared_choices))
+    # Only items ranking CANDIDATE_SCORE or more take part in the outcome: the match needs
+    # a word score of MATCH_SCORE and a lead of MATCH_MARGIN, and anything under
+    # CANDIDATE_SCORE is a lead of more than that; the candidates list stops there too.
+    # Such an item holds a word similar to a query word (else its word score is 0), or has
+    # a string score of at least _STRING_CUTOFF. So only those are scored.
+    table = _Table(choices)
+    similar = _similar_words(query_words, table.vocabulary())
+    strings = table.string_scores(query_text, _STRING_CUTOFF)
+    near = table.holding(set().union(*similar.values())) | strings.keys()
     scored: list[tuple[float, float, int]] = []  # (rank score, word score, index)
     eligible: set[int] = set()
-    for index, prepared in enumerate(prepared_choices):
-        word_score = _word_score(query_words, prepared, vocabulary)
-        rank = max(word_score, STRING_WEIGHT * _string_score(query_text, prepared))
+    for index in near:
+        prepared = table.prepared(index)
+        word_score = _word_score(query_words, prepared, similar)
+        rank = max(word_score, STRING_WEIGHT * strings.get(index, 0.0))
         scored.append((rank, word_score, index))
         if query_numbers <= prepared.numbers and any(w in prepared.all_words for w in query_words):
             eligible.add(index)
     scored.sort(key=lambda s: (-s[0], -s[1], s[2]))
+    if not scored or scored[0][0] < CANDIDATE_SCORE:
+        # Nothing close. The score reported is the best rank of all, computed in full.
+        word_scores = {index: word for _, word, index in scored}
+        best_rank = max(
+            max(
+                word_scores.get(index, 0.0),
+                STRING_WEIGHT * _string_score(query_text, table.prepared(index)),
+            )
+            for index in range(len(table))
+        )
+        return Resolution("none", None, round(best_rank, 1), [])
 
     best_rank, best_word, best_index = scored[0]
     runner_up = scored[1][0] if len(scored) > 1 else 0.0
@@ -252,8 +454,6 @@ def resolve(query: str, choices: Sequence[Choice]) -> Resolution:
     ):
         score = round(best_rank, 1)
         return Resolution("match", best_index, score, [(best_index, score)])
-    if best_rank < CANDIDATE_SCORE:
-        return Resolution("none", None, round(best_rank, 1), [])
     floor = max(CANDIDATE_SCORE, best_rank - CANDIDATE_SPREAD)
     closest = [(i, round(r, 1)) for r, _, i in scored if r >= floor][:MAX_CANDIDATES]
     return Resolution("ambiguous", None, round(best_rank, 1), closest)
@@ -275,12 +475,26 @@ def duplicate_score(text: str, choice: Choice) -> float:
     new_words = _significant(words(_idea(text)))
     if not new_words:
         return 0.0
-    new_set = frozenset(new_words)
     old = _prepare(Choice(choice.key, tuple(_idea(t) for t in choice.texts)))
-    slug_words = words(choice.key)
+    return _duplicate_score(new_words, old, words(choice.key))
+
+
+def _duplicate_score(
+    new_words: list[str], old: _Prepared, slug_words: list[str], at_least: float = 0.0
+) -> float:
+    """`duplicate_score` from its prepared parts. When the score is under `at_least` it
+    may stop early and return 0.0 (`best_duplicate` only wants scores above its best)."""
+    new_set = frozenset(new_words)
     # The slug restated ("retry budget") is a name, not the idea; compare summaries.
     summaries = [p for p in old.phrases if p.split() != slug_words] or list(old.phrases)
-    forward = sum(_best_similarity(w, old.all_words) for w in new_words) / len(new_words)
+    n = len(new_words)
+    similarities = []
+    for w in new_words:
+        similarities.append(_best_similarity(w, old.all_words))
+        # Each word left adds 100 at most; once even that falls short, so does the score.
+        if sum(similarities) + 100.0 * (n - len(similarities)) < at_least * n - 1e-6:
+            return 0.0
+    forward = sum(similarities) / n
     backward = 0.0
     for phrase in summaries:
         old_words = _significant(phrase.split())
@@ -291,10 +505,18 @@ def duplicate_score(text: str, choice: Choice) -> float:
 
 def best_duplicate(text: str, choices: Sequence[Choice], threshold: float = 90) -> int | None:
     """The index of the open item `text` nearly duplicates (score >= threshold), or None."""
+    new_words = _significant(words(_idea(text)))
+    olds = _prepare_all([Choice(c.key, tuple(_idea(t) for t in c.texts)) for c in choices])
+    keys = normalize_all([c.key for c in choices])
     best_index: int | None = None
     best = threshold
-    for index, choice in enumerate(choices):
-        score = duplicate_score(text, choice)
+    for index in range(len(choices)):
+        # As duplicate_score(text, choices[index]), the text's side prepared once.
+        score = (
+            _duplicate_score(new_words, olds[index], keys[index].split(), best)
+            if new_words
+            else 0.0
+        )
         if score >= best:
             best_index, best = index, score
     return best_index

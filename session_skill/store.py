@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,8 @@ LATEST = "LATEST"
 LOCK = ".lock"
 NON_DOCS = frozenset({PARKED})
 LATEST_READ_LIMIT = 4096
+# A temp file older than this belongs to a writer that crashed.
+TMP_MAX_AGE = 60.0
 
 
 def find_project_root(
@@ -111,7 +114,9 @@ class Store:
         return self.path(slug + ".md")
 
     @contextmanager
-    def lock(self, timeout: float | None = 10.0) -> Iterator[None]:
+    # 30 s, not less: holds are milliseconds, but 64 sessions writing at once on a loaded
+    # 2-core machine queued the last one past 10 s (tests/reliability/test_concurrency.py).
+    def lock(self, timeout: float | None = 30.0) -> Iterator[None]:
         """Exclusive writer lock; leftover temp files of crashed writers are cleaned under it."""
         self.ensure()
         try:
@@ -122,14 +127,18 @@ class Store:
             raise StoreError(f"the store is locked by another process: {self.dir / LOCK}") from None
 
     def _clean_tmp(self) -> None:
+        # Only old ones: `ensure()` creates files outside the lock, and a temp file it is
+        # about to link into place must not vanish under it.
         try:
             entries = list(os.scandir(self.dir))
         except OSError:
             return
+        cutoff = time.time() - TMP_MAX_AGE
         for entry in entries:
             if fileio.is_tmp_name(entry.name):
                 try:
-                    os.unlink(entry.path)
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)
                 except OSError:
                     pass
 
