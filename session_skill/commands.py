@@ -14,7 +14,7 @@ from .docs import info as docinfo
 from .errors import ChoiceNeeded, SessionError
 from .handover import format_time, parse_doc
 from .parked import Item, Parked, bullet
-from .store import DROPPED, PARKED, Store
+from .store import DROPPED, PARKED, Store, valid_slug
 from .timefmt import age
 
 EXPIRE_DAYS = 30
@@ -284,6 +284,8 @@ def park(store: Store, idea: str, *, as_json: bool, now: datetime) -> Output:
     explicit = _SLUG.match(text)
     if explicit and explicit.group(2).strip():
         slug, summary = explicit.group(1).strip(), explicit.group(2).strip()
+        if not valid_slug(slug) or len(slug) > 60:
+            slug = item_slug(slug)  # `**Foo Bar** —` keeps its words, as a real slug
     else:
         slug, summary = item_slug(text), text
     store.ensure()

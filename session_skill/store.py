@@ -65,7 +65,10 @@ class Store:
 
     # -- layout -------------------------------------------------------------
     def exists(self) -> bool:
-        return self.dir.is_dir() and not self.dir.is_symlink()
+        try:
+            return self.dir.is_dir() and not self.dir.is_symlink()
+        except OSError:  # ENAMETOOLONG, EACCES…: pathlib ignores only "not there" errors
+            return False
 
     def check(self) -> None:
         """Refuse a store we cannot use safely before anything is written."""
@@ -160,8 +163,12 @@ class Store:
         return slug if valid_slug(slug) else None
 
     def write_latest(self, slug: str | None) -> None:
-        """Point LATEST at `slug`, or remove it (None). Callers hold the lock."""
-        p = self.path(LATEST)
+        """Point LATEST at `slug`, or remove it (None). Callers hold the lock.
+
+        A LATEST that is a symlink is replaced by a plain file (`os.replace` and `unlink`
+        act on the link itself): nothing is written through it, wherever it points.
+        """
+        p = self.dir / LATEST
         if slug is None:
             try:
                 os.unlink(p)
