@@ -50,7 +50,7 @@ def skill_text(agent: str) -> str:
         raise SessionError(f"the packaged skill is missing: {skill_source()}") from None
     if agent == "codex":
         # Codex documents no substitutions in a skill body: no $ARGUMENTS, no session id.
-        text = text.replace(" --session-id \"${CLAUDE_SESSION_ID}\"", "")
+        text = text.replace(' --session-id "${CLAUDE_SESSION_ID}"', "")
         text = text.replace("\n$ARGUMENTS\n", "\n<what the user wrote after $session, verbatim>\n")
     return text
 
