@@ -210,9 +210,7 @@ def drop(
 def sweep(
     transcript: TranscriptOpt = None,
     session_id: SessionOpt = None,
-    park_: Annotated[
-        str | None, typer.Option("--park", help="Park candidates N[,N...].")
-    ] = None,
+    park_: Annotated[str | None, typer.Option("--park", help="Park candidates N[,N...].")] = None,
     json_out: JsonOpt = False,
     project: ProjectOpt = None,
 ) -> int:
