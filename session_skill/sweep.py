@@ -3,8 +3,8 @@
 `analyze` reads the file once (see `transcript.iter_events`) and keeps only small state:
 the files written, the latest task list, the first real request, and a bounded pool of
 loose ends — questions the user never answered, things put off for later, side ideas.
-The loose-end heuristics favour precision: a table full of chit-chat teaches the user to
-ignore the sweep, so a sentence is only taken when it carries an explicit marker.
+Which sentences are loose ends is decided in `prose`, how they fold and show in
+`candidates`; the public names of both are re-exported here, the API callers import.
 
 Everything lifted from the transcript passes through `redact.redact` before it is kept.
 """
@@ -14,12 +14,25 @@ from __future__ import annotations
 import ntpath
 import posixpath
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from session_skill.candidates import (
+    CANDIDATE_TYPES,
+    DEFERRED,
+    DIVERGING,
+    PRIORITY,
+    UNANSWERED,
+    UNFINISHED,
+    Candidate,
+    filter_known,
+    merge_near_duplicates,
+    render_table,
+    to_json,
+)
+from session_skill.prose import CLIP_CHARS, WORD, answers, clip, final_question, marked_sentences
 from session_skill.redact import redact
 from session_skill.transcript import (
     AssistantText,
@@ -32,18 +45,27 @@ from session_skill.transcript import (
     iter_events,
 )
 
-UNFINISHED = "Unfinished task"
-UNANSWERED = "Unanswered question"
-DEFERRED = "Deferred exploration"
-DIVERGING = "Diverging idea"
-CANDIDATE_TYPES = (UNFINISHED, UNANSWERED, DEFERRED, DIVERGING)
-_PRIORITY = {kind: rank for rank, kind in enumerate(CANDIDATE_TYPES)}
+__all__ = [
+    "CANDIDATE_TYPES",
+    "CLIP_CHARS",
+    "DEFERRED",
+    "DIVERGING",
+    "UNANSWERED",
+    "UNFINISHED",
+    "Candidate",
+    "PendingTask",
+    "ReadStats",
+    "TranscriptFacts",
+    "analyze",
+    "clip",
+    "filter_known",
+    "merge_near_duplicates",
+    "parse_ts",
+    "render_table",
+    "to_json",
+]
 
-CLIP_CHARS = 160
 _REQUEST_CHARS = 1000
-# Only the head of a long message is scanned: a pasted log is not where ideas live, and
-# regexes over megabytes would dominate the pass.
-_SCAN_CHARS = 16_000
 # Loose ends kept during the pass (newest win); bounds memory on a huge transcript.
 _POOL_MAX = 200
 
@@ -57,14 +79,6 @@ _SHELL_TOOLS = frozenset(
     {"shell", "exec_command", "shell_command", "local_shell", "container.exec"}
 )
 _DONE = frozenset({"completed", "deleted", "cancelled", "canceled"})
-
-
-@dataclass(frozen=True)
-class Candidate:
-    text: str
-    type: str
-    why: str
-    ts: str | None = None
 
 
 @dataclass(frozen=True)
@@ -106,191 +120,6 @@ def analyze(path: Path) -> TranscriptFacts:
     facts.stats = stats
     facts.agent = stats.format
     return facts
-
-
-# ---------------------------------------------------------------- prose heuristics
-
-_FENCE = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
-_LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|\[[ xX]\])\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`A-Z0-9])")
-_DEFERRED = re.compile(
-    r"""\b(?:
-        (?:come|get|circle|go)\s+back\s+to
-      | follow[- ]?up\b(?!\s+questions?)
-      | next\s+time\b
-      | out\s+of\s+scope
-      | park\s+(?:this|that|it|these|those)\b
-      | (?:for|until)\s+later\b
-      | (?:handle|do|tackle|address|fix|add|implement|revisit|look\s+(?:at|into)|deal\s+with
-         |clean\s+up|optimi[sz]e|refactor|investigate|check|test|finish|wire\s+up)\b
-        [^.?!\n]{0,40}?\blater\b(?!\s+(?:in|version|versions|release|releases)\b)
-      | revisit\b
-      | (?:in|as|for)\s+a\s+(?:later|future|follow[- ]?up|separate|subsequent)\s+
-        (?:step|pr|pull\s+request|pass|change|iteration|commit|issue|ticket|session|task|phase)
-      | future\s+work | down\s+the\s+road
-      | at\s+some\s+point\s+(?:we|you|i)\b
-      | (?:defer|postpone|punt)(?:red|ed|ing|s)?\s+(?:on\s+)?(?:this|that|it)\b
-      | not\s+(?:right\s+)?now\b
-      | (?:skip|leave|ignore|stub|hard-?code|punt\s+on|keep|disable|bypass|comment\s+out)\b
-        [^.?!\n]{0,60}?\bfor\s+now\b
-      | for\s+now,?\s+(?:let\s+me|let's|i'll|we'll|i\s+will|we\s+will)\s+
-        (?:just\s+)?(?:try\s+(?:to\s+)?)?
-        (?:skip|leav|ignor|stub|hard-?cod|disabl|bypass|comment(?:ing)?\s+out|work(?:ing)?\s+around)
-    )""",
-    re.IGNORECASE | re.VERBOSE,
-)
-# TODO is a marker only in capitals and as a note ("TODO:", "left a TODO"), never "TODO app".
-_TODO = re.compile(
-    r"\bTODO\s*[:(]|\b(?:left|leave|leaving|add|added|adding)\s+(?:an?\s+)?TODOs?\b"
-    r"(?!\s+(?:apps?|lists?|items?|application|component|manager)\b)"
-)
-_DIVERGING = re.compile(
-    r"""\b(?:
-        we\s+could\s+also | could\s+also\s+(?:add|use|try|consider|make|switch|support|cache)
-      | (?:another|one\s+other|an\s+alternative)\s+(?:option|approach|idea|way)
-      | alternatively
-      | worth\s+(?:trying|exploring|considering|a\s+try|looking\s+into|investigating)
-      | (?:might|may|could)\s+be\s+worth
-      | what\s+if\s+we
-      | it\s+would\s+be\s+(?:nice|good|cool|interesting)\s+to
-      | we\s+(?:might|may)\s+(?:also\s+)?want\s+to
-      | (?:one|an)\s+idea\s+(?:is|would\s+be)
-      | instead\s+we\s+could
-      | (?:could|might)\s+(?:also\s+)?(?:explore|experiment\s+with)
-    )""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_ANSWER_START = re.compile(
-    r"^\s*(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay|go\s+ahead|go\s+for\s+it|do\s+it"
-    r"|don'?t|please|proceed|continue|sounds|agreed?|correct|right|exactly|absolutely"
-    r"|definitely|both|neither|either|option|the\s+(?:first|second|third|former|latter)"
-    r"|lgtm|approved?)(?!\w)|^\s*(?:\d+|[a-d])[).:]",
-    re.IGNORECASE,
-)
-# Closing pleasantries end many turns with a question that asks for nothing in particular.
-_GENERIC_QUESTION = re.compile(
-    r"\b(?:anything\s+else|what(?:'s|\s+is)\s+next|how\s+can\s+i\s+help"
-    r"|what\s+(?:would|do|should)\s+(?:you|we)\s+(?:like|want)\s+(?:me\s+)?to\s+"
-    r"(?:do|work\s+on|tackle|look\s+at|focus\s+on|try)"
-    r"|what\s+should\s+(?:i|we)\s+(?:do|work\s+on|tackle|look\s+at)\s+next"
-    r"|(?:does|did)\s+(?:this|that)\s+(?:help|work\s+for\s+you)|any\s+(?:other\s+)?questions)\b",
-    re.IGNORECASE,
-)
-_WORD = re.compile(r"[a-z0-9][a-z0-9_'-]+")
-_STOPWORDS = frozenset(
-    "about after also before being could does doing from have into just like make more "
-    "need only other should some than that their them then there these they this those "
-    "want what when where which while will with would your you yours shall might".split()
-)
-
-
-def _units(text: str) -> list[tuple[str, bool]]:
-    """Sentences of the prose in `text` (code blocks dropped), each flagged as a list item."""
-    text = _FENCE.sub("\n", text[:_SCAN_CHARS])
-    units: list[tuple[str, bool]] = []
-    for line in text.splitlines():
-        is_item = _LIST_MARK.match(line) is not None
-        # Indented lines are code, unless they are nested list items; tables, headings and
-        # markup are not sentences.
-        if not line.strip() or (line.startswith(("    ", "\t")) and not is_item):
-            continue
-        if line.lstrip().startswith(("|", "#", "<")):
-            continue
-        line = _LIST_MARK.sub("", line.lstrip("> ")).replace("**", "").replace("__", "").strip()
-        for sentence in _SENTENCE_END.split(line):
-            sentence = sentence.strip()
-            if sentence:
-                units.append((sentence, is_item))
-    return units
-
-
-_NOT_PLAIN = re.compile(r"[^\w ]|[\d_]")
-
-
-def _is_prose(sentence: str) -> bool:
-    """Four words or more, mostly letters: not a log line, a path list or code."""
-    if len(sentence.split()) < 4:
-        return False
-    return len(_NOT_PLAIN.sub("", sentence)) >= 0.75 * len(sentence)
-
-
-def clip(text: str, limit: int = CLIP_CHARS) -> str:
-    """One line of at most `limit` characters, cut at a word boundary."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    if " " in cut[limit // 2 :]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,;:-") + "…"
-
-
-# Words one of the markers above needs; a text holding none of them is not scanned further
-# (plain substring tests are far cheaper than the marker regexes).
-_MARKER_WORDS = tuple(
-    "back to|follow|next time|of scope|park|later|revisit|future|the road|some point|defer|"
-    "postpon|punt|not now|right now|for now|could also|other option|other approach|"
-    "other idea|other way|alternative|worth|what if|would be|want to|idea|instead|explor|"
-    "experiment".split("|")
-)
-
-
-def _marked(text: str) -> list[tuple[str, str]]:
-    """(type, sentence) for each prose sentence of `text` that defers or diverges."""
-    head = text[:_SCAN_CHARS]
-    lowered = head.lower()
-    if not any(map(lowered.__contains__, _MARKER_WORDS)) and "TODO" not in head:
-        return []
-    if not (_DEFERRED.search(head) or _DIVERGING.search(head) or _TODO.search(head)):
-        return []
-    found: list[tuple[str, str]] = []
-    for sentence, _ in _units(redact(head)):
-        if not _is_prose(sentence):
-            continue
-        if _DEFERRED.search(sentence) or _TODO.search(sentence):
-            found.append((DEFERRED, sentence))
-        elif _DIVERGING.search(sentence):
-            found.append((DIVERGING, sentence))
-    return found
-
-
-def _final_question(text: str) -> tuple[str, list[str]] | None:
-    """The question a turn's last text ends on, with the options listed after it, if any."""
-    if "?" not in text[-_SCAN_CHARS:]:
-        return None
-    units = _units(text[-_SCAN_CHARS:])
-    if not units:
-        return None
-    index = len(units) - 1
-    if not _ends_question(units[index][0]):
-        while index >= 0 and units[index][1] and len(units) - index <= 8:
-            index -= 1
-        if index < 0 or index == len(units) - 1 or not _ends_question(units[index][0]):
-            return None
-    question = units[index][0]
-    if len(question.split()) < 3 or _GENERIC_QUESTION.search(question):
-        return None
-    return question, [unit for unit, _ in units[index + 1 :]]
-
-
-def _ends_question(sentence: str) -> bool:
-    return sentence.rstrip(" *_)\"'`").endswith("?")
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) >= 4 and w not in _STOPWORDS}
-
-
-def _answers(question: str, options: list[str], reply: str) -> bool:
-    """Does `reply` take up the question, or move on to something else?"""
-    if len(reply.split()) <= 4 or _ANSWER_START.match(reply):
-        return True
-    said = _content_words(reply)
-    asked = _content_words(question)
-    shared = asked & said
-    if len(shared) >= 2 or (bool(shared) and len(shared) >= 0.3 * len(asked)):
-        return True
-    return any(_content_words(option) & said for option in options)
 
 
 def parse_ts(ts: str | None) -> datetime | None:
@@ -384,7 +213,7 @@ class _Sweep:
             self._tool_result(event)
 
     def _scan(self, text: str, ts: str | None) -> None:
-        for kind, sentence in _marked(text):
+        for kind, sentence in marked_sentences(text):
             why = f"deferred{_at(ts)}" if kind == DEFERRED else f"raised{_at(ts)}; not pursued"
             self._add(Candidate(clip(sentence), kind, why, ts))
 
@@ -393,20 +222,20 @@ class _Sweep:
         last, self.last_text = self.last_text, None
         if last is None:
             return
-        found = _final_question(last.text)
+        found = final_question(last.text)
         if found is None:
             return
         question, options = found
-        if reply is not None and not reply.is_command and _answers(question, options, reply.text):
+        if reply is not None and not reply.is_command and answers(question, options, reply.text):
             return
         why = f"asked{_at(last.ts)}; {ending}"
         self._add(Candidate(clip(redact(question)), UNANSWERED, why, last.ts))
 
     def _add(self, candidate: Candidate) -> None:
-        key = " ".join(_WORD.findall(candidate.text.lower()))
+        key = " ".join(WORD.findall(candidate.text.lower()))
         held = self.pool.get(key)
         if held is not None:
-            if _PRIORITY[candidate.type] < _PRIORITY[held.type]:
+            if PRIORITY[candidate.type] < PRIORITY[held.type]:
                 self.pool[key] = candidate
             return
         self.pool[key] = candidate
@@ -579,81 +408,3 @@ def _join(base: str | None, path: str) -> str:
     if base.startswith("/"):
         return posixpath.normpath(posixpath.join(base, path))
     return ntpath.normpath(ntpath.join(base, path))
-
-
-# ---------------------------------------------------------------- merging and output
-
-
-def merge_near_duplicates(candidates: list[Candidate]) -> list[Candidate]:
-    """Fold candidates saying the same thing (token_set_ratio ≥ 90); keep the stronger type."""
-    from rapidfuzz import fuzz, utils
-
-    kept: list[Candidate] = []
-    processed: list[str] = []
-    for cand in candidates:
-        text = utils.default_process(cand.text)
-        for i, other in enumerate(processed):
-            if _near(text, other, fuzz.token_set_ratio(text, other), 90, min_share=0.5):
-                if _PRIORITY[cand.type] < _PRIORITY[kept[i].type]:
-                    kept[i] = cand
-                break
-        else:
-            kept.append(cand)
-            processed.append(text)
-    return kept
-
-
-def _near(a: str, b: str, score: float, threshold: float, min_share: float = 0.0) -> bool:
-    # token_set_ratio is 100 whenever one side's words are a subset of the other's, so a
-    # very short text ("tests") would swallow everything mentioning it: require three words,
-    # and (for merging) that the shorter text is not a mere fragment of the longer one.
-    if a == b:
-        return True
-    short, long = sorted((len(a.split()), len(b.split())))
-    return score >= threshold and short >= 3 and short >= min_share * long
-
-
-_ITEM_NOISE = re.compile(r"\*\*|Raised:\s*\d{4}-\d{2}-\d{2}\.?|^\s*(?:[-*]\s+(?:\[ \]\s+)?)")
-
-
-def filter_known(candidates: Iterable[Candidate], known: Iterable[str]) -> list[Candidate]:
-    """Drop candidates matching an open parked item's or a dropped item's text (fuzzy ≥ 88)."""
-    from rapidfuzz import fuzz, utils
-
-    known_texts = [utils.default_process(_ITEM_NOISE.sub(" ", k).replace("-", " ")) for k in known]
-    known_texts = [k for k in known_texts if k]
-    kept = []
-    for cand in candidates:
-        text = utils.default_process(cand.text)
-        if not any(
-            _near(text, k, max(fuzz.token_set_ratio(text, k), fuzz.ratio(text, k)), 88)
-            for k in known_texts
-        ):
-            kept.append(cand)
-    return kept
-
-
-def render_table(candidates: list[Candidate]) -> str:
-    """The markdown table of SPEC §7.7, or one line saying nothing was found."""
-    if not candidates:
-        return "No unlanded items: no open tasks, unanswered questions, deferrals or side ideas."
-    noun = "item" if len(candidates) == 1 else "items"
-    lines = [
-        f"## Unlanded — {len(candidates)} {noun}",
-        "| # | Item | Type | Why it did not land |",
-        "| --- | --- | --- | --- |",
-    ]
-    for number, cand in enumerate(candidates, 1):
-        lines.append(f"| {number} | {_cell(cand.text)} | {cand.type} | {_cell(cand.why)} |")
-    return "\n".join(lines)
-
-
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
-def to_json(candidates: list[Candidate]) -> list[dict[str, Any]]:
-    return [
-        {"n": number, "text": c.text, "type": c.type, "why": c.why, "ts": c.ts}
-        for number, c in enumerate(candidates, 1)
-    ]

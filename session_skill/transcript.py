@@ -9,6 +9,9 @@ what the user and the model said to each other.
 Memory stays flat in the file's size: the file is read line by line and no record outlives
 its line, except a short window of recent assistant message ids used to merge one response
 that Claude Code wrote over several lines.
+
+This module holds the reader and the Claude Code parser; the events are defined in
+`transcript_events` (re-exported here) and the Codex parser lives in `codex`.
 """
 
 from __future__ import annotations
@@ -17,93 +20,42 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any
 
-CLAUDE = "claude-code"
-CODEX = "codex"
-
-
-@dataclass(frozen=True)
-class SessionMeta:
-    """The session the following events belong to; emitted when its id or cwd changes."""
-
-    session_id: str | None
-    cwd: str | None
-    ts: str | None
-    agent: str
-
-
-@dataclass(frozen=True)
-class UserText:
-    """Something the user typed: a request, or a slash command (`is_command`)."""
-
-    text: str
-    ts: str | None
-    is_command: bool = False
-    command_name: str | None = None
-    command_args: str | None = None
-
-
-@dataclass(frozen=True)
-class AssistantText:
-    text: str
-    ts: str | None
-    msg_id: str | None
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    name: str
-    input: dict[str, Any]
-    id: str | None
-    ts: str | None
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    tool_use_id: str | None
-    content: object
-    ts: str | None
-    is_error: bool = False
-    # Claude Code's structured `toolUseResult` (e.g. TaskCreate's `{"task": {"id": …}}`).
-    meta: dict[str, Any] | None = None
-
-    @property
-    def text(self) -> str:
-        # Built on demand: most results are never read, and some are megabytes long.
-        return _blocks_text(self.content)
-
-
-@dataclass(frozen=True)
-class CompactBoundary:
-    ts: str | None
-
-
-@dataclass(frozen=True)
-class ClearSplit:
-    """A `/clear` command record: what precedes it belongs to an earlier conversation."""
-
-    ts: str | None
-
-
-Event: TypeAlias = (
-    SessionMeta | UserText | AssistantText | ToolCall | ToolResult | CompactBoundary | ClearSplit
+from session_skill.codex import CodexParser, looks_codex
+from session_skill.transcript_events import (
+    CLAUDE,
+    CODEX,
+    AssistantText,
+    ClearSplit,
+    CompactBoundary,
+    Event,
+    ReadStats,
+    SessionMeta,
+    ToolCall,
+    ToolResult,
+    UserText,
+    first_type,
+    mentions,
+    str_or_none,
 )
 
-
-@dataclass
-class ReadStats:
-    lines: int = 0
-    records: int = 0
-    malformed: int = 0
-    sidechain: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    format: str | None = None
-
-    def skip(self, kind: str) -> None:
-        self.skipped[kind] = self.skipped.get(kind, 0) + 1
+__all__ = [
+    "CLAUDE",
+    "CODEX",
+    "AssistantText",
+    "ClearSplit",
+    "CompactBoundary",
+    "Event",
+    "ReadStats",
+    "SessionMeta",
+    "ToolCall",
+    "ToolResult",
+    "UserText",
+    "detect_format",
+    "iter_events",
+]
 
 
 def iter_events(
@@ -123,7 +75,7 @@ def iter_events(
     output) and parsing them is most of the cost of a pass.
     """
     stats = stats if stats is not None else ReadStats()
-    parser: _ClaudeParser | _CodexParser | None = None
+    parser: _ClaudeParser | CodexParser | None = None
     with open(path, "rb") as fh:
         for raw in fh:
             stats.lines += 1
@@ -147,7 +99,7 @@ def iter_events(
                 continue
             stats.records += 1
             if parser is None:
-                parser = _CodexParser(stats) if _looks_codex(record) else _ClaudeParser(stats)
+                parser = CodexParser(stats) if looks_codex(record) else _ClaudeParser(stats)
                 stats.format = parser.agent
             yield from parser.feed(record)
 
@@ -163,53 +115,8 @@ def detect_format(path: Path, max_lines: int = 20) -> str | None:
             except ValueError:
                 continue
             if isinstance(record, dict):
-                return CODEX if _looks_codex(record) else CLAUDE
+                return CODEX if looks_codex(record) else CLAUDE
     return None
-
-
-_CODEX_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
-)
-# Early Codex rollouts had no envelope: a header line, then bare response items.
-_CODEX_LEGACY_ITEMS = frozenset(
-    {"message", "function_call", "function_call_output", "reasoning", "local_shell_call"}
-)
-
-
-def _looks_codex(record: dict[str, Any]) -> bool:
-    if "payload" in record and record.get("type") in _CODEX_TYPES:
-        return True
-    if "instructions" in record and "id" in record and "type" not in record:
-        return True
-    return record.get("type") in _CODEX_LEGACY_ITEMS and "uuid" not in record
-
-
-def _blocks_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [
-            block["text"]
-            for block in content
-            if isinstance(block, dict) and isinstance(block.get("text"), str)
-        ]
-        return "\n".join(parts)
-    return ""
-
-
-def _first_type(raw: bytes, limit: int = 4096) -> tuple[int, bytes | None]:
-    """Position and value of the first `"type":"…"` in a compact JSON line."""
-    start = raw.find(b'"type":"', 0, limit)
-    if start == -1:
-        return -1, None
-    end = raw.find(b'"', start + 8, start + 72)
-    if end == -1:
-        return start, None
-    return start, raw[start + 8 : end]
-
-
-def _mentions(raw: bytes, ids: Collection[str]) -> bool:
-    return any(tool_id.encode() in raw for tool_id in ids)
 
 
 # ---------------------------------------------------------------- Claude Code
@@ -249,7 +156,7 @@ class _ClaudeParser:
         self.seen_blocks: OrderedDict[str, set[tuple[str, int | str]]] = OrderedDict()
 
     def cheap_skip(self, raw: bytes, wanted: Collection[str] | None) -> str | None:
-        start, value = _first_type(raw)
+        start, value = first_type(raw)
         if value is None:
             return None
         if value in _CLAUDE_SKIP:
@@ -263,7 +170,7 @@ class _ClaudeParser:
             # toolUseResult (after the message) may itself say "type":"text" (Read results).
             end = raw.rfind(b'"toolUseResult":')
             if raw.find(b'"type":"text"', start, end if end > start else len(raw)) == -1:
-                if not _mentions(raw, wanted):
+                if not mentions(raw, wanted):
                     return "user:tool_result"
         return None
 
@@ -316,7 +223,7 @@ class _ClaudeParser:
                     yield event
             elif block.get("type") == "tool_result":
                 yield ToolResult(
-                    tool_use_id=_str_or_none(block.get("tool_use_id")),
+                    tool_use_id=str_or_none(block.get("tool_use_id")),
                     content=block.get("content"),
                     ts=ts,
                     is_error=bool(block.get("is_error")),
@@ -331,7 +238,7 @@ class _ClaudeParser:
         message = record.get("message")
         if not isinstance(message, dict):
             return
-        msg_id = _str_or_none(message.get("id"))
+        msg_id = str_or_none(message.get("id"))
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -350,7 +257,7 @@ class _ClaudeParser:
                 if block["text"].strip():
                     yield AssistantText(block["text"], ts, msg_id)
             elif btype == "tool_use" and isinstance(block.get("name"), str):
-                tool_id = _str_or_none(block.get("id"))
+                tool_id = str_or_none(block.get("id"))
                 key = ("tool", tool_id or hash(json.dumps(block, sort_keys=True, default=str)))
                 if key in seen:
                     continue
@@ -404,124 +311,3 @@ def _user_text(text: str, ts: str | None) -> UserText | ClearSplit | None:
         text = _SYSTEM_REMINDER.sub("", text)
     text = text.strip()
     return UserText(text, ts) if text else None
-
-
-def _str_or_none(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-# ---------------------------------------------------------------- Codex
-
-# User-role messages Codex injects itself (environment, AGENTS.md, aborted turns).
-_CODEX_INJECTED = tuple(
-    "<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS.md instructions|"
-    "<user_shell_command>|<turn_aborted>|<permissions instructions>|<skill>".split("|")
-)
-_CODEX_REASONING = b'"payload":{"type":"reasoning"'
-_CODEX_OUTPUT = b'"payload":{"type":"function_call_output"'
-
-
-class _CodexParser:
-    agent = CODEX
-
-    def __init__(self, stats: ReadStats) -> None:
-        self.stats = stats
-        self.session_id: str | None = None
-        self.cwd: str | None = None
-
-    def cheap_skip(self, raw: bytes, wanted: Collection[str] | None) -> str | None:
-        # event_msg lines repeat what response_item lines say (and token counts).
-        start, value = _first_type(raw, 256)
-        if value == b"event_msg":
-            return "event_msg"
-        if value != b"response_item":
-            return None
-        head = raw[start : start + 96]
-        if _CODEX_REASONING in head:
-            return "response_item:reasoning"
-        if wanted is not None and _CODEX_OUTPUT in head and not _mentions(raw, wanted):
-            return "response_item:function_call_output"
-        return None
-
-    def feed(self, record: dict[str, Any]) -> Iterator[Event]:
-        kind = record.get("type")
-        ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
-        payload = record.get("payload")
-        if not isinstance(payload, dict):
-            if kind in _CODEX_LEGACY_ITEMS:
-                kind, payload = "response_item", record
-            elif "instructions" in record and "id" in record:
-                kind, payload = "session_meta", record
-            else:
-                self.stats.skip(str(kind))
-                return
-        if kind == "session_meta":
-            self.session_id = _str_or_none(payload.get("id")) or self.session_id
-            self.cwd = _str_or_none(payload.get("cwd")) or self.cwd
-            yield SessionMeta(self.session_id, self.cwd, ts, CODEX)
-        elif kind == "turn_context":
-            cwd = _str_or_none(payload.get("cwd"))
-            if cwd and cwd != self.cwd:
-                self.cwd = cwd
-                yield SessionMeta(self.session_id, cwd, ts, CODEX)
-        elif kind == "response_item":
-            yield from self._item(payload, ts)
-        elif kind == "compacted":
-            yield CompactBoundary(ts)
-        else:
-            self.stats.skip(str(kind))
-
-    def _item(self, item: dict[str, Any], ts: str | None) -> Iterator[Event]:
-        itype = item.get("type")
-        if itype == "message":
-            text = _blocks_text(item.get("content")).strip()
-            role = item.get("role")
-            if not text:
-                return
-            if role == "user":
-                if not text.startswith(_CODEX_INJECTED):
-                    yield UserText(text, ts)
-            elif role == "assistant":
-                yield AssistantText(text, ts, _str_or_none(item.get("id")))
-        elif itype == "function_call":
-            yield ToolCall(
-                str(item.get("name") or ""),
-                _arguments(item.get("arguments")),
-                _str_or_none(item.get("call_id")),
-                ts,
-            )
-        elif itype == "custom_tool_call":
-            patch = item.get("input")
-            yield ToolCall(
-                str(item.get("name") or ""),
-                {"input": patch if isinstance(patch, str) else ""},
-                _str_or_none(item.get("call_id")),
-                ts,
-            )
-        elif itype == "local_shell_call":
-            action = item.get("action")
-            action = action if isinstance(action, dict) else {}
-            yield ToolCall(
-                "shell",
-                {"command": action.get("command"), "workdir": action.get("working_directory")},
-                _str_or_none(item.get("call_id")),
-                ts,
-            )
-        elif itype in ("function_call_output", "custom_tool_call_output"):
-            output = item.get("output")
-            yield ToolResult(_str_or_none(item.get("call_id")), output, ts)
-        else:
-            self.stats.skip(f"response_item:{itype}")
-
-
-def _arguments(raw: object) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            parsed = json.loads(raw)
-        except ValueError:
-            return {"raw": raw}
-        if isinstance(parsed, dict):
-            return parsed
-    return {}

@@ -1,0 +1,132 @@
+"""The events a transcript is read as, shared by the Claude Code and the Codex parsers.
+
+Kept apart from the reader (`transcript`) and the Codex parser (`codex`) so that both can
+build events without importing each other; `transcript` re-exports everything public here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+CLAUDE = "claude-code"
+CODEX = "codex"
+
+
+@dataclass(frozen=True)
+class SessionMeta:
+    """The session the following events belong to; emitted when its id or cwd changes."""
+
+    session_id: str | None
+    cwd: str | None
+    ts: str | None
+    agent: str
+
+
+@dataclass(frozen=True)
+class UserText:
+    """Something the user typed: a request, or a slash command (`is_command`)."""
+
+    text: str
+    ts: str | None
+    is_command: bool = False
+    command_name: str | None = None
+    command_args: str | None = None
+
+
+@dataclass(frozen=True)
+class AssistantText:
+    text: str
+    ts: str | None
+    msg_id: str | None
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    input: dict[str, Any]
+    id: str | None
+    ts: str | None
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    tool_use_id: str | None
+    content: object
+    ts: str | None
+    is_error: bool = False
+    # Claude Code's structured `toolUseResult` (e.g. TaskCreate's `{"task": {"id": …}}`).
+    meta: dict[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        # Built on demand: most results are never read, and some are megabytes long.
+        return blocks_text(self.content)
+
+
+@dataclass(frozen=True)
+class CompactBoundary:
+    ts: str | None
+
+
+@dataclass(frozen=True)
+class ClearSplit:
+    """A `/clear` command record: what precedes it belongs to an earlier conversation."""
+
+    ts: str | None
+
+
+Event: TypeAlias = (
+    SessionMeta | UserText | AssistantText | ToolCall | ToolResult | CompactBoundary | ClearSplit
+)
+
+
+@dataclass
+class ReadStats:
+    lines: int = 0
+    records: int = 0
+    malformed: int = 0
+    sidechain: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    format: str | None = None
+
+    def skip(self, kind: str) -> None:
+        self.skipped[kind] = self.skipped.get(kind, 0) + 1
+
+
+# ---------------------------------------------------------------- helpers for the parsers
+
+
+def blocks_text(content: object) -> str:
+    """The text of a message's content: a plain string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        ]
+        return "\n".join(parts)
+    return ""
+
+
+def first_type(raw: bytes, limit: int = 4096) -> tuple[int, bytes | None]:
+    """Position and value of the first `"type":"…"` in a compact JSON line."""
+    start = raw.find(b'"type":"', 0, limit)
+    if start == -1:
+        return -1, None
+    end = raw.find(b'"', start + 8, start + 72)
+    if end == -1:
+        return start, None
+    return start, raw[start + 8 : end]
+
+
+def mentions(raw: bytes, ids: Collection[str]) -> bool:
+    """Does the raw line name any of these tool-call ids?"""
+    return any(tool_id.encode() in raw for tool_id in ids)
+
+
+def str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
