@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from . import __version__
-from .errors import SessionError, run_command
+from .errors import EXIT_USAGE, SessionError, UsageError, run_command
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -315,4 +315,23 @@ for _alias, _fn in (("save", dump), ("restore", recall), ("load", recall), ("arc
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     _state["project"] = None  # a global --project applies to this call only
-    return run_command(lambda: app(args=args, prog_name="session-skill", standalone_mode=True))
+    return run_command(lambda: _invoke(args))
+
+
+def _invoke(args: list[str]) -> int:
+    """Run the Typer app; a usage error becomes one `error:` line (exit 2), like the rest."""
+    from typer._click import exceptions as click_errors  # typer vendors click (pyproject pins it)
+
+    try:
+        rv = app(args=args, prog_name="session-skill", standalone_mode=False)
+    except click_errors.UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `session-skill`: the help
+            print(exc.format_message())
+            return EXIT_USAGE
+        where = exc.ctx.command_path if exc.ctx is not None else "session-skill"
+        raise UsageError(f"{exc.format_message()} (see `{where} --help`)") from None
+    except typer.Abort:
+        raise KeyboardInterrupt from None
+    except click_errors.ClickException as exc:
+        raise SessionError(exc.format_message()) from None
+    return rv if isinstance(rv, int) else 0
