@@ -1,7 +1,9 @@
 """`python -m session_skill` and the `session-skill` console script.
 
-The SessionStart hook is fast-pathed here, before the CLI (and typer) is imported:
-it runs at every session start and must cost milliseconds.
+Two fast paths run before the CLI (and Typer, which alone costs several times Python's
+own start-up) is imported: the SessionStart hook, which runs at every session start, and
+well-formed calls of the commands the model runs in its loop (`fastpath.py`). Everything
+else goes to the Typer CLI.
 """
 
 from __future__ import annotations
@@ -15,6 +17,11 @@ def main() -> int:
         from session_skill.hook import main as hook_main
 
         return hook_main()
+    from session_skill.fastpath import main as fast_main
+
+    code = fast_main(argv)
+    if code is not None:
+        return code
     from session_skill.cli import main as cli_main
 
     return cli_main(argv)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from . import fileio, frontmatter
@@ -14,6 +13,7 @@ from .docs import info as docinfo
 from .errors import ChoiceNeeded, SessionError
 from .handover import format_time, parse_doc
 from .parked import Item, Parked, bullet
+from .records import Record
 from .store import DROPPED, PARKED, Store, valid_slug
 from .timefmt import age
 
@@ -25,10 +25,14 @@ _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
 NO_PENDING = "No pending handover. → /session list"
 
 
-@dataclass
-class Output:
+class Output(Record):
+    __slots__ = ("text", "code")
     text: str
-    code: int = 0
+    code: int
+
+    def __init__(self, text: str, code: int = 0) -> None:
+        self.text = text
+        self.code = code
 
 
 def _dumps(obj: object) -> str:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from .commands import Output
 from .errors import ChoiceNeeded
+from .records import Record
 from .store import Store
 
 MODES = ("dump", "recall", "list", "park", "sweep", "drop")
@@ -36,12 +36,24 @@ CHOOSE_MODE = """Which session mode did you want?
 (d) list — stored handovers and parked items"""
 
 
-@dataclass
-class Request:
+class Request(Record):
+    __slots__ = ("mode", "payload", "args", "flags")
     mode: str
-    payload: str = ""  # park/drop: verbatim text after the mode word
-    args: list[str] = field(default_factory=list)  # other modes: positional words
-    flags: dict[str, str | bool] = field(default_factory=dict)
+    payload: str  # park/drop: verbatim text after the mode word
+    args: list[str]  # other modes: positional words
+    flags: dict[str, str | bool]
+
+    def __init__(
+        self,
+        mode: str,
+        payload: str = "",
+        args: list[str] | None = None,
+        flags: dict[str, str | bool] | None = None,
+    ) -> None:
+        self.mode = mode
+        self.payload = payload
+        self.args = [] if args is None else args
+        self.flags = {} if flags is None else flags
 
 
 def parse(raw: str, *, ignore_unknown_flags: bool = False) -> Request:

@@ -3,24 +3,33 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from . import frontmatter
 from .handover import parse_time
+from .records import Record
 from .store import Store
 
 _HEAD = 8192
 
 
-@dataclass
-class DocInfo:
+class DocInfo(Record):
+    __slots__ = ("slug", "path", "meta", "created", "mtime")
     slug: str  # from the file name: what LATEST and commands use
     path: Path
     meta: dict[str, str]
     created: datetime | None
     mtime: float
+
+    def __init__(
+        self, slug: str, path: Path, meta: dict[str, str], created: datetime | None, mtime: float
+    ) -> None:
+        self.slug = slug
+        self.path = path
+        self.meta = meta
+        self.created = created
+        self.mtime = mtime
 
     @property
     def when(self) -> datetime:
@@ -39,19 +48,37 @@ class DocInfo:
 def read_meta(path: Path) -> dict[str, str] | None:
     """Frontmatter of a doc (reads only its head); None when it is not a handover doc."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(_HEAD)
+        # os.read, not open(): a buffered file object costs more than the read itself, and
+        # `list` reads the head of every doc.
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            data = _read(fd, _HEAD)
             text = data.decode("utf-8", "replace")
             s = frontmatter.split(text)
             if not s.has_frontmatter and len(data) == _HEAD:
-                text = (data + fh.read()).decode("utf-8", "replace")
+                text = (data + _read(fd, None)).decode("utf-8", "replace")
                 s = frontmatter.split(text)
+        finally:
+            os.close(fd)
     except OSError:
         return None
     if not s.has_frontmatter:
         return None
     meta = frontmatter.parse(s.lines)
     return meta if ("created" in meta or "slug" in meta) else None
+
+
+def _read(fd: int, limit: int | None) -> bytes:
+    """Up to `limit` bytes (None: to the end), as a file object's read(limit) gives them."""
+    chunks = []
+    size = 0
+    while limit is None or size < limit:
+        chunk = os.read(fd, 65536 if limit is None else limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def info(path: Path) -> DocInfo | None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+
+TYPE_CHECKING = False  # the hook imports this module: no runtime import for annotations
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 EXIT_OK = 0
 EXIT_FAIL = 1

@@ -10,24 +10,33 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from .errors import StoreError
+
+# The hook passes plain strings; pathlib alone would cost it a third of Python's start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+    from typing import TypeVar
+
+    _P = TypeVar("_P", str, Path)
 
 TMP_MARK = ".tmp-"
 
 
-def tmp_name(path: Path) -> Path:
-    return path.with_name(f".{path.name}{TMP_MARK}{os.getpid()}-{os.urandom(4).hex()}")
+def tmp_name(path: _P) -> _P:
+    """A temp file beside `path`, of the same type (str or Path)."""
+    name = f".{os.path.basename(path)}{TMP_MARK}{os.getpid()}-{os.urandom(4).hex()}"
+    return type(path)(os.path.join(os.path.dirname(path), name))
 
 
 def is_tmp_name(name: str) -> bool:
     return name.startswith(".") and TMP_MARK in name
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: _P, data: bytes) -> None:
     """Write `data` to `path` so that readers see the old file or the new one, never a part."""
     tmp = tmp_name(path)
     try:
@@ -46,10 +55,10 @@ def atomic_write(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
-    _fsync_dir(path.parent)
+    _fsync_dir(os.path.dirname(path) or ".")
 
 
-def create_exclusive(path: Path, data: bytes) -> bool:
+def create_exclusive(path: _P, data: bytes) -> bool:
     """Create `path` holding `data` only if it does not exist yet. False when it exists.
 
     The content is written to a temp file first and linked into place, so a crash never
@@ -83,7 +92,7 @@ def create_exclusive(path: Path, data: bytes) -> bool:
             os.unlink(tmp)
         except OSError:
             pass
-    _fsync_dir(path.parent)
+    _fsync_dir(os.path.dirname(path) or ".")
     return True
 
 
@@ -105,7 +114,7 @@ def append_line(path: Path, line: str) -> None:
         os.close(fd)
 
 
-def _fsync_dir(directory: Path) -> None:
+def _fsync_dir(directory: str) -> None:
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -145,7 +154,7 @@ class LockTimeout(Exception):
 
 
 @contextmanager
-def file_lock(lock_path: Path, timeout: float | None = None) -> Iterator[None]:
+def file_lock(lock_path: str | Path, timeout: float | None = None) -> Iterator[None]:
     """Exclusive flock on `lock_path`; `timeout` None waits forever."""
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:

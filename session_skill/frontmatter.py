@@ -10,8 +10,12 @@ from __future__ import annotations
 import json
 import re
 
-_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+# `key: value`; group 2 keeps trailing blanks (unquote strips them): a lazy group that
+# left them out would retry the rest of the pattern at every character of the value.
+_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _PLAIN_SAFE = re.compile(r"^[A-Za-z0-9/._][A-Za-z0-9 /._+@~,()=:-]*$")
+# A line closing the frontmatter: `---` or `...`, then only whitespace ("\n" ends lines).
+_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
 _RESERVED_PLAIN = frozenset({"", "null", "~", "true", "false", "yes", "no", "on", "off", "y", "n"})
 
 
@@ -45,18 +49,14 @@ def split(text: str) -> Split:
     if first_end < 0 or text[:first_end].rstrip("\r").rstrip() != "---":
         return Split(False, "", [], text)
     pos = first_end + 1
-    lines: list[str] = []
-    while pos <= len(text):
-        end = text.find("\n", pos)
-        line_end = len(text) if end < 0 else end + 1
-        line = text[pos:line_end].rstrip("\n").rstrip("\r")
-        if line.rstrip() in ("---", "..."):
-            return Split(True, text[:line_end], lines, text[line_end:])
-        lines.append(line)
-        if end < 0:
-            break
-        pos = line_end
-    return Split(False, "", [], text)
+    # One regex search, not a loop over lines: `list` splits the head of every doc.
+    close = _CLOSE_RE.search(text, pos)
+    if close is None:
+        return Split(False, "", [], text)
+    line_end = min(close.end() + 1, len(text))  # past the closing line's "\n", if any
+    block = text[pos : close.start()]  # whole lines, each ending in "\n"
+    lines = [line.rstrip("\r") for line in block[:-1].split("\n")] if block else []
+    return Split(True, text[:line_end], lines, text[line_end:])
 
 
 def unquote(value: str) -> str:
@@ -80,7 +80,10 @@ def parse(lines: list[str]) -> dict[str, str]:
     for line in lines:
         m = _KEY_RE.match(line)
         if m:
-            out[m.group(1)] = unquote(m.group(2) or "")
+            value = (m.group(2) or "").strip()
+            # Most values are plain: unquote only when a quote or a ` #` comment may be there.
+            plain = value[:1] not in ("'", '"') and " #" not in value
+            out[m.group(1)] = value if plain else unquote(value)
     return out
 
 

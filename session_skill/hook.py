@@ -12,14 +12,16 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Mapping
-from pathlib import Path
+import time
 
-from . import store as store_mod
+# Paths are plain strings here (storepaths): importing pathlib would cost more than the rest
+# of the hook, and so would datetime (see _epoch).
+from . import storepaths
 
 # `typing` costs more to import than this whole module; type checkers read this name as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from datetime import datetime
 
 MAX_PAYLOAD = 1 << 20  # a SessionStart payload is a few hundred bytes
@@ -39,7 +41,7 @@ class _Pending:
 
     __slots__ = ("slug", "path", "branch", "age", "body")
 
-    def __init__(self, slug: str, path: Path, branch: str, age: float, body: str) -> None:
+    def __init__(self, slug: str, path: str, branch: str, age: float, body: str) -> None:
         self.slug = slug
         self.path = path
         self.branch = branch
@@ -52,25 +54,25 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
     source = _source(payload)
     if source is None:
         return ""
-    root = store_mod.find_project_root(env=env, cwd=source[1])
-    st = store_mod.Store(root)
-    if not st.exists():  # never create the store here
+    root = storepaths.project_root(env=env, cwd=source[1])
+    store = storepaths.store_dir(root)
+    if not storepaths.store_exists(store):  # never create the store here
         return ""
-    slug = st.read_latest()
+    slug = storepaths.read_latest(store)
     if slug is None:
         return ""
 
     # Something is pending: only now pay for the modules a doc needs.
-    from datetime import datetime, timezone
-
     from . import githead
-    from .handover import parse_time
 
-    if now is None:
+    if now is not None:
+        now_ts = now.timestamp()
+    else:
         # SESSION_SKILL_NOW pins the clock for the demo and tests, as for every command.
-        now = parse_time(env.get("SESSION_SKILL_NOW")) or datetime.now(timezone.utc)
-    doc_path = st.dir / f"{slug}.md"
-    pending = _pending(slug, doc_path, _read_doc(doc_path), now)
+        pinned = _epoch(env.get("SESSION_SKILL_NOW"))
+        now_ts = time.time() if pinned is None else pinned
+    doc_path = os.path.join(store, f"{slug}.md")
+    pending = _pending(slug, doc_path, _read_doc(doc_path), now_ts)
     if pending is None:
         return ""
 
@@ -86,7 +88,7 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
             f"A session handover from {_ago(pending.age)} is pending in this project "
             f"(`{slug}`); `/session recall` loads it."
         )
-    consumed = _consume(st, slug, doc_path, now)
+    consumed = _consume(store, slug, doc_path, now_ts)
     if consumed is None:
         return ""  # another process consumed it first, or the store was busy
     return _output(render(consumed))
@@ -98,7 +100,7 @@ def _source(payload: bytes) -> tuple[str, str | None] | None:
         return None
     try:
         data = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # RecursionError: `[[[[…` nested 100,000 deep
         return None
     if not isinstance(data, dict) or data.get("hook_event_name") != "SessionStart":
         return None
@@ -111,7 +113,7 @@ def _source(payload: bytes) -> tuple[str, str | None] | None:
     return source, cwd if isinstance(cwd, str) and cwd and "\0" not in cwd else None
 
 
-def _read_doc(path: Path) -> str | None:
+def _read_doc(path: str) -> str | None:
     """The doc's text if it is a regular UTF-8 file (not a symlink, FIFO or device)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -139,12 +141,11 @@ def _read_doc(path: Path) -> str | None:
         return None
 
 
-def _pending(slug: str, path: Path, text: str | None, now: datetime) -> _Pending | None:
+def _pending(slug: str, path: str, text: str | None, now: float) -> _Pending | None:
     """The frontmatter gates: `consumed: false`, `created` parses, 30 min old at most."""
     if text is None:
         return None
     from . import frontmatter
-    from .handover import parse_time
 
     split = frontmatter.split(text)
     if not split.has_frontmatter:
@@ -152,10 +153,10 @@ def _pending(slug: str, path: Path, text: str | None, now: datetime) -> _Pending
     meta = frontmatter.parse(split.lines)
     if not frontmatter.is_false(meta.get("consumed")):
         return None
-    created = parse_time(meta.get("created"))
+    created = _epoch(meta.get("created"))
     if created is None:
         return None
-    age = (now - created).total_seconds()
+    age = now - created
     if age > MAX_AGE or age < -MAX_FUTURE:
         return None
     return _Pending(slug, path, meta.get("branch", "").strip(), age, split.body)
@@ -169,34 +170,74 @@ def _branch_differs(doc_branch: str, current: str | None) -> bool:
     return doc_branch != current
 
 
-def _consume(st: store_mod.Store, slug: str, path: Path, now: datetime) -> _Pending | None:
+def _consume(store: str, slug: str, path: str, now: float) -> _Pending | None:
     """Flip `consumed` under the lock, re-checking first; None if someone else got there."""
     from . import fileio, frontmatter
-    from .handover import format_time
 
+    lock = os.path.join(store, storepaths.LOCK)
     try:
-        with fileio.file_lock(st.dir / store_mod.LOCK, LOCK_WAIT):
+        with fileio.file_lock(lock, LOCK_WAIT):
             text = _read_doc(path)
             pending = _pending(slug, path, text, now)
             if text is None or pending is None:
                 return None
-            flipped = frontmatter.flip_consumed(text, "hook", format_time(now))
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))  # format_time
+            flipped = frontmatter.flip_consumed(text, "hook", stamp)
             if flipped is None:
                 return None
             fileio.atomic_write(path, flipped.encode("utf-8"))
-            if st.read_latest() == slug:
-                st.write_latest(None)
+            if storepaths.read_latest(store) == slug:
+                storepaths.clear_latest(store)
             return pending
     except fileio.LockTimeout:
-        _warn(f"the store is busy ({st.dir / store_mod.LOCK}); `/session recall {slug}` loads it")
+        _warn(f"the store is busy ({lock}); `/session recall {slug}` loads it")
         return None
+
+
+def _epoch(value: str | None) -> float | None:
+    """`handover.parse_time(value)` as seconds since the epoch.
+
+    The `YYYY-MM-DDTHH:MM:SSZ` that dumps write is read here, by arithmetic: `datetime`
+    (with handover.py) costs the hook a sixth of Python's start-up. Anything else, or a
+    date out of range, goes to parse_time itself.
+    """
+    if not value:
+        return None
+    v = value
+    canonical = (
+        len(v) == 20 and v.isascii() and v[4] + v[7] + v[10] + v[13] + v[16] + v[19] == "--T::Z"
+    )
+    digits = v[:4] + v[5:7] + v[8:10] + v[11:13] + v[14:16] + v[17:19] if canonical else ""
+    if digits.isdigit():  # YYYY-MM-DDTHH:MM:SSZ, ASCII digits (a string compare, no regex)
+        year, month, day = int(digits[:4]), int(digits[4:6]), int(digits[6:8])
+        hour, minute, second = int(digits[8:10]), int(digits[10:12]), int(digits[12:14])
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        month_days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+        if year >= 1 and 1 <= month <= 12 and 1 <= day <= month_days[month - 1]:
+            if hour < 24 and minute < 60 and second < 60:
+                days = _days_from_civil(year, month, day)
+                return float(days * 86400 + hour * 3600 + minute * 60 + second)
+    from .handover import parse_time
+
+    dt = parse_time(value)
+    return None if dt is None else dt.timestamp()
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm)."""
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146097 + day_of_era - 719468
 
 
 def render(pending: _Pending) -> str:
     """Banner and body; over FULL_LIMIT the head only, always under HARD_LIMIT."""
     slug = pending.slug
     where = f" on branch `{pending.branch}`" if pending.branch else ""
-    rel = (store_mod.STORE_REL / f"{slug}.md").as_posix()
+    rel = "/".join((*storepaths.STORE_PARTS, f"{slug}.md"))
     banner = (
         f"Session handover `{slug}`, restored after /clear: dumped {_ago(pending.age)}"
         f"{where}, stored at {rel}. This is a handover written earlier in this project "

@@ -20,11 +20,16 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Literal
+
+from .records import FrozenRecord
+
+TYPE_CHECKING = False  # `typing` is not imported for its sake
+if TYPE_CHECKING:
+    from typing import Literal
 
 # A match needs a word score of at least this... (a query whose words all sit in the item's
 # summary scores 100 * (1 - SLUG_WEIGHT) = 85; one stray word in five scores 80).
@@ -41,9 +46,6 @@ MAX_CANDIDATES = 4
 SLUG_WEIGHT = 0.15
 # Whole-string similarity only ranks; scaled down so it stays below a real word match.
 STRING_WEIGHT = 0.8
-# Below this a string score cannot lift an item to CANDIDATE_SCORE, so `resolve` lets
-# rapidfuzz stop early there (a little under the exact quotient, to be safe from rounding).
-_STRING_CUTOFF = CANDIDATE_SCORE / STRING_WEIGHT - 0.01
 # Fewer letters/digits than this in the query: only an exact key can match.
 MIN_QUERY_CHARS = 3
 # Substring scoring is noise for short queries ("log" inside "catalog").
@@ -63,24 +65,41 @@ _DIGITS = re.compile(r"\d+")
 _TRAILERS = re.compile(r"\b(?:why|next|raised)\s*:", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Choice:
+_init = object.__setattr__  # frozen records set their fields past __setattr__
+
+
+class Choice(FrozenRecord):
     """One candidate: `key` is its identity (a slug); `texts` are what the query is
     compared with (the slug with `-`/`_` as spaces, the summary or goal line)."""
 
+    __slots__ = ("key", "texts")
     key: str
     texts: tuple[str, ...]
 
+    def __init__(self, key: str, texts: tuple[str, ...]) -> None:
+        # Two plain calls, not FrozenRecord._set: `drop` makes one per parked item.
+        _init(self, "key", key)
+        _init(self, "texts", texts)
 
-@dataclass(frozen=True)
-class Resolution:
+
+class Resolution(FrozenRecord):
     """The outcome: `index` is set only for "match"; `candidates` holds (index, score)
     pairs, closest first, at most four, for "ambiguous" (the match itself for "match")."""
 
+    __slots__ = ("kind", "index", "score", "candidates")
     kind: Literal["match", "ambiguous", "none"]
     index: int | None
     score: float
     candidates: list[tuple[int, float]]
+
+    def __init__(
+        self,
+        kind: Literal["match", "ambiguous", "none"],
+        index: int | None,
+        score: float,
+        candidates: list[tuple[int, float]],
+    ) -> None:
+        self._set(kind, index, score, candidates)
 
 
 def normalize(text: str) -> str:
@@ -110,6 +129,14 @@ _ASCII_TABLE = bytes(
 _SPACE_RUNS = re.compile(rb"  +")
 
 
+def _normalize_ascii_lines(joined: str) -> list[str]:
+    """`normalize` of each line of ASCII text."""
+    data = _SPACE_RUNS.sub(b" ", joined.encode("ascii").translate(_ASCII_TABLE, b"'"))
+    # Each line's strip(): after the collapse, a line has at most one space at each end.
+    data = data.replace(b" \n", b"\n").replace(b"\n ", b"\n").strip(b" ")
+    return data.decode("ascii").split("\n")
+
+
 def normalize_all(texts: Sequence[str]) -> list[str]:
     """`normalize` of each text; the ASCII ones all at once, joined by newlines.
 
@@ -118,6 +145,9 @@ def normalize_all(texts: Sequence[str]) -> list[str]:
     strip; done on the joined bytes, no step crosses a newline, so each piece comes out
     as `normalize` makes it, at a fraction of the cost of one call per text.
     """
+    joined = "\n".join(texts)
+    if joined.isascii() and joined.count("\n") == len(texts) - 1:
+        return _normalize_ascii_lines(joined) if texts else []
     out = [""] * len(texts)
     batch: list[int] = []
     for i, text in enumerate(texts):
@@ -126,19 +156,27 @@ def normalize_all(texts: Sequence[str]) -> list[str]:
         else:
             out[i] = normalize(text)
     if batch:
-        data = "\n".join([texts[i] for i in batch]).encode("ascii")
-        data = _SPACE_RUNS.sub(b" ", data.translate(_ASCII_TABLE, b"'"))
-        for i, piece in zip(batch, data.decode("ascii").split("\n"), strict=True):
-            out[i] = piece.strip()
+        pieces = _normalize_ascii_lines("\n".join([texts[i] for i in batch]))
+        for i, piece in zip(batch, pieces, strict=True):
+            out[i] = piece
     return out
 
 
-@dataclass(frozen=True)
-class _Prepared:
+class _Prepared(FrozenRecord):
+    __slots__ = ("slug_words", "all_words", "numbers", "phrases")
     slug_words: frozenset[str]
     all_words: frozenset[str]
     numbers: frozenset[str]
     phrases: tuple[str, ...]  # normalised texts, for the whole-string scorers
+
+    def __init__(
+        self,
+        slug_words: frozenset[str],
+        all_words: frozenset[str],
+        numbers: frozenset[str],
+        phrases: tuple[str, ...],
+    ) -> None:
+        self._set(slug_words, all_words, numbers, phrases)
 
 
 def _prepare(choice: Choice) -> _Prepared:
@@ -177,19 +215,37 @@ class _Table:
     pass per scorer, and prepares only those.
     """
 
-    def __init__(self, choices: Sequence[Choice]) -> None:
-        flat: list[str] = []
-        self.starts: list[int] = []  # flat index of each choice's key, then the end
-        self.text_at: list[int] = []  # flat index of every text
-        self.text_owner: list[int] = []  # and the choice it belongs to
-        for index, c in enumerate(choices):
+    def __init__(self, choices: Sequence[Choice], keys: list[str] | None = None) -> None:
+        """`keys`: the choices' keys, normalised already (see _exact_key)."""
+        self.starts: list[int]  # flat index of each choice's key, then the end
+        self.text_at: list[int]  # flat index of every text
+        self.text_owner: list[int]  # and the choice it belongs to
+        widths = {len(c.texts) for c in choices}
+        if len(widths) == 1:  # the usual case (drop: two texts each), laid out at once
+            step = widths.pop() + 1
+            size = step * len(choices)
+            flat = [s for c in choices for s in (c.key, *c.texts)]
+            self.starts = list(range(0, size + 1, step))
+            self.text_at = [k for k in range(size) if k % step]
+            self.text_owner = [k // step for k in self.text_at]
+        else:
+            flat, self.starts, self.text_at, self.text_owner = [], [], [], []
+            for index, c in enumerate(choices):
+                self.starts.append(len(flat))
+                flat.append(c.key)
+                self.text_at.extend(range(len(flat), len(flat) + len(c.texts)))
+                self.text_owner.extend([index] * len(c.texts))
+                flat.extend(c.texts)
             self.starts.append(len(flat))
-            flat.append(c.key)
-            self.text_at.extend(range(len(flat), len(flat) + len(c.texts)))
-            self.text_owner.extend([index] * len(c.texts))
-            flat.extend(c.texts)
-        self.starts.append(len(flat))
-        self.flat = normalize_all(flat)
+        if keys is None:
+            self.flat = normalize_all(flat)
+        else:
+            texts = normalize_all([flat[k] for k in self.text_at])
+            self.flat = list(flat)
+            for k, key in zip(self.starts[:-1], keys, strict=True):
+                self.flat[k] = key
+            for k, text in zip(self.text_at, texts, strict=True):
+                self.flat[k] = text
         self.text = "\n".join(self.flat)
         offsets = [0, *itertools.accumulate(len(t) + 1 for t in self.flat)]
         self.char_starts = [offsets[k] for k in self.starts]  # each choice's block in text
@@ -208,23 +264,53 @@ class _Table:
         """Every word of every choice (the union of their `all_words`)."""
         return frozenset(self.text.split())
 
-    def holding(self, wanted: Iterable[str]) -> set[int]:
-        """The choices that have one of `wanted` as a word."""
+    def holding(self, wanted: Iterable[str], *, first: bool = False) -> set[int]:
+        """The choices that have one of `wanted` as a word (`first`: stop at the first)."""
         text, starts = self.text, self.char_starts
         found: set[int] = set()
         for word in wanted:
-            pos = text.find(word)
-            while pos >= 0:
-                end = pos + len(word)
-                if (pos == 0 or text[pos - 1] in " \n") and (
-                    end == len(text) or text[end] in " \n"
-                ):
-                    index = bisect.bisect_right(starts, pos) - 1
-                    found.add(index)
-                    pos = text.find(word, starts[index + 1])  # on to the next choice
-                else:
-                    pos = text.find(word, pos + 1)
+            if not word:
+                continue
+            if text.startswith(word) and (len(word) == len(text) or text[len(word)] in " \n"):
+                found.add(0)
+                if first:
+                    return found
+            # A word starts after a space or a newline: searching for that pair skips the
+            # places where `word` is only inside a longer word.
+            for needle in (" " + word, "\n" + word):
+                pos = text.find(needle)
+                while pos >= 0:
+                    end = pos + len(needle)
+                    if end == len(text) or text[end] in " \n":
+                        index = bisect.bisect_right(starts, pos + 1) - 1
+                        found.add(index)
+                        if first:
+                            return found
+                        # On to the next choice (its first word follows the "\n" before it).
+                        pos = text.find(needle, max(starts[index + 1] - 1, pos + 1))
+                    else:
+                        pos = text.find(needle, pos + 1)
         return found
+
+    def words_from(self, prefix: str) -> set[str]:
+        """The words of the text that start with `prefix` (non-empty)."""
+        text = self.text
+        found: set[str] = set()
+        starts = [0] if text.startswith(prefix) else []
+        for needle in (" " + prefix, "\n" + prefix):
+            pos = text.find(needle)
+            while pos >= 0:
+                starts.append(pos + 1)
+                pos = text.find(needle, pos + 1)
+        for start in starts:
+            space, newline = text.find(" ", start), text.find("\n", start)
+            ends = [e for e in (space, newline) if e >= 0]
+            found.add(text[start : min(ends)] if ends else text[start:])
+        return found
+
+    def has_word(self, word: str) -> bool:
+        """`word in self.vocabulary()`, without splitting all the text."""
+        return bool(self.holding((word,), first=True))
 
     def string_scores(self, query: str, cutoff: float) -> dict[int, float]:
         """`_string_score` of each choice where it is `cutoff` or more (the rest are below).
@@ -232,8 +318,6 @@ class _Table:
         The same scorers as `_string_score`, each run over all texts in one rapidfuzz
         pass, which leaves out in C whatever scores under the cut-off.
         """
-        from rapidfuzz import fuzz, process
-
         flat = self.flat
         kept = [n for n, k in enumerate(self.text_at) if flat[k]]  # the non-empty texts
         phrases = [flat[self.text_at[n]] for n in kept]
@@ -241,25 +325,51 @@ class _Table:
         compact_flat = self.text.replace(" ", "").split("\n")
         compacts = [compact_flat[self.text_at[n]] for n in kept]
         compact_query = query.replace(" ", "")
+        # ratio and token_sort_ratio are at most 200 * shorter / (len1 + len2) (an InDel
+        # distance is at least the length difference), so only texts of a length near the
+        # query's can reach the cut-off: the others are not scored at all.
+        by_length = _near_length(len(query), [len(p) for p in phrases], cutoff)
+        by_compact_length = _near_length(len(compact_query), [len(c) for c in compacts], cutoff)
         runs = [
-            (query, phrases, fuzz.token_sort_ratio, cutoff, 1.0),
-            (compact_query, compacts, fuzz.ratio, cutoff, 1.0),
+            (query, by_length, phrases, "token_sort_ratio", cutoff, 1.0),
+            (compact_query, by_compact_length, compacts, "ratio", cutoff, 1.0),
         ]
         if len(compact_query) >= MIN_PARTIAL_CHARS:
             partial_cutoff = max(0.0, cutoff / 0.9 - 1e-9)
-            runs.append((compact_query, compacts, fuzz.partial_ratio, partial_cutoff, 0.9))
+            every = list(range(len(compacts)))
+            runs.append((compact_query, every, compacts, "partial_ratio", partial_cutoff, 0.9))
+        # A cut-off over 100 is reached by no score. When nothing is left to score (a clear
+        # match sets the bar that high), rapidfuzz is not even imported.
+        runs = [run for run in runs if run[1] and run[4] <= 100]
+        if not runs:
+            return {}
+        from rapidfuzz import fuzz, process
+
         best: dict[int, float] = {}
-        for q, texts, scorer, score_cutoff, weight in runs:
+        for q, picked, texts, scorer, score_cutoff, weight in runs:
             hits = process.extract_iter(
-                q, texts, scorer=scorer, processor=None, score_cutoff=score_cutoff
-            )
+                q, [texts[n] for n in picked], scorer=getattr(fuzz, scorer), processor=None,
+                score_cutoff=score_cutoff,
+            )  # fmt: skip
             for _text, score, k in hits:
+                owner = owners[picked[k]]
                 value = weight * score if weight != 1.0 else score
-                if value > best.get(owners[k], 0.0):
-                    best[owners[k]] = value
+                if value > best.get(owner, 0.0):
+                    best[owner] = value
         return {index: float(value) for index, value in best.items()}
 
 
+def _near_length(query_length: int, lengths: list[int], cutoff: float) -> list[int]:
+    """Indexes of the lengths whose InDel ratio against the query's can reach `cutoff`."""
+    if cutoff <= 0:
+        return list(range(len(lengths)))
+    # 200 * min / (q + n) >= cutoff, each way round; a little slack against rounding.
+    low = cutoff * query_length / (200 - cutoff) - 1e-6
+    high = query_length * (200 - cutoff) / cutoff + 1e-6
+    return [n for n, length in enumerate(lengths) if low <= length <= high]
+
+
+@functools.lru_cache(maxsize=65536)  # each word's stem is asked for once per pair it is in
 def _stem(word: str) -> str:
     """A crude English stem, enough to equate "retries"/"retry" and "rotated"/"rotate"."""
     if len(word) > 4 and word.endswith("ies"):
@@ -281,7 +391,8 @@ def word_similarity(query_word: str, word: str, literal: bool = False) -> float:
     """
     if query_word == word:
         return 100.0
-    if any(ch.isdigit() for ch in query_word + word):
+    pair = query_word + word
+    if not pair.isalpha() and any(ch.isdigit() for ch in pair):  # isalpha: the cheap "no"
         return 0.0
     if _stem(query_word) == _stem(word):
         return 95.0
@@ -293,6 +404,8 @@ def word_similarity(query_word: str, word: str, literal: bool = False) -> float:
     if shorter < 4:
         return 0.0
     allowed = 2 if shorter >= 8 else 1
+    if abs(len(query_word) - len(word)) > allowed:
+        return 0.0  # every edit changes the length by one at most
     from rapidfuzz.distance import OSA
 
     edits = OSA.distance(query_word, word, score_cutoff=allowed)
@@ -307,9 +420,7 @@ def _best_similarity(query_word: str, candidates: frozenset[str], literal: bool 
     return max((word_similarity(query_word, w, literal) for w in candidates), default=0.0)
 
 
-def _similar_words(
-    query_words: Sequence[str], vocabulary: frozenset[str]
-) -> dict[str, dict[str, float]]:
+def _similar_words(query_words: Sequence[str], table: _Table) -> dict[str, dict[str, float]]:
     """For each query word, the words of the list that account for it at all, and how well.
 
     A query word that some item holds verbatim is taken literally everywhere: "oauth" is a
@@ -317,19 +428,39 @@ def _similar_words(
     word) pair is scored once here, not once per item that holds the word.
     """
     similar: dict[str, dict[str, float]] = {}
-    # Words holding a digit only ever match themselves (see word_similarity): leave them
-    # out of the pairs to score. Numbers are much of a long list's vocabulary.
-    plain = [w for w in vocabulary if w.isalpha() or not any(ch.isdigit() for ch in w)]
+    plain: list[str] | None = None
     for q in query_words:
         if q in similar:
             continue
-        literal = q in vocabulary
-        if any(ch.isdigit() for ch in q):
-            similar[q] = {q: word_similarity(q, q)} if literal else {}
+        if _has_digit(q):
+            similar[q] = {q: word_similarity(q, q)} if table.has_word(q) else {}
             continue
-        scores = ((w, word_similarity(q, w, literal)) for w in plain)
+        # Taken literally (when some item holds it), only q and the words of its stem
+        # score (word_similarity), and _stem strips one of a few suffixes: those forms are
+        # all there is to try, and they share a prefix, looked up in one pass.
+        stem = _stem(q)
+        forms = {q, stem, *(stem + end for end in ("ing", "ed", "es", "s", "e"))}
+        if stem.endswith("y"):
+            forms.add(stem[:-1] + "ies")
+        prefix = os.path.commonprefix(list(forms))
+        if len(prefix) >= 3:
+            present = forms & table.words_from(prefix)
+        else:  # a short prefix starts too many words: look each form up instead
+            present = {w for w in forms if table.has_word(w)}
+        if q in present:
+            scores = ((w, word_similarity(q, w, True)) for w in present)
+        else:
+            if plain is None:
+                # Words holding a digit only ever match themselves (see word_similarity):
+                # leave them out of the pairs to score. Numbers are much of a long list.
+                plain = [w for w in table.vocabulary() if w.isalpha() or not _has_digit(w)]
+            scores = ((w, word_similarity(q, w, False)) for w in plain)
         similar[q] = {w: s for w, s in scores if s > 0}
     return similar
+
+
+def _has_digit(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
 
 
 def _best_in(scores: dict[str, float], candidates: frozenset[str]) -> float:
@@ -371,20 +502,24 @@ def _significant(query_words: list[str]) -> list[str]:
     return kept or query_words
 
 
-def _exact_key(query: str, choices: Sequence[Choice]) -> list[int]:
-    """Items whose key is the query: verbatim (`**slug**` and case aside), else word for word."""
+def _exact_key(query: str, choices: Sequence[Choice]) -> tuple[list[int], list[str] | None]:
+    """Items whose key is the query: verbatim (`**slug**` and case aside), else word for word.
+
+    Also the normalised keys, when it had to compute them (for _Table).
+    """
     bare = query.strip().strip("*`").strip()
     same = [i for i, c in enumerate(choices) if c.key.casefold() == bare.casefold()]
     if len(same) > 1:
         same = [i for i in same if choices[i].key == bare] or same
     if same:
-        return same
+        return same, None
     query_words = words(query)
     if not query_words:
-        return []
+        return [], None
     # words(key) == query_words, for normalised text is single-spaced words.
     wanted = " ".join(query_words)
-    return [i for i, key in enumerate(normalize_all([c.key for c in choices])) if key == wanted]
+    keys = normalize_all([c.key for c in choices])
+    return [i for i, key in enumerate(keys) if key == wanted], keys
 
 
 def _short_query(query_words: list[str], choices: Sequence[Choice]) -> Resolution:
@@ -398,7 +533,7 @@ def _short_query(query_words: list[str], choices: Sequence[Choice]) -> Resolutio
 
 def resolve(query: str, choices: Sequence[Choice]) -> Resolution:
     """Resolve what the user typed to one of `choices`, or say it is ambiguous or absent."""
-    exact = _exact_key(query, choices)
+    exact, keys = _exact_key(query, choices)
     if len(exact) == 1:
         return Resolution("match", exact[0], 100.0, [(exact[0], 100.0)])
     if len(exact) > 1:
@@ -413,47 +548,60 @@ def resolve(query: str, choices: Sequence[Choice]) -> Resolution:
     query_text = " ".join(query_words)
     query_numbers = set(_DIGITS.findall(query_text))
 
-    # Only items ranking CANDIDATE_SCORE or more take part in the outcome: the match needs
-    # a word score of MATCH_SCORE and a lead of MATCH_MARGIN, and anything under
-    # CANDIDATE_SCORE is a lead of more than that; the candidates list stops there too.
-    # Such an item holds a word similar to a query word (else its word score is 0), or has
-    # a string score of at least _STRING_CUTOFF. So only those are scored.
-    table = _Table(choices)
-    similar = _similar_words(query_words, table.vocabulary())
-    strings = table.string_scores(query_text, _STRING_CUTOFF)
-    near = table.holding(set().union(*similar.values())) | strings.keys()
-    scored: list[tuple[float, float, int]] = []  # (rank score, word score, index)
-    eligible: set[int] = set()
-    for index in near:
+    # Only items ranking at least CANDIDATE_SCORE, and within CANDIDATE_SPREAD of the best,
+    # take part in the outcome: the candidates list stops there, and a lead over anything
+    # lower is more than MATCH_MARGIN. An item holding no word similar to a query word has
+    # a word score of 0, so it can rank that high only by its string score. So: score the
+    # items holding such words; their best word score bounds the best rank from below and
+    # so sets a bar; run the string scorers over all items, letting rapidfuzz drop in C
+    # whatever cannot reach the bar; score what is left. The first bar is MATCH_MARGIN
+    # under that bound: all a clear match needs, and it usually spares the costliest
+    # scorer. Only when that is not a match is it lowered to CANDIDATE_SPREAD, for the list.
+    table = _Table(choices, keys)
+    similar = _similar_words(query_words, table)
+    holding: dict[int, tuple[_Prepared, float]] = {}
+    for index in table.holding(set().union(*similar.values())):
         prepared = table.prepared(index)
-        word_score = _word_score(query_words, prepared, similar)
-        rank = max(word_score, STRING_WEIGHT * strings.get(index, 0.0))
-        scored.append((rank, word_score, index))
-        if query_numbers <= prepared.numbers and any(w in prepared.all_words for w in query_words):
-            eligible.add(index)
-    scored.sort(key=lambda s: (-s[0], -s[1], s[2]))
-    if not scored or scored[0][0] < CANDIDATE_SCORE:
-        # Nothing close. The score reported is the best rank of all, computed in full.
-        word_scores = {index: word for _, word, index in scored}
-        best_rank = max(
-            max(
-                word_scores.get(index, 0.0),
-                STRING_WEIGHT * _string_score(query_text, table.prepared(index)),
+        holding[index] = (prepared, _word_score(query_words, prepared, similar))
+    best_word_known = max((word for _, word in holding.values()), default=0.0)
+    bars = (best_word_known - MATCH_MARGIN, best_word_known - CANDIDATE_SPREAD)
+    for bar in dict.fromkeys(max(CANDIDATE_SCORE, b) for b in bars):
+        scores = dict(holding)
+        strings = table.string_scores(query_text, bar / STRING_WEIGHT - 0.01)  # 0.01: rounding
+        for index in strings.keys() - scores.keys():
+            prepared = table.prepared(index)
+            scores[index] = (prepared, _word_score(query_words, prepared, similar))
+        scored: list[tuple[float, float, int]] = []  # (rank score, word score, index)
+        eligible: set[int] = set()
+        for index, (prepared, word_score) in scores.items():
+            rank = max(word_score, STRING_WEIGHT * strings.get(index, 0.0))
+            scored.append((rank, word_score, index))
+            numbers_ok = query_numbers <= prepared.numbers
+            if numbers_ok and any(w in prepared.all_words for w in query_words):
+                eligible.add(index)
+        scored.sort(key=lambda s: (-s[0], -s[1], s[2]))
+        if not scored or scored[0][0] < CANDIDATE_SCORE:
+            # Nothing close. The score reported is the best rank of all, computed in full.
+            word_scores = {index: word for _, word, index in scored}
+            best_rank = max(
+                max(
+                    word_scores.get(index, 0.0),
+                    STRING_WEIGHT * _string_score(query_text, table.prepared(index)),
+                )
+                for index in range(len(table))
             )
-            for index in range(len(table))
-        )
-        return Resolution("none", None, round(best_rank, 1), [])
+            return Resolution("none", None, round(best_rank, 1), [])
 
-    best_rank, best_word, best_index = scored[0]
-    runner_up = scored[1][0] if len(scored) > 1 else 0.0
-    if (
-        best_index in eligible
-        and best_word >= MATCH_SCORE
-        and best_word == best_rank
-        and best_rank - runner_up >= MATCH_MARGIN
-    ):
-        score = round(best_rank, 1)
-        return Resolution("match", best_index, score, [(best_index, score)])
+        best_rank, best_word, best_index = scored[0]
+        runner_up = scored[1][0] if len(scored) > 1 else 0.0
+        if (
+            best_index in eligible
+            and best_word >= MATCH_SCORE
+            and best_word == best_rank
+            and best_rank - runner_up >= MATCH_MARGIN
+        ):
+            score = round(best_rank, 1)
+            return Resolution("match", best_index, score, [(best_index, score)])
     floor = max(CANDIDATE_SCORE, best_rank - CANDIDATE_SPREAD)
     closest = [(i, round(r, 1)) for r, _, i in scored if r >= floor][:MAX_CANDIDATES]
     return Resolution("ambiguous", None, round(best_rank, 1), closest)

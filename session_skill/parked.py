@@ -4,25 +4,43 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
-from dataclasses import replace as with_fields
 from datetime import date
 
+from .records import FrozenRecord
+
 HEADING = "# Parked items"
+_init = object.__setattr__  # Item is frozen: its __init__ sets fields past __setattr__
 _BULLET = re.compile(r"^(?:[-*] \[[ xX]\] |[-*] )(.*)$")
 _SLUG = re.compile(r"^\*\*([^*\n]{1,120})\*\*\s*(?:[—–:-]+\s*)?(.*)$")
 _RAISED = re.compile(r"\bRaised:\s*(\d{4}-\d{2}-\d{2})\b\.?")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(FrozenRecord):
+    __slots__ = ("line_no", "line", "slug", "summary", "raised", "explicit_slug")
     line_no: int  # index into Parked.lines
     line: str  # the bullet, line ending stripped
     slug: str
     summary: str  # the text after the slug, Raised date removed
     raised: date | None
     explicit_slug: bool
+
+    def __init__(
+        self,
+        line_no: int,
+        line: str,
+        slug: str,
+        summary: str,
+        raised: date | None,
+        explicit_slug: bool,
+    ) -> None:
+        # One call per field, not FrozenRecord._set: PARKED.md may hold 10,000 of these.
+        _init(self, "line_no", line_no)
+        _init(self, "line", line)
+        _init(self, "slug", slug)
+        _init(self, "summary", summary)
+        _init(self, "raised", raised)
+        _init(self, "explicit_slug", explicit_slug)
 
     @property
     def display(self) -> str:
@@ -44,14 +62,26 @@ def derive_slug(text: str, max_length: int = 40) -> str:
     return slug or (words[0][:max_length] if words else "item")
 
 
+def _without_raised(text: str) -> str:
+    """`_RAISED.sub("", text)`, quicker for the usual single `Raised:` date."""
+    at = text.find("Raised:")
+    first = _RAISED.search(text, at) if at >= 0 else None
+    if first is None:
+        return text
+    if _RAISED.search(text, first.end()) is not None:
+        return _RAISED.sub("", text)
+    return text[: first.start()] + text[first.end() :]
+
+
 def parse_item(line_no: int, line: str) -> Item | None:
     m = _BULLET.match(line)
     if not m:
         return None
     rest = m.group(1).strip()
     raised = None
-    # `"Raised:" in` first: a substring test costs far less than the regex that needs it.
-    rm = _RAISED.search(rest) if "Raised:" in rest else None
+    # The regex starts where the literal is: str.find is far cheaper than a \b scan.
+    at = rest.find("Raised:")
+    rm = _RAISED.search(rest, at) if at >= 0 else None
     if rm:
         try:
             raised = date.fromisoformat(rm.group(1))
@@ -60,10 +90,16 @@ def parse_item(line_no: int, line: str) -> Item | None:
     sm = _SLUG.match(rest)
     if sm and sm.group(1).strip():
         slug, summary, explicit = sm.group(1).strip(), sm.group(2), True
+        start = sm.start(2)
     else:
         slug, summary, explicit = "", rest, False
-    if rm:
-        summary = _RAISED.sub("", summary)
+        start = 0
+    if rm and rm.start() >= start and _RAISED.search(rest, rm.end()) is None:
+        # The summary is the tail of `rest` (after a non-word character), so the one date
+        # found there is its one match: cut it out directly.
+        summary = rest[start : rm.start()] + rest[rm.end() :]
+    elif rm:
+        summary = _without_raised(summary)
     # Runs of whitespace as one space; split/join is re.sub(r"\s+", " ") on stripped text,
     # at a tenth of the cost (PARKED.md is parsed on every park, drop and list).
     summary = " ".join(summary.split()).rstrip(" .")
@@ -81,7 +117,13 @@ class Parked:
         parts = text.split("\n")
         self.lines = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
         self.newline = "\r\n" if text.find("\r\n") >= 0 else "\n"
-        self.items = self._scan()
+        # _scan, on the parts: each is its line without the "\n" (an empty last part is
+        # no line, and no item either).
+        self.items = [
+            item
+            for i, part in enumerate(parts)
+            if (item := parse_item(i, part.rstrip("\r"))) is not None
+        ]
 
     def _scan(self) -> list[Item]:
         items = []
@@ -120,7 +162,9 @@ class Parked:
         del self.lines[gone]
         # The lines after it moved up by one; none changed, so none is parsed again.
         self.items = [
-            it if it.line_no < gone else with_fields(it, line_no=it.line_no - 1)
+            it
+            if it.line_no < gone
+            else Item(it.line_no - 1, it.line, it.slug, it.summary, it.raised, it.explicit_slug)
             for it in self.items
             if it.line_no != gone
         ]

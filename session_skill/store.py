@@ -1,28 +1,29 @@
 """The file store under `<project>/.claude/state/session/` (SPEC §3).
 
-Standard library only: the SessionStart hook uses it.
+Standard library only. Where the store is and its LATEST pointer are worked out in
+`storepaths` (no pathlib: the SessionStart hook uses that alone); this builds on it.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import fileio
+from . import fileio, storepaths
 from .errors import StoreError
+from .storepaths import LATEST as LATEST
+from .storepaths import LATEST_READ_LIMIT as LATEST_READ_LIMIT
+from .storepaths import LOCK as LOCK
+from .storepaths import SLUG_RE as SLUG_RE
+from .storepaths import valid_slug as valid_slug
 
-STORE_REL = Path(".claude") / "state" / "session"
-SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$")
+STORE_REL = Path(*storepaths.STORE_PARTS)
 PARKED = "PARKED.md"
 DROPPED = "dropped.jsonl"
-LATEST = "LATEST"
-LOCK = ".lock"
 NON_DOCS = frozenset({PARKED})
-LATEST_READ_LIMIT = 4096
 # A temp file older than this belongs to a writer that crashed.
 TMP_MAX_AGE = 60.0
 
@@ -34,21 +35,7 @@ def find_project_root(
     cwd: str | os.PathLike[str] | None = None,
 ) -> Path:
     """`--project`; `CLAUDE_PROJECT_DIR`; nearest ancestor holding `.git`; the working dir."""
-    if project:
-        return Path(project).expanduser().absolute()
-    env = os.environ if env is None else env
-    from_env = env.get("CLAUDE_PROJECT_DIR")
-    if from_env:
-        return Path(from_env).expanduser().absolute()
-    start = Path(cwd).absolute() if cwd else Path.cwd()
-    for candidate in (start, *start.parents):
-        if os.path.lexists(candidate / ".git"):
-            return candidate
-    return start
-
-
-def valid_slug(slug: str | None) -> bool:
-    return bool(slug) and SLUG_RE.match(slug or "") is not None and ".." not in (slug or "")
+    return Path(storepaths.project_root(project, env=env, cwd=cwd))
 
 
 def template_dir() -> Path:
@@ -148,19 +135,7 @@ class Store:
     # -- LATEST -------------------------------------------------------------
     def read_latest(self) -> str | None:
         """The pending slug, or None (blank, missing, junk or a name that is not a slug)."""
-        p = self.dir / LATEST
-        try:
-            if p.is_symlink() or not p.is_file():
-                return None
-            with open(p, "rb") as fh:
-                raw = fh.read(LATEST_READ_LIMIT)
-        except OSError:
-            return None
-        try:
-            slug = raw.decode("utf-8").strip()
-        except UnicodeDecodeError:
-            return None
-        return slug if valid_slug(slug) else None
+        return storepaths.read_latest(str(self.dir))
 
     def write_latest(self, slug: str | None) -> None:
         """Point LATEST at `slug`, or remove it (None). Callers hold the lock.
@@ -168,14 +143,10 @@ class Store:
         A LATEST that is a symlink is replaced by a plain file (`os.replace` and `unlink`
         act on the link itself): nothing is written through it, wherever it points.
         """
-        p = self.dir / LATEST
         if slug is None:
-            try:
-                os.unlink(p)
-            except FileNotFoundError:
-                pass
+            storepaths.clear_latest(str(self.dir))
             return
-        fileio.atomic_write(p, (slug + "\n").encode())
+        fileio.atomic_write(self.dir / LATEST, (slug + "\n").encode())
 
     # -- files --------------------------------------------------------------
     def read(self, name: str) -> str | None:

@@ -1,0 +1,113 @@
+"""Where the store is, and its LATEST pointer, on plain strings (SPEC §3).
+
+The SessionStart hook runs at every session start and needs only this much of the
+store. `pathlib` would cost it a third of Python's own start-up (it imports urllib.parse
+and ipaddress), so this module works on `str` with `os.path`, and `store.py` builds its
+`Path`s on it: one implementation, resolved exactly as `pathlib` resolves paths.
+Standard library only, cheap modules only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+TYPE_CHECKING = False  # `typing` costs more to import than this module
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+STORE_PARTS = (".claude", "state", "session")
+SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$")
+LATEST = "LATEST"
+LOCK = ".lock"
+LATEST_READ_LIMIT = 4096
+
+
+def valid_slug(slug: str | None) -> bool:
+    return bool(slug) and SLUG_RE.match(slug or "") is not None and ".." not in (slug or "")
+
+
+def _split(path: str) -> tuple[str, list[str]]:
+    """(root, parts) as pathlib parses a POSIX path: no empty or "." parts, ".." kept,
+    and exactly two leading slashes kept as they are (POSIX leaves them open)."""
+    root = ""
+    if path.startswith("/"):
+        stripped = path.lstrip("/")
+        root = "//" if len(path) - len(stripped) == 2 else "/"
+        path = stripped
+    return root, [p for p in path.split("/") if p and p != "."]
+
+
+def _absolute(path: str, *, expand_user: bool) -> tuple[str, list[str]]:
+    """`Path(path)[.expanduser()].absolute()`, as (root, parts)."""
+    root, parts = _split(path)
+    if expand_user and not root and parts and parts[0][:1] == "~":
+        home = os.path.expanduser(parts[0])
+        if home[:1] == "~":
+            raise RuntimeError("Could not determine home directory.")
+        root, head = _split(home)
+        parts = head + parts[1:]
+    if not root:
+        root, head = _split(os.getcwd())
+        parts = head + parts
+    return root, parts
+
+
+def project_root(
+    project: str | os.PathLike[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> str:
+    """`--project`; `CLAUDE_PROJECT_DIR`; nearest ancestor holding `.git`; the working dir."""
+    if project:
+        root, parts = _absolute(os.fspath(project), expand_user=True)
+        return root + "/".join(parts)
+    env = os.environ if env is None else env
+    from_env = env.get("CLAUDE_PROJECT_DIR")
+    if from_env:
+        root, parts = _absolute(from_env, expand_user=True)
+        return root + "/".join(parts)
+    root, parts = _absolute(os.fspath(cwd) if cwd else os.getcwd(), expand_user=False)
+    for n in range(len(parts), -1, -1):  # the directory itself, then each parent
+        candidate = root + "/".join(parts[:n])
+        if os.path.lexists(root + "/".join([*parts[:n], ".git"])):
+            return candidate
+    return root + "/".join(parts)
+
+
+def store_dir(project_root: str) -> str:
+    return os.path.join(project_root, *STORE_PARTS)
+
+
+def store_exists(directory: str) -> bool:
+    """A real directory (a symlink in its place is not the store)."""
+    try:
+        return os.path.isdir(directory) and not os.path.islink(directory)
+    except (OSError, ValueError):
+        return False
+
+
+def read_latest(directory: str) -> str | None:
+    """The pending slug, or None (blank, missing, junk or a name that is not a slug)."""
+    p = os.path.join(directory, LATEST)
+    try:
+        if os.path.islink(p) or not os.path.isfile(p):
+            return None
+        with open(p, "rb") as fh:
+            raw = fh.read(LATEST_READ_LIMIT)
+    except (OSError, ValueError):
+        return None
+    try:
+        slug = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return None
+    return slug if valid_slug(slug) else None
+
+
+def clear_latest(directory: str) -> None:
+    """Remove LATEST (a symlink there is removed itself, not what it points to)."""
+    try:
+        os.unlink(os.path.join(directory, LATEST))
+    except FileNotFoundError:
+        pass
