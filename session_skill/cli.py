@@ -87,17 +87,9 @@ def _emit(out: object) -> int:
 
 
 def _stdin_text() -> str | None:
-    """stdin when it is not a terminal (a pipe or heredoc), else None."""
-    try:
-        if sys.stdin is None or sys.stdin.isatty():
-            return None
-        data = sys.stdin.buffer.read()
-    except (OSError, ValueError, AttributeError):
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SessionError("stdin is not UTF-8 text") from None
+    from .fileio import stdin_text
+
+    return stdin_text()
 
 
 def _read_file(path: str) -> str:

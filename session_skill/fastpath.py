@@ -14,8 +14,6 @@ tests/test_fastpath.py runs a table of invocations both ways and compares the re
 
 from __future__ import annotations
 
-import sys
-
 TYPE_CHECKING = False  # `typing` is not imported for its sake
 if TYPE_CHECKING:
     from datetime import datetime
@@ -188,19 +186,9 @@ def _emit(out: object) -> int:
 
 
 def _stdin_text() -> str | None:
-    """stdin when it is not a terminal (a pipe or heredoc), else None — as cli._stdin_text."""
-    from .errors import SessionError
+    from .fileio import stdin_text
 
-    try:
-        if sys.stdin is None or sys.stdin.isatty():
-            return None
-        data = sys.stdin.buffer.read()
-    except (OSError, ValueError, AttributeError):
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SessionError("stdin is not UTF-8 text") from None
+    return stdin_text()
 
 
 def _payload(words: list[str]) -> str:

@@ -173,3 +173,19 @@ def file_lock(lock_path: str | Path, timeout: float | None = None) -> Iterator[N
         yield
     finally:
         os.close(fd)
+
+
+def stdin_text() -> str | None:
+    """stdin when it is not a terminal (a pipe or heredoc), else None; must be UTF-8."""
+    import sys
+
+    try:
+        if sys.stdin is None or sys.stdin.isatty():
+            return None
+        data = sys.stdin.buffer.read()
+    except (OSError, ValueError, AttributeError):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise StoreError("stdin is not UTF-8 text") from None
