@@ -56,28 +56,25 @@ def skill_text(body: dict[str, Any]) -> str:
     raise ScriptError("no expanded skill text in the request")
 
 
-def last_tool_result(body: dict[str, Any]) -> str:
-    """The text of the newest tool_result in the request."""
+def _last_tool_result_block(body: dict[str, Any]) -> dict[str, Any]:
     for m in reversed(body.get("messages") or []):
         c = m.get("content")
         if not isinstance(c, list):
             continue
         for b in reversed(c):
             if b.get("type") == "tool_result":
-                return flatten_text(b.get("content"))
+                return b
     raise ScriptError("no tool_result in the request")
+
+
+def last_tool_result(body: dict[str, Any]) -> str:
+    """The text of the newest tool_result in the request."""
+    return flatten_text(_last_tool_result_block(body).get("content"))
 
 
 def last_tool_is_error(body: dict[str, Any]) -> bool:
     """Whether the newest tool_result is flagged ``is_error`` (a non-zero exit for Bash)."""
-    for m in reversed(body.get("messages") or []):
-        c = m.get("content")
-        if not isinstance(c, list):
-            continue
-        for b in reversed(c):
-            if b.get("type") == "tool_result":
-                return bool(b.get("is_error"))
-    raise ScriptError("no tool_result in the request")
+    return bool(_last_tool_result_block(body).get("is_error"))
 
 
 def block_with(s: str, needle: str) -> str:
