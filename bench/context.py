@@ -19,8 +19,8 @@ CALLS = [
 
 
 def skill_stats() -> dict[str, object]:
-    from session_skill.frontmatter import split
-    from session_skill.tokens import counter
+    from session_skill.handover.frontmatter import split
+    from session_skill.handover.tokens import counter
 
     text = SKILL.read_text(encoding="utf-8")
     body = split(text).body

@@ -17,12 +17,12 @@ def main() -> int:
         from session_skill.hook import main as hook_main
 
         return hook_main()
-    from session_skill.fastpath import main as fast_main
+    from session_skill.cli.fastpath import main as fast_main
 
     code = fast_main(argv)
     if code is not None:
         return code
-    from session_skill.cli import main as cli_main
+    from session_skill.cli.app import main as cli_main
 
     return cli_main(argv)
 

@@ -16,7 +16,7 @@ import time
 
 # Paths are plain strings here (storepaths): importing pathlib would cost more than the rest
 # of the hook, and so would datetime (see _epoch).
-from . import storepaths
+from session_skill.store import paths as storepaths
 
 # `typing` costs more to import than this whole module; type checkers read this name as True.
 TYPE_CHECKING = False
@@ -63,7 +63,7 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
         return ""
 
     # Something is pending: only now pay for the modules a doc needs.
-    from . import githead
+    from session_skill.git import head as githead
 
     if now is not None:
         now_ts = now.timestamp()
@@ -145,7 +145,7 @@ def _pending(slug: str, path: str, text: str | None, now: float) -> _Pending | N
     """The frontmatter gates: `consumed: false`, `created` parses, 30 min old at most."""
     if text is None:
         return None
-    from . import frontmatter
+    from session_skill.handover import frontmatter
 
     split = frontmatter.split(text)
     if not split.has_frontmatter:
@@ -172,7 +172,8 @@ def _branch_differs(doc_branch: str, current: str | None) -> bool:
 
 def _consume(store: str, slug: str, path: str, now: float) -> _Pending | None:
     """Flip `consumed` under the lock, re-checking first; None if someone else got there."""
-    from . import fileio, frontmatter
+    from session_skill.handover import frontmatter
+    from session_skill.store import fileio
 
     lock = os.path.join(store, storepaths.LOCK)
     try:
@@ -217,7 +218,7 @@ def _epoch(value: str | None) -> float | None:
             if hour < 24 and minute < 60 and second < 60:
                 days = _days_from_civil(year, month, day)
                 return float(days * 86400 + hour * 3600 + minute * 60 + second)
-    from .handover import parse_time
+    from session_skill.handover.doc import parse_time
 
     dt = parse_time(value)
     return None if dt is None else dt.timestamp()
@@ -252,7 +253,7 @@ def render(pending: _Pending) -> str:
 
 
 def _head_only(banner: str, body: str, slug: str) -> str:
-    from .handover import find_section, split_sections
+    from session_skill.handover.doc import find_section, split_sections
 
     sections = split_sections(body)
     parts = {t: find_section(sections, t) for t in HEAD_SECTIONS}

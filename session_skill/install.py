@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import fileio
-from .errors import SessionError, UsageError
-from .store import STORE_REL, Store, find_project_root, template_dir
+from session_skill.errors import SessionError, UsageError
+from session_skill.store import fileio
+from session_skill.store.store import STORE_REL, Store, find_project_root, template_dir
 
 HOOK_MARK = "-m session_skill hook session-start"  # how we recognise our own hook entry
 MATCHER = "startup|clear"

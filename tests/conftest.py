@@ -105,10 +105,10 @@ RunCli = Callable[..., Result]
 
 @pytest.fixture
 def cli(monkeypatch: pytest.MonkeyPatch) -> RunCli:
-    """Run `session_skill.cli.main(argv)` in this process; `input` is piped stdin."""
+    """Run `session_skill.cli.app.main(argv)` in this process; `input` is piped stdin."""
     from contextlib import redirect_stderr, redirect_stdout
 
-    from session_skill import cli as cli_module
+    from session_skill.cli import app as cli_module
 
     def run(*argv: str, input: str | bytes | None = None) -> Result:
         data = input.encode("utf-8") if isinstance(input, str) else input

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from session_skill import errors
-from session_skill.cli import app
+from session_skill.cli.app import app
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from session_skill.sweep import CLIP_CHARS, analyze
-from session_skill.transcript import iter_events
+from session_skill.transcripts.reader import iter_events
+from session_skill.transcripts.scan import CLIP_CHARS, analyze
 
 _WRITE_KEYS = {
     "Write": "file_path",

@@ -15,7 +15,7 @@ from session_skill import install as inst
 
 REPO = Path(__file__).resolve().parents[1]
 SKILL = REPO / "skills" / "session" / "SKILL.md"
-DISPATCH = 'session-skill dispatch --session-id "${CLAUDE_SESSION_ID}" <<\'SESSION_ARGS\''
+DISPATCH = "session-skill dispatch --session-id \"${CLAUDE_SESSION_ID}\" <<'SESSION_ARGS'"
 
 
 @pytest.fixture(scope="module")

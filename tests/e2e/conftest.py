@@ -47,8 +47,14 @@ def bare_world(tmp_path: Path, claude_bin: Path) -> Iterator[World]:
     make_project(proj)
     seed_claude_json(home, proj)
     mock = MockAnthropic(log_path=root / "requests.jsonl")
-    w = World(root=root, home=home, proj=proj, mock=mock, claude=claude_bin,
-              venv_bin=Path(sys.executable).parent)
+    w = World(
+        root=root,
+        home=home,
+        proj=proj,
+        mock=mock,
+        claude=claude_bin,
+        venv_bin=Path(sys.executable).parent,
+    )
     mock.start()
     try:
         yield w

@@ -46,9 +46,7 @@ import pytest
 from mock_api import MockAnthropic
 
 CLAUDE_VERSION = os.environ.get("SESSION_SKILL_E2E_CLAUDE_VERSION", "2.1.328")
-CACHE = Path(
-    os.environ.get("SESSION_SKILL_E2E_CACHE") or "~/.cache/session-skill-e2e"
-).expanduser()
+CACHE = Path(os.environ.get("SESSION_SKILL_E2E_CACHE") or "~/.cache/session-skill-e2e").expanduser()
 API_KEY = "sk-test"
 
 
@@ -63,8 +61,9 @@ STRICT = _strict()
 def unavailable(reason: str) -> None:
     """Skip locally; fail in CI (or with SESSION_SKILL_E2E=1)."""
     if STRICT:
-        pytest.fail(f"e2e prerequisite missing (CI/SESSION_SKILL_E2E=1 set): {reason}",
-                    pytrace=False)
+        pytest.fail(
+            f"e2e prerequisite missing (CI/SESSION_SKILL_E2E=1 set): {reason}", pytrace=False
+        )
     pytest.skip(f"e2e: {reason}")
 
 
@@ -77,9 +76,13 @@ def _prefix() -> Path:
 
 def _version_of(binary: Path) -> str:
     try:
-        p = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
-                           timeout=60, env={"PATH": os.environ.get("PATH", ""),
-                                            "HOME": str(CACHE)})
+        p = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"PATH": os.environ.get("PATH", ""), "HOME": str(CACHE)},
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"<failed: {e}>"
     return (p.stdout or p.stderr).strip()
@@ -105,9 +108,19 @@ def _npm_install(prefix: Path) -> str | None:
         pkg.write_text('{"name": "session-skill-e2e-cache", "private": true}\n')
     # --ignore-scripts: the binary ships in the per-platform optional dependency; the
     # postinstall only links it into bin/ (and wants a recent Node.js).
-    cmd = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-           "--ignore-scripts", "--loglevel=error", "--fetch-timeout=30000", "--fetch-retries=1",
-           f"@anthropic-ai/claude-code@{CLAUDE_VERSION}"]
+    cmd = [
+        npm,
+        "install",
+        "--prefix",
+        str(prefix),
+        "--no-audit",
+        "--no-fund",
+        "--ignore-scripts",
+        "--loglevel=error",
+        "--fetch-timeout=30000",
+        "--fetch-retries=1",
+        f"@anthropic-ai/claude-code@{CLAUDE_VERSION}",
+    ]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
@@ -129,17 +142,21 @@ def find_claude() -> Path:
     prefix = _prefix()
     b = _find_binary(prefix)
     if b is None and os.environ.get("SESSION_SKILL_E2E_INSTALL") == "0":
-        unavailable(f"Claude Code {CLAUDE_VERSION} not in {prefix} and "
-                    "SESSION_SKILL_E2E_INSTALL=0 (run .ci/e2e-setup.sh)")
+        unavailable(
+            f"Claude Code {CLAUDE_VERSION} not in {prefix} and "
+            "SESSION_SKILL_E2E_INSTALL=0 (run .ci/e2e-setup.sh)"
+        )
     if b is None:
         err = _npm_install(prefix)
         if err:
             unavailable(f"Claude Code {CLAUDE_VERSION} not in {prefix}: {err}")
         b = _find_binary(prefix)
         if b is None:
-            unavailable(f"npm installed @anthropic-ai/claude-code@{CLAUDE_VERSION} but no "
-                        f"native claude binary reporting that version under "
-                        f"{prefix}/node_modules/@anthropic-ai")
+            unavailable(
+                f"npm installed @anthropic-ai/claude-code@{CLAUDE_VERSION} but no "
+                f"native claude binary reporting that version under "
+                f"{prefix}/node_modules/@anthropic-ai"
+            )
     assert b is not None
     return b
 
@@ -159,11 +176,14 @@ def find_venv_bin() -> Path:
     found = shutil.which("session-skill")
     d = here if (here / "session-skill").exists() else Path(found).parent if found else None
     if d is None:
-        unavailable(f"no session-skill console script next to {sys.executable} or on PATH "
-                    "(pip install -e . first)")
+        unavailable(
+            f"no session-skill console script next to {sys.executable} or on PATH "
+            "(pip install -e . first)"
+        )
     assert d is not None
-    p = subprocess.run([str(d / "session-skill"), "--help"], capture_output=True, text=True,
-                       timeout=60)
+    p = subprocess.run(
+        [str(d / "session-skill"), "--help"], capture_output=True, text=True, timeout=60
+    )
     if p.returncode != 0:
         unavailable(f"session-skill --help failed: {(p.stderr or p.stdout).strip()[-300:]}")
     return d
@@ -240,10 +260,20 @@ class Result:
 
 def _git(proj: Path, *args: str) -> str:
     # a clean environment: no GIT_DIR or global config leaking in from the caller
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(proj.parent),
-           "GIT_CONFIG_NOSYSTEM": "1", "LANG": "C.UTF-8"}
-    return subprocess.run(["git", "-C", str(proj), *args], check=True, capture_output=True,
-                          text=True, timeout=30, env=env).stdout
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(proj.parent),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "LANG": "C.UTF-8",
+    }
+    return subprocess.run(
+        ["git", "-C", str(proj), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    ).stdout
 
 
 @dataclass
@@ -299,15 +329,28 @@ class World:
         return _git(self.proj, *args)
 
     # -- session-skill ------------------------------------------------------------------
-    def session_skill(self, *args: str, input: str | None = None,  # noqa: A002
-                      check: bool = True, timeout: float = 60) -> Result:
-        p = subprocess.run([str(self.venv_bin / "session-skill"), *args], cwd=self.proj,
-                           env=self.env(), input=input, capture_output=True, text=True,
-                           timeout=timeout)
+    def session_skill(
+        self,
+        *args: str,
+        input: str | None = None,  # noqa: A002
+        check: bool = True,
+        timeout: float = 60,
+    ) -> Result:
+        p = subprocess.run(
+            [str(self.venv_bin / "session-skill"), *args],
+            cwd=self.proj,
+            env=self.env(),
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         r = Result(p.returncode, p.stdout, p.stderr)
         if check and p.returncode != 0:
-            raise AssertionError(f"session-skill {' '.join(args)} -> {p.returncode}\n"
-                                 f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+            raise AssertionError(
+                f"session-skill {' '.join(args)} -> {p.returncode}\n"
+                f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+            )
         return r
 
     def latest(self) -> str | None:
@@ -324,9 +367,16 @@ class World:
     def run_p(self, prompt: str, *args: str, timeout: float = 120) -> Result:
         """``claude -p PROMPT ARGS…`` in the project; children are killed afterwards."""
         cmd = [str(self.claude), "-p", prompt, *args]
-        p = subprocess.Popen(cmd, cwd=self.proj, env=self.env(), stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+        p = subprocess.Popen(
+            cmd,
+            cwd=self.proj,
+            env=self.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         try:
             out, err = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -394,8 +444,9 @@ class Tui:
     def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         # without TMUX/TMUX_PANE: pytest may itself run inside a tmux session
         env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-        return subprocess.run([*self.base, *args], capture_output=True, text=True,
-                              timeout=30, check=check, env=env)
+        return subprocess.run(
+            [*self.base, *args], capture_output=True, text=True, timeout=30, check=check, env=env
+        )
 
     def start(self, timeout: float = 60) -> None:
         w = self.world
@@ -412,10 +463,24 @@ class Tui:
             f"exec {sleep_bin} 3600\n"
         )
         wrapper.chmod(0o755)
-        self._tmux("-f", "/dev/null", "new-session", "-d", "-s", self.name, "-x", "150",
-                   "-y", "45", "-c", str(w.proj), str(wrapper))
-        pids = self._tmux("display-message", "-p", "-t", self.name,
-                          "#{pid} #{pane_pid}").stdout.split()
+        self._tmux(
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            "150",
+            "-y",
+            "45",
+            "-c",
+            str(w.proj),
+            str(wrapper),
+        )
+        pids = self._tmux(
+            "display-message", "-p", "-t", self.name, "#{pid} #{pane_pid}"
+        ).stdout.split()
         self.server_pid, self.pane_pid = int(pids[0]), int(pids[1])
         self.wait_ready(timeout)
 
@@ -428,8 +493,9 @@ class Tui:
             raise AssertionError(f"tmux session is gone: {p.stderr.strip()}")
         return p.stdout
 
-    def wait_screen(self, pred: Callable[[str], bool] | str, timeout: float = 60,
-                    what: str = "") -> str:
+    def wait_screen(
+        self, pred: Callable[[str], bool] | str, timeout: float = 60, what: str = ""
+    ) -> str:
         check = (lambda s: pred in s) if isinstance(pred, str) else pred
         deadline = time.monotonic() + timeout
         s = ""
@@ -452,29 +518,32 @@ class Tui:
         rules = [i for i, line in enumerate(lines) if line.startswith(RULE)]
         if len(rules) < 2:
             return None
-        box = lines[rules[-2] + 1: rules[-1]]
+        box = lines[rules[-2] + 1 : rules[-1]]
         if not box or not box[0].startswith("❯"):
             return None
         return " ".join(x.strip() for x in box).lstrip("❯").strip()
 
     def wait_ready(self, timeout: float = 60) -> None:
-        self.wait_screen(lambda s: self.input_text(s) == "", timeout,
-                         what="an empty prompt box")
+        self.wait_screen(lambda s: self.input_text(s) == "", timeout, what="an empty prompt box")
 
     def type(self, text: str, timeout: float = 30) -> None:
         """Type ``text`` into the prompt box, check it landed, press Enter."""
         self.wait_ready(timeout)
         self._tmux("send-keys", "-t", self.name, "-l", text)
         norm = " ".join(text.split())
-        self.wait_screen(lambda s: " ".join((self.input_text(s) or "").split()) == norm,
-                         timeout, what=f"prompt box holding {text!r}")
+        self.wait_screen(
+            lambda s: " ".join((self.input_text(s) or "").split()) == norm,
+            timeout,
+            what=f"prompt box holding {text!r}",
+        )
         self._tmux("send-keys", "-t", self.name, "Enter")
 
     def clear(self, timeout: float = 30) -> None:
         """Run ``/clear`` and wait until the prompt box is empty again."""
         self.type("/clear", timeout)
-        self.wait_screen(lambda s: self.input_text(s) == "" and "❯ /clear" in s, timeout,
-                         what="/clear done")
+        self.wait_screen(
+            lambda s: self.input_text(s) == "" and "❯ /clear" in s, timeout, what="/clear done"
+        )
 
     # -- cleanup ------------------------------------------------------------------------
     def close(self) -> None:

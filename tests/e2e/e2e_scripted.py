@@ -50,7 +50,7 @@ def skill_text(body: dict[str, Any]) -> str:
     texts = message_texts(body)
     for i in range(len(texts) - 1, -1, -1):
         if "<command-name>" in texts[i]:
-            following = [t for t in texts[i + 1:] if "Base directory for this skill" in t]
+            following = [t for t in texts[i + 1 :] if "Base directory for this skill" in t]
             if following:
                 return following[0]
     raise ScriptError("no expanded skill text in the request")
@@ -101,8 +101,9 @@ def fill_heredoc(block: str, payload: str) -> str:
     return f"{first}\n{payload.rstrip()}\n{delim}"
 
 
-def run_skill_command(needle: str = "session-skill dispatch",
-                      log: list[str] | None = None) -> Callable[[dict[str, Any]], Block]:
+def run_skill_command(
+    needle: str = "session-skill dispatch", log: list[str] | None = None
+) -> Callable[[dict[str, Any]], Block]:
     """Step: run, with Bash, the fenced command from the skill text that holds ``needle``."""
 
     def step(body: dict[str, Any]) -> Block:
@@ -114,8 +115,9 @@ def run_skill_command(needle: str = "session-skill dispatch",
     return step
 
 
-def run_command_from_result(needle: str, payload: str,
-                            log: list[str] | None = None) -> Callable[[dict[str, Any]], Block]:
+def run_command_from_result(
+    needle: str, payload: str, log: list[str] | None = None
+) -> Callable[[dict[str, Any]], Block]:
     """Step: run the fenced command holding ``needle`` that the last tool printed, with
     ``payload`` as its heredoc body."""
 

@@ -95,40 +95,68 @@ def message_sse(blocks: list[Block], model: str) -> bytes:
     events.append(("message_start", {"type": "message_start", "message": start}))
     for i, b in enumerate(blocks):
         if b["type"] == "text":
-            events.append((
-                "content_block_start",
-                {"type": "content_block_start", "index": i,
-                 "content_block": {"type": "text", "text": ""}},
-            ))
-            events.append((
-                "content_block_delta",
-                {"type": "content_block_delta", "index": i,
-                 "delta": {"type": "text_delta", "text": b["text"]}},
-            ))
+            events.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {"type": "text", "text": ""},
+                    },
+                )
+            )
+            events.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {"type": "text_delta", "text": b["text"]},
+                    },
+                )
+            )
         else:
-            events.append((
-                "content_block_start",
-                {"type": "content_block_start", "index": i,
-                 "content_block": {"type": "tool_use", "id": b["id"], "name": b["name"],
-                                   "input": {}}},
-            ))
-            events.append((
-                "content_block_delta",
-                {"type": "content_block_delta", "index": i,
-                 "delta": {"type": "input_json_delta",
-                           "partial_json": json.dumps(b["input"])}},
-            ))
+            events.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {
+                            "type": "tool_use",
+                            "id": b["id"],
+                            "name": b["name"],
+                            "input": {},
+                        },
+                    },
+                )
+            )
+            events.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {
+                            "type": "input_json_delta",
+                            "partial_json": json.dumps(b["input"]),
+                        },
+                    },
+                )
+            )
         events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
-    events.append((
-        "message_delta",
-        {"type": "message_delta",
-         "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
-         "usage": {"output_tokens": 5}},
-    ))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
-    return "".join(
-        f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events
-    ).encode()
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
 
 
 class LoggedRequest(dict[str, Any]):
@@ -144,8 +172,8 @@ class LoggedRequest(dict[str, Any]):
 
     def text(self) -> str:
         """Everything the model would read: system prompt and messages, as one string."""
-        return flatten_text(self.body.get("system")) + "\n" + flatten_text(
-            self.body.get("messages")
+        return (
+            flatten_text(self.body.get("system")) + "\n" + flatten_text(self.body.get("messages"))
         )
 
     def last_user_text(self) -> str:
@@ -212,8 +240,10 @@ class MockAnthropic:
         self._server = server
         self.port = server.server_address[1]
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.1},
-            name=f"mock-anthropic-{self.port}", daemon=True,
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name=f"mock-anthropic-{self.port}",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -260,8 +290,12 @@ class MockAnthropic:
     def _log(self, method: str, path: str, body: Any, kind: str) -> LoggedRequest:
         with self._lock:
             entry = LoggedRequest(
-                seq=len(self.requests), ts=time.time(), method=method, path=path,
-                body=body, kind=kind,
+                seq=len(self.requests),
+                ts=time.time(),
+                method=method,
+                path=path,
+                body=body,
+                kind=kind,
             )
             self.requests.append(entry)
             if self.log_path is not None:
@@ -346,8 +380,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         self.mock._log("GET", self.path, None, "other")
-        self._json(404, {"type": "error",
-                         "error": {"type": "not_found_error", "message": "mock"}})
+        self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": "mock"}})
 
     def do_HEAD(self) -> None:  # noqa: N802
         self.mock._log("HEAD", self.path, None, "other")
@@ -378,5 +411,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(200, message_json(blocks, model))
         except Exception as e:  # a broken step must show up in the test, not hang it
             self.mock.errors.append(f"{type(e).__name__}: {e}")
-            self._json(400, {"type": "error", "error": {"type": "invalid_request_error",
-                                                        "message": f"mock: {e}"}})
+            self._json(
+                400,
+                {
+                    "type": "error",
+                    "error": {"type": "invalid_request_error", "message": f"mock: {e}"},
+                },
+            )

@@ -143,8 +143,9 @@ def test_park_headless(world: World) -> None:
     sent = skill_text(first.body)
     installed = (w.proj / ".claude/skills/session/SKILL.md").read_text(encoding="utf-8")
     # the client sent the installed skill's body (a line of it, to stay robust to layout)
-    body_line = next(x for x in installed.split("---", 2)[2].splitlines()
-                     if len(x.strip()) > 30 and "$" not in x)
+    body_line = next(
+        x for x in installed.split("---", 2)[2].splitlines() if len(x.strip()) > 30 and "$" not in x
+    )
     assert body_line.strip() in sent
     assert f"<command-args>park {PARK_IDEA}</command-args>" in first.text()
     assert f"park {PARK_IDEA}" in sent
@@ -200,8 +201,7 @@ def test_clear_restores_once(tmux_world: World) -> None:
     req = w.mock.wait_main(since=mark)  # the first main-loop request after /clear
     injected = injected_context(req.body)
     assert injected is not None, (
-        f"no SessionStart additionalContext in the first request after /clear:\n"
-        f"{req.text()[:4000]}"
+        f"no SessionStart additionalContext in the first request after /clear:\n{req.text()[:4000]}"
     )
     # banner, then the stored body verbatim (frontmatter stripped)
     assert GOAL in injected and NEXT in injected, injected
@@ -285,8 +285,7 @@ def _task_script() -> list[Step]:
     def select(body: dict[str, Any]) -> Block:
         # the Task tools are deferred: the client lists them for ToolSearch
         assert "TaskCreate" in json.dumps(body), "TaskCreate is not offered"
-        return tool_use("ToolSearch", {"query": "select:TaskCreate,TaskUpdate",
-                                       "max_results": 2})
+        return tool_use("ToolSearch", {"query": "select:TaskCreate,TaskUpdate", "max_results": 2})
 
     def update(body: dict[str, Any]) -> Block:
         res = last_tool_result(body)
@@ -296,12 +295,18 @@ def _task_script() -> list[Step]:
 
     return [
         select,
-        tool_use("TaskCreate", {"subject": OPEN_TASK,
-                                "description": "p99 latency spikes when every client "
-                                               "retries at once.",
-                                "activeForm": "Adding jitter"}),
-        tool_use("TaskCreate", {"subject": DONE_TASK, "description": "retry() → backoff()",
-                                "activeForm": "Renaming"}),
+        tool_use(
+            "TaskCreate",
+            {
+                "subject": OPEN_TASK,
+                "description": "p99 latency spikes when every client retries at once.",
+                "activeForm": "Adding jitter",
+            },
+        ),
+        tool_use(
+            "TaskCreate",
+            {"subject": DONE_TASK, "description": "retry() → backoff()", "activeForm": "Renaming"},
+        ),
         update,
         text("Renamed the helper; the jitter task is still open."),
     ]
@@ -315,7 +320,8 @@ def test_sweep_reports_open_task(world: World) -> None:
     assert "TaskCreate" in reqs[1].tool_names()  # loaded through ToolSearch
     assert "created" in last_tool_result(reqs[2].body).lower()
     assert len(reqs) == 5 and not last_tool_is_error(reqs[4].body), last_tool_result(
-        reqs[4].body)  # TaskUpdate closed the second task
+        reqs[4].body
+    )  # TaskUpdate closed the second task
     sid = session_id_of(reqs[0])
     transcript = w.projects_dir / f"{sid}.jsonl"
     assert transcript.is_file(), w.transcripts()

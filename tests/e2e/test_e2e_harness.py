@@ -35,10 +35,12 @@ def test_headless_text_round_trip(bare_world: World) -> None:
 
 def test_headless_tool_round_trip(bare_world: World) -> None:
     w = bare_world
-    w.mock.script([
-        tool_use("Bash", {"command": "echo marker-$((40+2))", "description": "echo"}),
-        lambda body: "saw: " + body["messages"][-1]["content"][0]["content"],
-    ])
+    w.mock.script(
+        [
+            tool_use("Bash", {"command": "echo marker-$((40+2))", "description": "echo"}),
+            lambda body: "saw: " + body["messages"][-1]["content"][0]["content"],
+        ]
+    )
     r = w.run_p("run it", "--allowedTools", "Bash")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "saw: marker-42"

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from session_skill import fileio
-from session_skill.handover import Doc, parse_doc
-from session_skill.parked import Item, Parked
-from session_skill.store import DROPPED, LATEST, PARKED, Store, valid_slug
+from session_skill.handover.doc import Doc, parse_doc
+from session_skill.store import fileio
+from session_skill.store.parked import Item, Parked
+from session_skill.store.store import DROPPED, LATEST, PARKED, Store, valid_slug
 
 STORE_REL = Path(".claude") / "state" / "session"
 NOW = "2026-11-29T18:30:00Z"

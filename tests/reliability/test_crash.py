@@ -36,9 +36,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from session_skill import commands, hook
-from session_skill.handover import parse_time
-from session_skill.store import TMP_MAX_AGE, Store
+from session_skill import hook
+from session_skill.commands import core as commands
+from session_skill.handover.doc import parse_time
+from session_skill.store.store import TMP_MAX_AGE, Store
 
 from .conftest import (
     BODY,
@@ -342,7 +343,7 @@ def test_a_drop_interrupted_after_rewriting_parked_md_still_logs_the_item(
     proj: Path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     """The deterministic version of a kill between the two writes of a drop."""
-    from session_skill import fileio
+    from session_skill.store import fileio
 
     store = new_store(proj)
     commands.park(store, "keep this one safe please", as_json=False, now=NOW_DT)

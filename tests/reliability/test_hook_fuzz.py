@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from session_skill import hook
-from session_skill.handover import format_time, parse_doc
+from session_skill.handover.doc import format_time, parse_doc
 
 from .conftest import changed, cli_env, snapshot
 

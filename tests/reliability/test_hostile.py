@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from session_skill.parked import Parked
+from session_skill.store.parked import Parked
 
 from .conftest import (
     BODY,

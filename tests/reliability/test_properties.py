@@ -10,10 +10,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from session_skill import commands, frontmatter
-from session_skill.handover import parse_doc, parse_time, render_doc
-from session_skill.parked import Parked
-from session_skill.store import Store
+from session_skill.commands import core as commands
+from session_skill.handover import frontmatter
+from session_skill.handover.doc import parse_doc, parse_time, render_doc
+from session_skill.store.parked import Parked
+from session_skill.store.store import Store
 
 from .conftest import NOW
 

@@ -1,0 +1,1 @@
+"""commands: see README "Where things live". Imports nothing."""

@@ -1,0 +1,1 @@
+"""git: see README "Where things live". Imports nothing."""

@@ -1,0 +1,1 @@
+"""handover: see README "Where things live". Imports nothing."""

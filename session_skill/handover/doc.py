@@ -1,0 +1,202 @@
+"""The handover doc (SPEC §4): sections, parse, render.
+
+Standard library only: the hook shares `split_sections` and `parse_doc`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+from session_skill.handover import frontmatter
+
+SECTION_ORDER = (
+    "Goal",
+    "Decisions",
+    "Didn't work",
+    "Verified",
+    "Lessons / corrections",
+    "Standing instructions",
+    "Files touched",
+    "Outstanding",
+    "Artifacts",
+    "Next step",
+)
+REQUIRED = ("Goal", "Next step")
+# Keys the tool owns: whatever the model wrote for them is ignored.
+TOOL_KEYS = ("slug", "created", "consumed", "branch", "commit", "dirty")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+TIME_FMT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+# Section and Doc are plain classes, not dataclasses: `dataclasses` imports `inspect`, which
+# alone costs the SessionStart hook (a user of this module) more than its whole time budget.
+class _Record:
+    _repr_fields: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return vars(self) == vars(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclasses they replace
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._repr_fields)
+        return f"{type(self).__name__}({fields})"
+
+
+class Section(_Record):
+    _repr_fields = ("title", "text")
+
+    def __init__(self, title: str | None, text: str) -> None:
+        self.title = title  # None for text before the first `## ` heading
+        self.text = text  # heading line included, line endings as in the source
+
+    @property
+    def content(self) -> str:
+        if self.title is None:
+            return self.text
+        nl = self.text.find("\n")
+        return "" if nl < 0 else self.text[nl + 1 :]
+
+
+def split_sections(body: str) -> list[Section]:
+    """Cut a body at `## ` headings (outside code fences); joining the texts gives the body."""
+    sections: list[Section] = []
+    title: str | None = None
+    buf: list[str] = []
+    in_fence = False
+    for line in body.splitlines(keepends=True):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        if not in_fence and line.startswith("## "):
+            if buf or title is not None:
+                sections.append(Section(title, "".join(buf)))
+            title = line[3:].strip().rstrip("#").strip()
+            buf = [line]
+        else:
+            buf.append(line)
+    if buf or title is not None:
+        sections.append(Section(title, "".join(buf)))
+    return sections
+
+
+def _norm(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", title.lower()).strip()
+
+
+def find_section(sections: list[Section], title: str) -> Section | None:
+    want = _norm(title)
+    for s in sections:
+        if s.title is not None and _norm(s.title) == want:
+            return s
+    return None
+
+
+def section_content(body: str, title: str) -> str:
+    s = find_section(split_sections(body), title)
+    return s.content.strip() if s else ""
+
+
+class Doc(_Record):
+    _repr_fields = ("meta", "body")
+
+    def __init__(self, meta: dict[str, str], body: str, text: str = "") -> None:
+        self.meta = meta
+        self.body = body
+        self.text = text
+
+    @property
+    def slug(self) -> str:
+        return self.meta.get("slug", "")
+
+    @property
+    def consumed(self) -> bool:
+        return self.meta.get("consumed", "").strip().lower() == "true"
+
+    @property
+    def created(self) -> datetime | None:
+        return parse_time(self.meta.get("created"))
+
+    @property
+    def goal(self) -> str:
+        return section_content(self.body, "Goal")
+
+
+def parse_doc(text: str) -> Doc | None:
+    """A handover doc: frontmatter that parses and has `created` or `slug`; else None."""
+    s = frontmatter.split(text)
+    if not s.has_frontmatter:
+        return None
+    meta = frontmatter.parse(s.lines)
+    if "created" not in meta and "slug" not in meta:
+        return None
+    return Doc(meta, s.body, text)
+
+
+def parse_time(value: str | None) -> datetime | None:
+    """`YYYY-MM-DDTHH:MM:SSZ` (and ISO variants people hand-write) as aware UTC."""
+    if not value:
+        return None
+    v = value.strip().strip("'\"")
+    if v.endswith("Z"):
+        v = v[:-1] + "+00:00"
+    try:
+        dt = datetime.fromisoformat(v.replace(" ", "T", 1) if "T" not in v else v)
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    try:
+        return dt.astimezone(timezone.utc)
+    except OverflowError:  # `0001-01-01T00:00:00+05:00` is before year 1 in UTC
+        return None
+
+
+def format_time(dt: datetime) -> str:
+    return dt.astimezone(timezone.utc).strftime(TIME_FMT)
+
+
+def render_doc(meta: list[tuple[str, object]], body: str) -> str:
+    """Frontmatter + body. The body keeps its own line endings."""
+    newline = "\r\n" if "\r\n" in body else "\n"
+    if body and not body.endswith("\n"):
+        body += newline
+    return frontmatter.render(meta, newline) + body
+
+
+def missing_required(body: str) -> list[str]:
+    sections = split_sections(body)
+    missing = []
+    for title in REQUIRED:
+        s = find_section(sections, title)
+        if s is None or not s.content.strip():
+            missing.append(title)
+    return missing
+
+
+def replace_section(body: str, title: str, content: str) -> str:
+    """Put `content` under `## title`: in place if present, else by the canonical order."""
+    sections = split_sections(body)
+    newline = "\r\n" if "\r\n" in body else "\n"
+    content = content.replace("\r\n", "\n").strip("\n")
+    if newline == "\r\n":
+        content = content.replace("\n", "\r\n")
+    block = f"## {title}{newline}{content}{newline}{newline}"
+    existing = find_section(sections, title)
+    if existing is not None:
+        existing.text = block
+        return "".join(s.text for s in sections)
+    rank = SECTION_ORDER.index(title) if title in SECTION_ORDER else len(SECTION_ORDER)
+    for i, s in enumerate(sections):
+        if s.title is None:
+            continue
+        canon = next((t for t in SECTION_ORDER if _norm(t) == _norm(s.title)), None)
+        if canon is not None and SECTION_ORDER.index(canon) > rank:
+            if i > 0 and not sections[i - 1].text.endswith(newline + newline):
+                sections[i - 1].text = sections[i - 1].text.rstrip("\r\n") + newline + newline
+            sections.insert(i, Section(title, block))
+            return "".join(s.text for s in sections)
+    tail = "".join(s.text for s in sections).rstrip("\r\n")
+    return (tail + newline + newline if tail else "") + block

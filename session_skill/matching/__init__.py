@@ -1,0 +1,1 @@
+"""matching: see README "Where things live". Imports nothing."""

@@ -1,0 +1,336 @@
+"""Fuzzy resolution of a typed name to one item: `drop`, `recall NAME`, park's duplicate check.
+
+The first rule (SPEC §7.6) is that a wrong item is never returned as a match; the second,
+that a clear query resolves without asking. So a "match" needs positive evidence, not just
+a high string similarity:
+
+- every word of the query is accounted for in the item (exactly, as an abbreviation, or
+  as a typo), which gives the item's *word score*;
+- at least one query word appears in the item exactly, and every number in the query
+  appears in it as well ("migrate v2" never means "migrate-v3");
+- the word score is high and clearly above every other item's score.
+
+Whole-string scorers (rapidfuzz's `token_sort_ratio`, `ratio`, `partial_ratio`) never make
+a match on their own; they only rank candidates, so a query such as "retrybackoff" still
+puts `retry-backoff` first in the list the user chooses from.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+
+from session_skill.matching.choicetable import MIN_PARTIAL_CHARS as MIN_PARTIAL_CHARS
+from session_skill.matching.choicetable import Prepared, Table, prepare, prepare_all, string_score
+from session_skill.matching.wordsim import DIGITS, best_similarity, stem
+from session_skill.matching.wordsim import normalize as normalize
+from session_skill.matching.wordsim import normalize_all as normalize_all
+from session_skill.matching.wordsim import word_similarity as word_similarity
+from session_skill.matching.wordsim import words as words
+from session_skill.records import FrozenRecord
+
+TYPE_CHECKING = False  # `typing` is not imported for its sake
+if TYPE_CHECKING:
+    from typing import Literal
+
+# A match needs a word score of at least this... (a query whose words all sit in the item's
+# summary scores 100 * (1 - SLUG_WEIGHT) = 85; one stray word in five scores 80).
+MATCH_SCORE = 80.0
+# ...and this lead over the runner-up. It is larger than SLUG_WEIGHT * 100, so when two
+# items hold every query word, one in its slug and one only in its summary, we ask.
+MATCH_MARGIN = 20.0
+# Items scoring below this are not worth offering as candidates.
+CANDIDATE_SCORE = 45.0
+# Candidates this far below the best are left out of the list.
+CANDIDATE_SPREAD = 35.0
+MAX_CANDIDATES = 4
+# Share of the word score earned by the slug's own words (the name people use for it).
+SLUG_WEIGHT = 0.15
+# Whole-string similarity only ranks; scaled down so it stays below a real word match.
+STRING_WEIGHT = 0.8
+# Fewer letters/digits than this in the query: only an exact key can match.
+MIN_QUERY_CHARS = 3
+
+# Filler words a user may type around a name ("the retry one"). Ignored unless the query
+# is nothing else.
+STOPWORDS = frozenset(
+    "a an the of to for and or in on at by with about from into this that it its is be "
+    "one item idea thing vs".split()
+)
+
+_TRAILERS = re.compile(r"\b(?:why|next|raised)\s*:", re.IGNORECASE)
+
+
+_init = object.__setattr__  # frozen records set their fields past __setattr__
+
+
+class Choice(FrozenRecord):
+    """One candidate: `key` is its identity (a slug); `texts` are what the query is
+    compared with (the slug with `-`/`_` as spaces, the summary or goal line)."""
+
+    __slots__ = ("key", "texts")
+    key: str
+    texts: tuple[str, ...]
+
+    def __init__(self, key: str, texts: tuple[str, ...]) -> None:
+        # Two plain calls, not FrozenRecord._set: `drop` makes one per parked item.
+        _init(self, "key", key)
+        _init(self, "texts", texts)
+
+
+class Resolution(FrozenRecord):
+    """The outcome: `index` is set only for "match"; `candidates` holds (index, score)
+    pairs, closest first, at most four, for "ambiguous" (the match itself for "match")."""
+
+    __slots__ = ("kind", "index", "score", "candidates")
+    kind: Literal["match", "ambiguous", "none"]
+    index: int | None
+    score: float
+    candidates: list[tuple[int, float]]
+
+    def __init__(
+        self,
+        kind: Literal["match", "ambiguous", "none"],
+        index: int | None,
+        score: float,
+        candidates: list[tuple[int, float]],
+    ) -> None:
+        self._set(kind, index, score, candidates)
+
+
+def _similar_words(query_words: Sequence[str], table: Table) -> dict[str, dict[str, float]]:
+    """For each query word, the words of the list that account for it at all, and how well.
+
+    A query word that some item holds verbatim is taken literally everywhere: "oauth" is a
+    word of the list, so it is not a typo of "auth" in another item. Each (query word,
+    word) pair is scored once here, not once per item that holds the word.
+    """
+    similar: dict[str, dict[str, float]] = {}
+    plain: list[str] | None = None
+    for q in query_words:
+        if q in similar:
+            continue
+        if _has_digit(q):
+            similar[q] = {q: word_similarity(q, q)} if table.has_word(q) else {}
+            continue
+        # Taken literally (when some item holds it), only q and the words of its stem
+        # score (word_similarity), and stem strips one of a few suffixes: those forms are
+        # all there is to try, and they share a prefix, looked up in one pass.
+        q_stem = stem(q)
+        forms = {q, q_stem, *(q_stem + end for end in ("ing", "ed", "es", "s", "e"))}
+        if q_stem.endswith("y"):
+            forms.add(q_stem[:-1] + "ies")
+        prefix = os.path.commonprefix(list(forms))
+        if len(prefix) >= 3:
+            present = forms & table.words_from(prefix)
+        else:  # a short prefix starts too many words: look each form up instead
+            present = {w for w in forms if table.has_word(w)}
+        if q in present:
+            scores = ((w, word_similarity(q, w, True)) for w in present)
+        else:
+            if plain is None:
+                # Words holding a digit only ever match themselves (see word_similarity):
+                # leave them out of the pairs to score. Numbers are much of a long list.
+                plain = [w for w in table.vocabulary() if w.isalpha() or not _has_digit(w)]
+            scores = ((w, word_similarity(q, w, False)) for w in plain)
+        similar[q] = {w: s for w, s in scores if s > 0}
+    return similar
+
+
+def _has_digit(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
+
+
+def _best_in(scores: dict[str, float], candidates: frozenset[str]) -> float:
+    """`best_similarity` from a query word's `_similar_words` entry."""
+    if len(scores) <= len(candidates):
+        return max((s for w, s in scores.items() if w in candidates), default=0.0)
+    return max((scores.get(w, 0.0) for w in candidates), default=0.0)
+
+
+def _word_score(
+    query_words: Sequence[str], prepared: Prepared, similar: dict[str, dict[str, float]]
+) -> float:
+    """Mean over query words of how well the item accounts for each, slug words weighted."""
+    if not query_words:
+        return 0.0
+    anywhere = in_slug = 0.0
+    for q in query_words:
+        anywhere += _best_in(similar[q], prepared.all_words)
+        in_slug += _best_in(similar[q], prepared.slug_words)
+    n = len(query_words)
+    return (1 - SLUG_WEIGHT) * anywhere / n + SLUG_WEIGHT * in_slug / n
+
+
+def _significant(query_words: list[str]) -> list[str]:
+    kept = [w for w in query_words if w not in STOPWORDS]
+    return kept or query_words
+
+
+def _exact_key(query: str, choices: Sequence[Choice]) -> tuple[list[int], list[str] | None]:
+    """Items whose key is the query: verbatim (`**slug**` and case aside), else word for word.
+
+    Also the normalised keys, when it had to compute them (for Table).
+    """
+    bare = query.strip().strip("*`").strip()
+    same = [i for i, c in enumerate(choices) if c.key.casefold() == bare.casefold()]
+    if len(same) > 1:
+        same = [i for i in same if choices[i].key == bare] or same
+    if same:
+        return same, None
+    query_words = words(query)
+    if not query_words:
+        return [], None
+    # words(key) == query_words, for normalised text is single-spaced words.
+    wanted = " ".join(query_words)
+    keys = normalize_all([c.key for c in choices])
+    return [i for i, key in enumerate(keys) if key == wanted], keys
+
+
+def _short_query(query_words: list[str], choices: Sequence[Choice]) -> Resolution:
+    """Too little to go on ("a", "ci"): offer the items that have it as a slug word."""
+    keys = normalize_all([c.key for c in choices])
+    offered = [i for i, key in enumerate(keys) if set(query_words) <= set(key.split())]
+    if not offered:
+        return Resolution("none", None, 0.0, [])
+    return Resolution("ambiguous", None, 100.0, [(i, 100.0) for i in offered[:MAX_CANDIDATES]])
+
+
+def resolve(query: str, choices: Sequence[Choice]) -> Resolution:
+    """Resolve what the user typed to one of `choices`, or say it is ambiguous or absent."""
+    exact, keys = _exact_key(query, choices)
+    if len(exact) == 1:
+        return Resolution("match", exact[0], 100.0, [(exact[0], 100.0)])
+    if len(exact) > 1:
+        tied = [(i, 100.0) for i in exact[:MAX_CANDIDATES]]
+        return Resolution("ambiguous", None, 100.0, tied)
+
+    query_words = _significant(words(query))
+    if not query_words or not choices:
+        return Resolution("none", None, 0.0, [])
+    if sum(len(w) for w in query_words) < MIN_QUERY_CHARS:
+        return _short_query(query_words, choices)
+    query_text = " ".join(query_words)
+    query_numbers = set(DIGITS.findall(query_text))
+
+    # Only items ranking at least CANDIDATE_SCORE, and within CANDIDATE_SPREAD of the best,
+    # take part in the outcome: the candidates list stops there, and a lead over anything
+    # lower is more than MATCH_MARGIN. An item holding no word similar to a query word has
+    # a word score of 0, so it can rank that high only by its string score. So: score the
+    # items holding such words; their best word score bounds the best rank from below and
+    # so sets a bar; run the string scorers over all items, letting rapidfuzz drop in C
+    # whatever cannot reach the bar; score what is left. The first bar is MATCH_MARGIN
+    # under that bound: all a clear match needs, and it usually spares the costliest
+    # scorer. Only when that is not a match is it lowered to CANDIDATE_SPREAD, for the list.
+    table = Table(choices, keys)
+    similar = _similar_words(query_words, table)
+    holding: dict[int, tuple[Prepared, float]] = {}
+    for index in table.holding(set().union(*similar.values())):
+        prepared = table.prepared(index)
+        holding[index] = (prepared, _word_score(query_words, prepared, similar))
+    best_word_known = max((word for _, word in holding.values()), default=0.0)
+    bars = (best_word_known - MATCH_MARGIN, best_word_known - CANDIDATE_SPREAD)
+    for bar in dict.fromkeys(max(CANDIDATE_SCORE, b) for b in bars):
+        scores = dict(holding)
+        strings = table.string_scores(query_text, bar / STRING_WEIGHT - 0.01)  # 0.01: rounding
+        for index in strings.keys() - scores.keys():
+            prepared = table.prepared(index)
+            scores[index] = (prepared, _word_score(query_words, prepared, similar))
+        scored: list[tuple[float, float, int]] = []  # (rank score, word score, index)
+        eligible: set[int] = set()
+        for index, (prepared, word_score) in scores.items():
+            rank = max(word_score, STRING_WEIGHT * strings.get(index, 0.0))
+            scored.append((rank, word_score, index))
+            numbers_ok = query_numbers <= prepared.numbers
+            if numbers_ok and any(w in prepared.all_words for w in query_words):
+                eligible.add(index)
+        scored.sort(key=lambda s: (-s[0], -s[1], s[2]))
+        if not scored or scored[0][0] < CANDIDATE_SCORE:
+            # Nothing close. The score reported is the best rank of all, computed in full.
+            word_scores = {index: word for _, word, index in scored}
+            best_rank = max(
+                max(
+                    word_scores.get(index, 0.0),
+                    STRING_WEIGHT * string_score(query_text, table.prepared(index)),
+                )
+                for index in range(len(table))
+            )
+            return Resolution("none", None, round(best_rank, 1), [])
+
+        best_rank, best_word, best_index = scored[0]
+        runner_up = scored[1][0] if len(scored) > 1 else 0.0
+        if (
+            best_index in eligible
+            and best_word >= MATCH_SCORE
+            and best_word == best_rank
+            and best_rank - runner_up >= MATCH_MARGIN
+        ):
+            score = round(best_rank, 1)
+            return Resolution("match", best_index, score, [(best_index, score)])
+    floor = max(CANDIDATE_SCORE, best_rank - CANDIDATE_SPREAD)
+    closest = [(i, round(r, 1)) for r, _, i in scored if r >= floor][:MAX_CANDIDATES]
+    return Resolution("ambiguous", None, round(best_rank, 1), closest)
+
+
+def _idea(text: str) -> str:
+    """The idea itself: a parked bullet's `Why:` / `Next:` / `Raised:` tail cut off."""
+    return _TRAILERS.split(text, maxsplit=1)[0]
+
+
+def duplicate_score(text: str, choice: Choice) -> float:
+    """How nearly `text` restates `choice`, 0-100.
+
+    Unlike `resolve`, where a short query may name a long item, both directions count:
+    every word of `text` must be in the item (slug or summary), and every word of the
+    item's summary must be in `text`; typos allowed, numbers exact. Only the idea is
+    compared: `Why:` / `Next:` / `Raised:` parts (SPEC §6) are left out on both sides.
+    """
+    new_words = _significant(words(_idea(text)))
+    if not new_words:
+        return 0.0
+    old = prepare(Choice(choice.key, tuple(_idea(t) for t in choice.texts)))
+    return _duplicate_score(new_words, old, words(choice.key))
+
+
+def _duplicate_score(
+    new_words: list[str], old: Prepared, slug_words: list[str], at_least: float = 0.0
+) -> float:
+    """`duplicate_score` from its prepared parts. When the score is under `at_least` it
+    may stop early and return 0.0 (`best_duplicate` only wants scores above its best)."""
+    new_set = frozenset(new_words)
+    # The slug restated ("retry budget") is a name, not the idea; compare summaries.
+    summaries = [p for p in old.phrases if p.split() != slug_words] or list(old.phrases)
+    n = len(new_words)
+    similarities = []
+    for w in new_words:
+        similarities.append(best_similarity(w, old.all_words))
+        # Each word left adds 100 at most; once even that falls short, so does the score.
+        if sum(similarities) + 100.0 * (n - len(similarities)) < at_least * n - 1e-6:
+            return 0.0
+    forward = sum(similarities) / n
+    backward = 0.0
+    for phrase in summaries:
+        old_words = _significant(phrase.split())
+        covered = sum(best_similarity(w, new_set) for w in old_words) / len(old_words)
+        backward = max(backward, covered)
+    return min(forward, backward)
+
+
+def best_duplicate(text: str, choices: Sequence[Choice], threshold: float = 90) -> int | None:
+    """The index of the open item `text` nearly duplicates (score >= threshold), or None."""
+    new_words = _significant(words(_idea(text)))
+    olds = prepare_all([Choice(c.key, tuple(_idea(t) for t in c.texts)) for c in choices])
+    keys = normalize_all([c.key for c in choices])
+    best_index: int | None = None
+    best = threshold
+    for index in range(len(choices)):
+        # As duplicate_score(text, choices[index]), the text's side prepared once.
+        score = (
+            _duplicate_score(new_words, olds[index], keys[index].split(), best)
+            if new_words
+            else 0.0
+        )
+        if score >= best:
+            best_index, best = index, score
+    return best_index

@@ -1,0 +1,1 @@
+"""store: see README "Where things live". Imports nothing."""

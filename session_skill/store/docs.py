@@ -1,0 +1,106 @@
+"""Finding handover docs in the store without reading their bodies."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+from session_skill.handover import frontmatter
+from session_skill.handover.doc import parse_time
+from session_skill.records import Record
+from session_skill.store.store import Store
+
+_HEAD = 8192
+
+
+class DocInfo(Record):
+    __slots__ = ("slug", "path", "meta", "created", "mtime")
+    slug: str  # from the file name: what LATEST and commands use
+    path: Path
+    meta: dict[str, str]
+    created: datetime | None
+    mtime: float
+
+    def __init__(
+        self, slug: str, path: Path, meta: dict[str, str], created: datetime | None, mtime: float
+    ) -> None:
+        self.slug = slug
+        self.path = path
+        self.meta = meta
+        self.created = created
+        self.mtime = mtime
+
+    @property
+    def when(self) -> datetime:
+        """`created`, else the file's mtime (hand-made docs)."""
+        return self.created or datetime.fromtimestamp(self.mtime, timezone.utc)
+
+    @property
+    def consumed(self) -> bool:
+        return self.meta.get("consumed", "").strip().lower() == "true"
+
+    @property
+    def branch(self) -> str:
+        return self.meta.get("branch", "")
+
+
+def read_meta(path: Path) -> dict[str, str] | None:
+    """Frontmatter of a doc (reads only its head); None when it is not a handover doc."""
+    try:
+        # os.read, not open(): a buffered file object costs more than the read itself, and
+        # `list` reads the head of every doc.
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            data = _read(fd, _HEAD)
+            text = data.decode("utf-8", "replace")
+            s = frontmatter.split(text)
+            if not s.has_frontmatter and len(data) == _HEAD:
+                text = (data + _read(fd, None)).decode("utf-8", "replace")
+                s = frontmatter.split(text)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    if not s.has_frontmatter:
+        return None
+    meta = frontmatter.parse(s.lines)
+    return meta if ("created" in meta or "slug" in meta) else None
+
+
+def _read(fd: int, limit: int | None) -> bytes:
+    """Up to `limit` bytes (None: to the end), as a file object's read(limit) gives them."""
+    chunks = []
+    size = 0
+    while limit is None or size < limit:
+        chunk = os.read(fd, 65536 if limit is None else limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def info(path: Path) -> DocInfo | None:
+    meta = read_meta(path)
+    if meta is None:
+        return None
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return None
+    return DocInfo(path.name[:-3], path, meta, parse_time(meta.get("created")), mtime)
+
+
+def all_docs(store: Store) -> list[DocInfo]:
+    """Every handover doc, newest first."""
+    out = [d for p in store.doc_files() if (d := info(p)) is not None]
+    out.sort(key=lambda d: d.when, reverse=True)
+    return out
+
+
+def banner_line(d: DocInfo, now: datetime, prefix: str = "Handover") -> str:
+    from session_skill.times import age
+
+    branch = d.branch or "unknown branch"
+    return f"{prefix} `{d.slug}` · written {age((now - d.when).total_seconds())} ago · {branch}"

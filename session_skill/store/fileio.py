@@ -1,0 +1,191 @@
+"""Atomic writes, strict UTF-8 reads and the writer lock.
+
+Standard library only, and only cheap modules: the SessionStart hook imports this
+on every session start.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+from contextlib import contextmanager
+
+from session_skill.errors import StoreError
+
+# The hook passes plain strings; pathlib alone would cost it a third of Python's start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+    from typing import TypeVar
+
+    _P = TypeVar("_P", str, Path)
+
+TMP_MARK = ".tmp-"
+
+
+def tmp_name(path: _P) -> _P:
+    """A temp file beside `path`, of the same type (str or Path)."""
+    name = f".{os.path.basename(path)}{TMP_MARK}{os.getpid()}-{os.urandom(4).hex()}"
+    return type(path)(os.path.join(os.path.dirname(path), name))
+
+
+def is_tmp_name(name: str) -> bool:
+    return name.startswith(".") and TMP_MARK in name
+
+
+def atomic_write(path: _P, data: bytes) -> None:
+    """Write `data` to `path` so that readers see the old file or the new one, never a part."""
+    tmp = tmp_name(path)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(os.path.dirname(path) or ".")
+
+
+def create_exclusive(path: _P, data: bytes) -> bool:
+    """Create `path` holding `data` only if it does not exist yet. False when it exists.
+
+    The content is written to a temp file first and linked into place, so a crash never
+    leaves a half-written doc under the final name.
+    """
+    tmp = tmp_name(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV):
+                raise
+            # Filesystems without hard links: O_EXCL reservation, then replace.
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW))
+            except FileExistsError:
+                return False
+            os.replace(tmp, path)
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    _fsync_dir(os.path.dirname(path) or ".")
+    return True
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one whole line with a single write() (callers hold the store lock)."""
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+    try:
+        # A previous crash may have left a partial last line: start on a fresh line.
+        size = os.fstat(fd).st_size
+        if size:
+            with open(path, "rb") as fh:
+                fh.seek(size - 1)
+                if fh.read(1) != b"\n":
+                    data = b"\n" + data
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path, *, limit: int | None = None) -> str:
+    """Read a store file as UTF-8, keeping CRLF. A non-UTF-8 file is an error naming it."""
+    with open(path, "rb") as fh:
+        data = fh.read() if limit is None else fh.read(limit)
+    return decode(data, path)
+
+
+def decode(data: bytes, path: Path) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise StoreError(f"{path} is not UTF-8 text; not touching it") from None
+
+
+def newline_of(text: str) -> str:
+    """The line ending a file uses, so a rewrite keeps it."""
+    i = text.find("\n")
+    return "\r\n" if i > 0 and text[i - 1] == "\r" else "\n"
+
+
+class LockTimeout(Exception):
+    pass
+
+
+@contextmanager
+def file_lock(lock_path: str | Path, timeout: float | None = None) -> Iterator[None]:
+    """Exclusive flock on `lock_path`; `timeout` None waits forever."""
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        if timeout is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        else:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise LockTimeout(str(lock_path)) from None
+                    time.sleep(0.005)
+        yield
+    finally:
+        os.close(fd)
+
+
+def stdin_text() -> str | None:
+    """stdin when it is not a terminal (a pipe or heredoc), else None; must be UTF-8."""
+    import sys
+
+    try:
+        if sys.stdin is None or sys.stdin.isatty():
+            return None
+        data = sys.stdin.buffer.read()
+    except (OSError, ValueError, AttributeError):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise StoreError("stdin is not UTF-8 text") from None

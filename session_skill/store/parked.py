@@ -1,0 +1,176 @@
+"""PARKED.md (SPEC §6): items are bullet lines; every other byte is kept as it is."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date
+
+from session_skill.records import FrozenRecord
+
+HEADING = "# Parked items"
+_init = object.__setattr__  # Item is frozen: its __init__ sets fields past __setattr__
+_BULLET = re.compile(r"^(?:[-*] \[[ xX]\] |[-*] )(.*)$")
+_SLUG = re.compile(r"^\*\*([^*\n]{1,120})\*\*\s*(?:[—–:-]+\s*)?(.*)$")
+_RAISED = re.compile(r"\bRaised:\s*(\d{4}-\d{2}-\d{2})\b\.?")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+class Item(FrozenRecord):
+    __slots__ = ("line_no", "line", "slug", "summary", "raised", "explicit_slug")
+    line_no: int  # index into Parked.lines
+    line: str  # the bullet, line ending stripped
+    slug: str
+    summary: str  # the text after the slug, Raised date removed
+    raised: date | None
+    explicit_slug: bool
+
+    def __init__(
+        self,
+        line_no: int,
+        line: str,
+        slug: str,
+        summary: str,
+        raised: date | None,
+        explicit_slug: bool,
+    ) -> None:
+        # One call per field, not FrozenRecord._set: PARKED.md may hold 10,000 of these.
+        _init(self, "line_no", line_no)
+        _init(self, "line", line)
+        _init(self, "slug", slug)
+        _init(self, "summary", summary)
+        _init(self, "raised", raised)
+        _init(self, "explicit_slug", explicit_slug)
+
+    @property
+    def display(self) -> str:
+        """The bullet without its marker, as `list` shows it."""
+        m = _BULLET.match(self.line)
+        return (m.group(1) if m else self.line).strip()
+
+
+def derive_slug(text: str, max_length: int = 40) -> str:
+    """A stable slug from an item's first words, without importing slugify (used on reads)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    words = _NON_WORD.sub(" ", ascii_text.lower()).split()[:6]
+    slug = ""
+    for w in words:
+        cand = f"{slug}-{w}" if slug else w
+        if len(cand) > max_length:
+            break
+        slug = cand
+    return slug or (words[0][:max_length] if words else "item")
+
+
+def _without_raised(text: str) -> str:
+    """`_RAISED.sub("", text)`, quicker for the usual single `Raised:` date."""
+    at = text.find("Raised:")
+    first = _RAISED.search(text, at) if at >= 0 else None
+    if first is None:
+        return text
+    if _RAISED.search(text, first.end()) is not None:
+        return _RAISED.sub("", text)
+    return text[: first.start()] + text[first.end() :]
+
+
+def parse_item(line_no: int, line: str) -> Item | None:
+    m = _BULLET.match(line)
+    if not m:
+        return None
+    rest = m.group(1).strip()
+    raised = None
+    # The regex starts where the literal is: str.find is far cheaper than a \b scan.
+    at = rest.find("Raised:")
+    rm = _RAISED.search(rest, at) if at >= 0 else None
+    if rm:
+        try:
+            raised = date.fromisoformat(rm.group(1))
+        except ValueError:
+            raised = None
+    sm = _SLUG.match(rest)
+    if sm and sm.group(1).strip():
+        slug, summary, explicit = sm.group(1).strip(), sm.group(2), True
+        start = sm.start(2)
+    else:
+        slug, summary, explicit = "", rest, False
+        start = 0
+    if rm and rm.start() >= start and _RAISED.search(rest, rm.end()) is None:
+        # The summary is the tail of `rest` (after a non-word character), so the one date
+        # found there is its one match: cut it out directly.
+        summary = rest[start : rm.start()] + rest[rm.end() :]
+    elif rm:
+        summary = _without_raised(summary)
+    # Runs of whitespace as one space; split/join is re.sub(r"\s+", " ") on stripped text,
+    # at a tenth of the cost (PARKED.md is parsed on every park, drop and list).
+    summary = " ".join(summary.split()).rstrip(" .")
+    if not slug:
+        slug = derive_slug(summary)
+    return Item(line_no, line, slug, summary, raised, explicit)
+
+
+class Parked:
+    """The file as lines (endings kept) plus the items found in them."""
+
+    def __init__(self, text: str) -> None:
+        # Lines end at "\n" only: `splitlines` also cuts at a lone "\r", "\x0c", "\u2028"…,
+        # and `drop` then removed only the first piece of a hand-edited bullet.
+        parts = text.split("\n")
+        self.lines = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+        self.newline = "\r\n" if text.find("\r\n") >= 0 else "\n"
+        # _scan, on the parts: each is its line without the "\n" (an empty last part is
+        # no line, and no item either).
+        self.items = [
+            item
+            for i, part in enumerate(parts)
+            if (item := parse_item(i, part.rstrip("\r"))) is not None
+        ]
+
+    def _scan(self) -> list[Item]:
+        items = []
+        for i, raw in enumerate(self.lines):
+            item = parse_item(i, raw.rstrip("\r\n"))
+            if item is not None:
+                items.append(item)
+        return items
+
+    def render(self) -> str:
+        return "".join(self.lines)
+
+    def find_slug(self, slug: str) -> Item | None:
+        want = slug.lower()
+        return next((it for it in self.items if it.slug.lower() == want), None)
+
+    def append(self, bullet: str) -> None:
+        if self.lines and not self.lines[-1].endswith("\n"):
+            self.lines[-1] += self.newline
+        if not self.lines:
+            self.lines = [HEADING + self.newline, self.newline]
+        self.lines.append(bullet + self.newline)
+        # Only the new line needs parsing: the others kept their text and their index.
+        item = parse_item(len(self.lines) - 1, self.lines[-1].rstrip("\r\n"))
+        if item is not None:
+            self.items.append(item)
+
+    def replace(self, item: Item, bullet: str) -> None:
+        old = self.lines[item.line_no]
+        ending = old[len(old.rstrip("\r\n")) :]
+        self.lines[item.line_no] = bullet + ending
+        self.items = self._scan()
+
+    def remove(self, item: Item) -> None:
+        gone = item.line_no
+        del self.lines[gone]
+        # The lines after it moved up by one; none changed, so none is parsed again.
+        self.items = [
+            it
+            if it.line_no < gone
+            else Item(it.line_no - 1, it.line, it.slug, it.summary, it.raised, it.explicit_slug)
+            for it in self.items
+            if it.line_no != gone
+        ]
+
+
+def bullet(slug: str, summary: str, raised: date | str) -> str:
+    summary = summary.strip()
+    sep = " " if summary.endswith((".", "!", "?")) else ". "
+    return f"- **{slug}** — {summary}{sep}Raised: {raised}."

@@ -1,0 +1,186 @@
+"""The file store under `<project>/.claude/state/session/` (SPEC §3).
+
+Standard library only. Where the store is and its LATEST pointer are worked out in
+`storepaths` (no pathlib: the SessionStart hook uses that alone); this builds on it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from session_skill.errors import StoreError
+from session_skill.store import fileio
+from session_skill.store import paths as storepaths
+from session_skill.store.paths import LATEST as LATEST
+from session_skill.store.paths import LATEST_READ_LIMIT as LATEST_READ_LIMIT
+from session_skill.store.paths import LOCK as LOCK
+from session_skill.store.paths import SLUG_RE as SLUG_RE
+from session_skill.store.paths import valid_slug as valid_slug
+
+STORE_REL = Path(*storepaths.STORE_PARTS)
+PARKED = "PARKED.md"
+DROPPED = "dropped.jsonl"
+NON_DOCS = frozenset({PARKED})
+# A temp file older than this belongs to a writer that crashed.
+TMP_MAX_AGE = 60.0
+
+
+def find_project_root(
+    project: str | os.PathLike[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> Path:
+    """`--project`; `CLAUDE_PROJECT_DIR`; nearest ancestor holding `.git`; the working dir."""
+    return Path(storepaths.project_root(project, env=env, cwd=cwd))
+
+
+def template_dir() -> Path:
+    """`state_template/`: packaged inside the wheel, or beside the package in a checkout."""
+    here = Path(__file__).resolve().parent.parent
+    packaged = here / "_data" / "state_template"
+    return packaged if packaged.is_dir() else here.parent / "state_template"
+
+
+class Store:
+    def __init__(self, project_root: Path) -> None:
+        self.root = project_root
+        self.dir = project_root / STORE_REL
+
+    # -- layout -------------------------------------------------------------
+    def exists(self) -> bool:
+        try:
+            return self.dir.is_dir() and not self.dir.is_symlink()
+        except OSError:  # ENAMETOOLONG, EACCES…: pathlib ignores only "not there" errors
+            return False
+
+    def check(self) -> None:
+        """Refuse a store we cannot use safely before anything is written."""
+        if self.dir.is_symlink():
+            raise StoreError(f"{self.dir} is a symlink; refusing to write through it")
+        if os.path.lexists(self.dir) and not self.dir.is_dir():
+            raise StoreError(f"{self.dir} exists and is not a directory")
+
+    def ensure(self) -> None:
+        """Create the store from `state_template/` (missing files only)."""
+        self.check()
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            tpl = template_dir()
+            if tpl.is_dir():
+                for src in sorted(tpl.iterdir()):
+                    dest = self.dir / src.name
+                    if src.is_file() and not os.path.lexists(dest):
+                        fileio.create_exclusive(dest, src.read_bytes())
+            if not os.path.lexists(self.dir / ".gitignore"):
+                fileio.create_exclusive(self.dir / ".gitignore", b"*\n")
+        except OSError as exc:
+            raise StoreError(f"cannot create the store at {self.dir}: {exc.strerror}") from None
+
+    def path(self, name: str) -> Path:
+        """A path inside the store for a validated file name; never leaves the store."""
+        if (
+            not name
+            or "/" in name
+            or "\\" in name
+            or "\0" in name
+            or name in (".", "..")
+            or len(name) > 200
+        ):
+            raise StoreError(f"invalid store file name: {name[:80]!r}")
+        p = self.dir / name
+        if p.is_symlink():
+            target = p.resolve()
+            if self.dir.resolve() not in target.parents:
+                raise StoreError(f"{p} is a symlink leading outside the store; not touching it")
+        return p
+
+    def doc_path(self, slug: str) -> Path:
+        if not valid_slug(slug):
+            raise StoreError(f"invalid handover slug: {slug[:80]!r}")
+        return self.path(slug + ".md")
+
+    @contextmanager
+    # 30 s, not less: holds are milliseconds, but 64 sessions writing at once on a loaded
+    # 2-core machine queued the last one past 10 s (tests/reliability/test_concurrency.py).
+    def lock(self, timeout: float | None = 30.0) -> Iterator[None]:
+        """Exclusive writer lock; leftover temp files of crashed writers are cleaned under it."""
+        self.ensure()
+        try:
+            with fileio.file_lock(self.path(LOCK), timeout):
+                self._clean_tmp()
+                yield
+        except fileio.LockTimeout:
+            raise StoreError(f"the store is locked by another process: {self.dir / LOCK}") from None
+
+    def _clean_tmp(self) -> None:
+        # Only old ones: `ensure()` creates files outside the lock, and a temp file it is
+        # about to link into place must not vanish under it.
+        try:
+            entries = list(os.scandir(self.dir))
+        except OSError:
+            return
+        cutoff = time.time() - TMP_MAX_AGE
+        for entry in entries:
+            if fileio.is_tmp_name(entry.name):
+                try:
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)
+                except OSError:
+                    pass
+
+    # -- LATEST -------------------------------------------------------------
+    def read_latest(self) -> str | None:
+        """The pending slug, or None (blank, missing, junk or a name that is not a slug)."""
+        return storepaths.read_latest(str(self.dir))
+
+    def write_latest(self, slug: str | None) -> None:
+        """Point LATEST at `slug`, or remove it (None). Callers hold the lock.
+
+        A LATEST that is a symlink is replaced by a plain file (`os.replace` and `unlink`
+        act on the link itself): nothing is written through it, wherever it points.
+        """
+        if slug is None:
+            storepaths.clear_latest(str(self.dir))
+            return
+        fileio.atomic_write(self.dir / LATEST, (slug + "\n").encode())
+
+    # -- files --------------------------------------------------------------
+    def read(self, name: str) -> str | None:
+        p = self.path(name)
+        try:
+            return fileio.read_text(p)
+        except FileNotFoundError:
+            return None
+        except IsADirectoryError:
+            raise StoreError(f"{p} is a directory") from None
+
+    def write(self, name: str, text: str) -> None:
+        p = self.path(name)
+        try:
+            fileio.atomic_write(p, text.encode("utf-8"))
+        except OSError as exc:
+            raise StoreError(f"cannot write {p}: {exc.strerror}") from None
+
+    def doc_files(self) -> Iterator[Path]:
+        """Candidate handover files: regular `*.md` other than PARKED.md, with a slug name."""
+        try:
+            entries = list(os.scandir(self.dir))
+        except OSError:
+            return
+        for entry in entries:
+            name = entry.name
+            if not name.endswith(".md") or name in NON_DOCS:
+                continue
+            if not valid_slug(name[:-3]):
+                continue
+            try:
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            yield Path(entry.path)

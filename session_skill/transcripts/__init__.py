@@ -1,0 +1,1 @@
+"""transcripts: see README "Where things live". Imports nothing."""

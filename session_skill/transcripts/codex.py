@@ -1,0 +1,158 @@
+"""The Codex rollout parser, kept apart from the Claude Code one in `transcript`.
+
+Codex writes `session_meta`, `turn_context`, `response_item` and `event_msg` records in a
+`{"type", "payload"}` envelope; early rollouts had none (a header line, then bare items).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterator
+from typing import Any
+
+from session_skill.transcripts.events import (
+    CODEX,
+    AssistantText,
+    CompactBoundary,
+    Event,
+    ReadStats,
+    SessionMeta,
+    ToolCall,
+    ToolResult,
+    UserText,
+    blocks_text,
+    first_type,
+    mentions,
+    str_or_none,
+)
+
+_CODEX_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+)
+# Early Codex rollouts had no envelope: a header line, then bare response items.
+_CODEX_LEGACY_ITEMS = frozenset(
+    {"message", "function_call", "function_call_output", "reasoning", "local_shell_call"}
+)
+
+
+def looks_codex(record: dict[str, Any]) -> bool:
+    if "payload" in record and record.get("type") in _CODEX_TYPES:
+        return True
+    if "instructions" in record and "id" in record and "type" not in record:
+        return True
+    return record.get("type") in _CODEX_LEGACY_ITEMS and "uuid" not in record
+
+
+# User-role messages Codex injects itself (environment, AGENTS.md, aborted turns).
+_CODEX_INJECTED = tuple(
+    "<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS.md instructions|"
+    "<user_shell_command>|<turn_aborted>|<permissions instructions>|<skill>".split("|")
+)
+_CODEX_REASONING = b'"payload":{"type":"reasoning"'
+_CODEX_OUTPUT = b'"payload":{"type":"function_call_output"'
+
+
+class CodexParser:
+    agent = CODEX
+
+    def __init__(self, stats: ReadStats) -> None:
+        self.stats = stats
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+
+    def cheap_skip(self, raw: bytes, wanted: Collection[str] | None) -> str | None:
+        # event_msg lines repeat what response_item lines say (and token counts).
+        start, value = first_type(raw, 256)
+        if value == b"event_msg":
+            return "event_msg"
+        if value != b"response_item":
+            return None
+        head = raw[start : start + 96]
+        if _CODEX_REASONING in head:
+            return "response_item:reasoning"
+        if wanted is not None and _CODEX_OUTPUT in head and not mentions(raw, wanted):
+            return "response_item:function_call_output"
+        return None
+
+    def feed(self, record: dict[str, Any]) -> Iterator[Event]:
+        kind = record.get("type")
+        ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            if kind in _CODEX_LEGACY_ITEMS:
+                kind, payload = "response_item", record
+            elif "instructions" in record and "id" in record:
+                kind, payload = "session_meta", record
+            else:
+                self.stats.skip(str(kind))
+                return
+        if kind == "session_meta":
+            self.session_id = str_or_none(payload.get("id")) or self.session_id
+            self.cwd = str_or_none(payload.get("cwd")) or self.cwd
+            yield SessionMeta(self.session_id, self.cwd, ts, CODEX)
+        elif kind == "turn_context":
+            cwd = str_or_none(payload.get("cwd"))
+            if cwd and cwd != self.cwd:
+                self.cwd = cwd
+                yield SessionMeta(self.session_id, cwd, ts, CODEX)
+        elif kind == "response_item":
+            yield from self._item(payload, ts)
+        elif kind == "compacted":
+            yield CompactBoundary(ts)
+        else:
+            self.stats.skip(str(kind))
+
+    def _item(self, item: dict[str, Any], ts: str | None) -> Iterator[Event]:
+        itype = item.get("type")
+        if itype == "message":
+            text = blocks_text(item.get("content")).strip()
+            role = item.get("role")
+            if not text:
+                return
+            if role == "user":
+                if not text.startswith(_CODEX_INJECTED):
+                    yield UserText(text, ts)
+            elif role == "assistant":
+                yield AssistantText(text, ts, str_or_none(item.get("id")))
+        elif itype == "function_call":
+            yield ToolCall(
+                str(item.get("name") or ""),
+                _arguments(item.get("arguments")),
+                str_or_none(item.get("call_id")),
+                ts,
+            )
+        elif itype == "custom_tool_call":
+            patch = item.get("input")
+            yield ToolCall(
+                str(item.get("name") or ""),
+                {"input": patch if isinstance(patch, str) else ""},
+                str_or_none(item.get("call_id")),
+                ts,
+            )
+        elif itype == "local_shell_call":
+            action = item.get("action")
+            action = action if isinstance(action, dict) else {}
+            yield ToolCall(
+                "shell",
+                {"command": action.get("command"), "workdir": action.get("working_directory")},
+                str_or_none(item.get("call_id")),
+                ts,
+            )
+        elif itype in ("function_call_output", "custom_tool_call_output"):
+            output = item.get("output")
+            yield ToolResult(str_or_none(item.get("call_id")), output, ts)
+        else:
+            self.stats.skip(f"response_item:{itype}")
+
+
+def _arguments(raw: object) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return {"raw": raw}
+        if isinstance(parsed, dict):
+            return parsed
+    return {}

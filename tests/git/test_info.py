@@ -1,0 +1,134 @@
+"""gitinfo: branch, commit, dirty count and per-path Refs from real git; failures tolerated."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from session_skill.git import info as gitinfo
+from tests.conftest import git, make_repo
+
+
+def _seed(project: Path) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "keep.py").write_text("a\nb\nc\n")
+    (project / "src" / "gone.py").write_text("x\n")
+    (project / "old name.txt").write_text("rename me\n" * 5)
+    (project / "blob.bin").write_bytes(b"\0\1\2")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "seed")
+
+
+def test_not_a_repository(tmp_path: Path) -> None:
+    st = gitinfo.state(tmp_path)
+    assert not st.available
+    assert st.refs == {} and st.dirty == 0 and st.branch is None
+
+
+def test_clean_repository(project: Path) -> None:
+    st = gitinfo.state(project)
+    assert st.available
+    assert st.branch == "main"
+    assert st.commit == git(project, "rev-parse", "--short", "HEAD").strip()
+    assert st.dirty == 0 and st.refs == {}
+
+
+def test_refs_for_each_kind_of_change(project: Path) -> None:
+    _seed(project)
+    (project / "src" / "keep.py").write_text("a\nB\nc\nd\n")
+    (project / "src" / "gone.py").unlink()
+    git(project, "mv", "old name.txt", "new name.txt")
+    (project / "untracked dir").mkdir()
+    (project / "untracked dir" / "ünï.md").write_text("hi\n")
+    (project / "staged.py").write_text("s\n")
+    git(project, "add", "staged.py")
+    (project / "blob.bin").write_bytes(b"\0\1\2\3")
+    st = gitinfo.state(project)
+    assert st.refs == {
+        "src/keep.py": "+2/-1",
+        "src/gone.py": "deleted",
+        "new name.txt": "renamed from old name.txt",
+        "untracked dir/ünï.md": "new",
+        "staged.py": "new",
+        "blob.bin": "binary",
+    }
+    assert st.dirty == 6
+
+
+def test_repository_without_commits(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", commit=False)
+    (repo / "a.py").write_text("x\n")
+    st = gitinfo.state(repo)
+    assert st.available and st.commit is None and st.branch == "main"
+    assert st.refs == {"a.py": "new"}
+
+
+def test_detached_head(project: Path) -> None:
+    git(project, "checkout", "-q", "--detach")
+    assert gitinfo.state(project).branch == "detached"
+
+
+def test_committed_since(project: Path) -> None:
+    since = datetime.now(timezone.utc) - timedelta(minutes=5)
+    (project / "done.py").write_text("x\n")
+    git(project, "add", "done.py")
+    git(project, "commit", "-q", "-m", "work")
+    assert "done.py" in gitinfo.committed_since(project, since)
+    st = gitinfo.state(project, since=since)
+    assert st.refs["done.py"] == "committed"
+    assert st.dirty == 0  # committed paths are not uncommitted
+
+
+def test_head_info(project: Path) -> None:
+    branch, commit = gitinfo.head_info(project)
+    assert branch == "main"
+    assert commit == git(project, "rev-parse", "--short", "HEAD").strip()
+
+
+@pytest.mark.parametrize(
+    "error", [subprocess.TimeoutExpired(["git"], 4), FileNotFoundError("git"), PermissionError()]
+)
+def test_a_git_failure_never_raises(
+    project: Path, monkeypatch: pytest.MonkeyPatch, error: Exception
+) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(subprocess, "run", fail)
+    st = gitinfo.state(project)
+    assert not st.available
+    assert gitinfo.head_info(project) == ("main", None)
+
+
+def test_git_is_asked_with_a_timeout(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[object] = []
+    real = subprocess.run
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(kwargs.get("timeout"))
+        return real(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "run", spy)
+    gitinfo.state(project)
+    assert seen and all(isinstance(t, (int, float)) and 0 < t <= 10 for t in seen)
+
+
+def test_project_in_a_subdirectory_gets_project_relative_paths(project: Path) -> None:
+    pkg = project / "packages" / "app"
+    pkg.mkdir(parents=True)
+    (pkg / "main.py").write_text("a\n")
+    (pkg / "old.py").write_text("o\n" * 5)
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "pkg")
+    (pkg / "main.py").write_text("a\nb\n")
+    git(project, "mv", "packages/app/old.py", "packages/app/renamed.py")
+    (project / "README.md").write_text("changed outside the project\n")
+    st = gitinfo.state(pkg)
+    assert st.refs == {
+        "main.py": "+1/-0",
+        "renamed.py": "renamed from old.py",
+        "../../README.md": "+1/-1",
+    }

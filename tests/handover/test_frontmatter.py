@@ -1,0 +1,195 @@
+"""frontmatter: split, read, render, format_value/unquote and the consumed flip."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from session_skill.handover import frontmatter as fm
+
+# Text a frontmatter value may hold: anything printable or not, no surrogates.
+values = st.text(st.characters(exclude_categories=("Cs",)), max_size=60)
+keys = st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,15}", fullmatch=True)
+bodies = st.text(st.characters(exclude_categories=("Cs",)), max_size=300)
+
+
+# -- split ----------------------------------------------------------------------
+def test_split_frontmatter_and_body() -> None:
+    s = fm.split("---\nslug: a\ncreated: 2026-11-29T18:30:00Z\n---\n## Goal\nx\n")
+    assert s.has_frontmatter
+    assert s.lines == ["slug: a", "created: 2026-11-29T18:30:00Z"]
+    assert s.body == "## Goal\nx\n"
+    assert s.head == "---\nslug: a\ncreated: 2026-11-29T18:30:00Z\n---\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["## Goal\nx\n", "---\nslug: a\nno closing line\n", "", "---", " ---\nslug: a\n---\n"],
+)
+def test_split_without_frontmatter_keeps_all_as_body(text: str) -> None:
+    s = fm.split(text)
+    assert not s.has_frontmatter
+    assert s.body == text
+    assert s.head == ""
+
+
+def test_split_crlf_bom_and_dots_terminator() -> None:
+    s = fm.split("\ufeff---\r\nslug: a\r\n...\r\nbody\r\n")
+    assert s.has_frontmatter
+    assert s.lines == ["slug: a"]
+    assert s.body == "body\r\n"
+
+
+def test_split_closing_line_at_end_of_file() -> None:
+    s = fm.split("---\nslug: a\n---")
+    assert s.has_frontmatter and s.body == "" and s.lines == ["slug: a"]
+
+
+# -- parse / unquote ------------------------------------------------------------
+def test_parse_reads_flat_pairs_and_skips_the_rest() -> None:
+    meta = fm.parse(
+        [
+            "slug: feat-auth",
+            'branch: "feat/auth"',
+            "note: 'it''s fine'",
+            "dirty: 3   # three paths",
+            "empty:",
+            "nested:",
+            "  child: skipped",
+            "- a list item",
+            "# a comment",
+            "consumed:   false  ",
+        ]
+    )
+    assert meta == {
+        "slug": "feat-auth",
+        "branch": "feat/auth",
+        "note": "it's fine",
+        "dirty": "3",
+        "empty": "",
+        "nested": "",
+        "consumed": "false",
+    }
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ('"a \\"q\\" b"', 'a "q" b'),
+        ('"broken \\x"', "broken \\x"),
+        ("'single'", "single"),
+        ("plain # comment", "plain"),
+        ("a#b", "a#b"),
+        ('"1"', "1"),
+        ("  spaced  ", "spaced"),
+    ],
+)
+def test_unquote(raw: str, value: str) -> None:
+    assert fm.unquote(raw) == value
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (True, "true"),
+        (False, "false"),
+        (3, "3"),
+        (1.5, "1.5"),
+        ("feat/auth", "feat/auth"),
+        ("2026-11-29T18:30:00Z", "2026-11-29T18:30:00Z"),
+        ("true", '"true"'),
+        ("no", '"no"'),
+        ("null", '"null"'),
+        ("", '""'),
+        ("812", '"812"'),
+        ("a: b", '"a: b"'),
+        ("ends:", '"ends:"'),
+        ("-dash", '"-dash"'),
+        ("with #hash", '"with #hash"'),
+        ("line\nbreak", '"line\\nbreak"'),
+        ("café", '"café"'),
+    ],
+)
+def test_format_value(value: object, text: str) -> None:
+    assert fm.format_value(value) == text
+
+
+@given(values)
+def test_format_value_unquote_round_trip(value: str) -> None:
+    text = fm.format_value(value)
+    assert "\n" not in text and "\r" not in text
+    assert fm.unquote(text) == value
+
+
+@given(st.lists(st.tuples(keys, values), max_size=8, unique_by=lambda kv: kv[0]))
+def test_render_then_read_round_trip(pairs: list[tuple[str, str]]) -> None:
+    text = fm.render(list(pairs)) + "## Goal\nbody\n"
+    meta = fm.read_meta(text)
+    assert meta == dict(pairs)
+
+
+def test_render_uses_the_given_newline() -> None:
+    assert fm.render([("slug", "a"), ("consumed", False)], "\r\n") == (
+        "---\r\nslug: a\r\nconsumed: false\r\n---\r\n"
+    )
+
+
+def test_read_meta_none_without_frontmatter() -> None:
+    assert fm.read_meta("just text\n") is None
+
+
+# -- flip_consumed ----------------------------------------------------------------
+DOC = "---\nslug: a\ncreated: 2026-11-29T18:30:00Z\nconsumed: false\nbranch: main\n---\n"
+
+
+@given(bodies)
+def test_flip_consumed_changes_only_the_frontmatter(body: str) -> None:
+    out = fm.flip_consumed(DOC + body, "hook", "2026-11-29T18:31:00Z")
+    assert out is not None
+    assert out.endswith(body)
+    head = out[: len(out) - len(body)] if body else out
+    assert head == (
+        "---\nslug: a\ncreated: 2026-11-29T18:30:00Z\nconsumed: true\n"
+        "consumed_at: 2026-11-29T18:31:00Z\nconsumed_by: hook\nbranch: main\n---\n"
+    )
+
+
+def test_flip_consumed_keeps_crlf_and_bom() -> None:
+    text = "\ufeff" + DOC.replace("\n", "\r\n") + "## Goal\r\nx\r\n"
+    out = fm.flip_consumed(text, "recall", "T")
+    assert out is not None
+    assert out.startswith("\ufeff---\r\n")
+    assert "consumed: true\r\nconsumed_at: T\r\nconsumed_by: recall\r\n" in out
+    assert "\n" not in out.replace("\r\n", "")
+    assert out.endswith("## Goal\r\nx\r\n")
+
+
+def test_flip_consumed_replaces_old_consumed_fields() -> None:
+    text = DOC.replace("consumed: false", "consumed_by: hook\nconsumed: false\nconsumed_at: old")
+    out = fm.flip_consumed(text, "recall", "new")
+    assert out is not None
+    assert out.count("consumed_by") == 1 and "consumed_at: new" in out and "old" not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        DOC.replace("consumed: false", "consumed: true"),
+        DOC.replace("consumed: false\n", ""),
+        "## Goal\nno frontmatter\n",
+        DOC.replace("consumed: false", "consumed: maybe"),
+    ],
+)
+def test_flip_consumed_refuses_what_is_not_pending(text: str) -> None:
+    assert fm.flip_consumed(text, "hook", "T") is None
+
+
+def test_flip_consumed_accepts_quoted_false() -> None:
+    out = fm.flip_consumed(DOC.replace("consumed: false", 'consumed: "false"'), "hook", "T")
+    assert out is not None and "consumed: true" in out
+
+
+def test_is_false() -> None:
+    assert fm.is_false("false") and fm.is_false(" False ")
+    assert not fm.is_false(None) and not fm.is_false("no") and not fm.is_false("")

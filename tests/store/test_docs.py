@@ -1,0 +1,76 @@
+"""docs: which store files are handovers, newest first, read from their heads only."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+from session_skill.store import docs
+from session_skill.store.store import Store
+from tests.conftest import write_doc
+
+NOW = datetime(2026, 11, 29, 18, 30, tzinfo=timezone.utc)
+
+
+def test_all_docs_newest_first_and_only_docs(project: Path) -> None:
+    store = Store(project)
+    store.ensure()
+    write_doc(store.dir, "older", created="2026-11-20T10:00:00Z")
+    write_doc(store.dir, "newer", created="2026-11-29T10:00:00Z")
+    handmade = write_doc(store.dir, "handmade", created=None)  # slug only: mtime orders it
+    t = datetime(2026, 11, 25, tzinfo=timezone.utc).timestamp()
+    os.utime(handmade, (t, t))
+    (store.dir / "README.md").write_text("# notes about this folder\n")
+    (store.dir / "backup.md").write_text("---\ntitle: editor backup\n---\n")
+    got = docs.all_docs(store)
+    assert [d.slug for d in got] == ["newer", "handmade", "older"]
+    assert got[1].created is None
+    assert got[1].when == datetime(2026, 11, 25, tzinfo=timezone.utc)
+
+
+def test_slug_comes_from_the_file_name(project: Path) -> None:
+    store = Store(project)
+    store.ensure()
+    path = write_doc(store.dir, "real-name")
+    path.write_text(path.read_text().replace("slug: real-name", "slug: something-else"))
+    (d,) = docs.all_docs(store)
+    assert d.slug == "real-name"
+
+
+def test_read_meta_of_a_long_frontmatter(tmp_path: Path) -> None:
+    p = tmp_path / "x.md"
+    filler = "".join(f"k{i}: {'v' * 50}\n" for i in range(300))
+    p.write_text("---\nslug: x\n" + filler + "---\nbody\n")
+    meta = docs.read_meta(p)
+    assert meta is not None and meta["slug"] == "x" and meta["k299"] == "v" * 50
+
+
+def test_read_meta_is_lenient_about_bytes(tmp_path: Path) -> None:
+    p = tmp_path / "x.md"
+    p.write_bytes(b"---\nslug: x\nnote: caf\xe9\n---\nbody\n")
+    meta = docs.read_meta(p)
+    assert meta is not None and meta["slug"] == "x"
+
+
+def test_info_fields(project: Path) -> None:
+    store = Store(project)
+    path = write_doc(store.dir, "plan-x", consumed=True, branch="feat/auth")
+    d = docs.info(path)
+    assert d is not None
+    assert (d.slug, d.consumed, d.branch) == ("plan-x", True, "feat/auth")
+    assert d.created == NOW
+
+
+def test_banner_line(project: Path) -> None:
+    store = Store(project)
+    d = docs.info(write_doc(store.dir, "plan-x", created="2026-11-29T18:18:00Z"))
+    assert d is not None
+    assert docs.banner_line(d, NOW) == "Handover `plan-x` · written 12 min ago · main"
+    d2 = docs.info(write_doc(store.dir, "nobranch", branch=None))
+    assert d2 is not None
+    assert docs.banner_line(d2, NOW).endswith("· unknown branch")
+
+
+def test_missing_store_has_no_docs(tmp_path: Path) -> None:
+    assert docs.all_docs(Store(tmp_path)) == []

@@ -1,0 +1,472 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from session_skill.transcripts.reader import (
+    CLAUDE,
+    CODEX,
+    AssistantText,
+    ClearSplit,
+    CompactBoundary,
+    Event,
+    ReadStats,
+    SessionMeta,
+    ToolCall,
+    ToolResult,
+    UserText,
+    detect_format,
+    iter_events,
+)
+from session_skill.transcripts.scan import analyze
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "transcripts"
+SID = "9ba084a4-3d12-4cf7-a14a-886e4505a15f"
+
+
+def envelope(kind: str, **extra: Any) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "parentUuid": None,
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/tmp/proj1",
+        "sessionId": SID,
+        "version": "2.1.328",
+        "gitBranch": "main",
+        "type": kind,
+    }
+    record.update(extra)
+    record.setdefault("timestamp", "2026-11-29T14:02:00.000Z")
+    return record
+
+
+def user(content: Any, **extra: Any) -> dict[str, Any]:
+    return envelope("user", message={"role": "user", "content": content}, **extra)
+
+
+def assistant(msg_id: str, *blocks: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    message = {"id": msg_id, "type": "message", "role": "assistant", "content": list(blocks)}
+    return envelope("assistant", message=message, **extra)
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def tool_use(tool_id: str, name: str, **inputs: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": inputs}
+
+
+def write_jsonl(path: Path, records: list[Any]) -> Path:
+    lines = [r if isinstance(r, str) else json.dumps(r, separators=(",", ":")) for r in records]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def events(path: Path, **kwargs: Any) -> tuple[list[Event], ReadStats]:
+    stats = ReadStats()
+    return list(iter_events(path, stats, **kwargs)), stats
+
+
+def of(kind: type, found: list[Event]) -> list[Any]:
+    return [e for e in found if isinstance(e, kind)]
+
+
+# ---------------------------------------------------------------- Claude Code
+
+
+def test_split_assistant_records_are_merged_and_deduplicated() -> None:
+    found, _ = events(FIXTURES / "claude_split_sidechain_progress.jsonl")
+    writes = [c for c in of(ToolCall, found) if c.id == "toolu_06WRITE"]
+    assert len(writes) == 1  # the third line repeated it
+    first = of(AssistantText, found)[0]
+    assert first.msg_id == "msg_01SPLIT00000000000001"
+    assert first.text.startswith("I'll move the parser")
+    calls = [c.name for c in of(ToolCall, found)]
+    assert calls == ["Write", "Task", "MultiEdit", "NotebookEdit", "Edit"]
+
+
+def test_interleaved_parts_of_one_response_keep_both_blocks(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            assistant("msg_1", tool_use("toolu_a", "Bash", command="ls")),
+            user([{"type": "tool_result", "tool_use_id": "toolu_a", "content": "x"}]),
+            assistant("msg_1", tool_use("toolu_a", "Bash", command="ls")),
+            assistant("msg_1", tool_use("toolu_b", "Read", file_path="/a")),
+            assistant("msg_1", text("done")),
+            assistant("msg_1", text("done")),
+        ],
+    )
+    found, _ = events(path)
+    assert [c.id for c in of(ToolCall, found)] == ["toolu_a", "toolu_b"]
+    assert [t.text for t in of(AssistantText, found)] == ["done"]
+
+
+def test_sidechain_and_progress_nested_calls_are_not_main_thread() -> None:
+    found, stats = events(FIXTURES / "claude_split_sidechain_progress.jsonl")
+    paths = [c.input.get("file_path") for c in of(ToolCall, found)]
+    assert "/home/dev/app/notes/callers.md" not in paths  # sidechain Write
+    assert "/home/dev/app/src/legacy.py" not in paths  # progress-nested Edit
+    assert stats.sidechain == 3
+    assert stats.skipped["progress"] == 1
+    assert "Find every caller" not in " ".join(u.text for u in of(UserText, found))
+
+
+def test_sidechain_is_detected_after_parsing_too(tmp_path: Path) -> None:
+    # Spaced JSON escapes the byte prefilter; the parsed flag still decides.
+    record = user("sub-agent prompt", isSidechain=True)
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    found, stats = events(path)
+    assert of(UserText, found) == []
+    assert stats.sidechain == 1
+
+
+def test_malformed_lines_are_counted_never_fatal() -> None:
+    found, stats = events(FIXTURES / "claude_split_sidechain_progress.jsonl")
+    assert stats.malformed == 4  # truncated record, invalid bytes, JSON array, cut-off tail
+    assert stats.format == CLAUDE
+    assert stats.skipped["future-record-kind"] == 1
+    assert stats.skipped["summary"] == 1
+    # The line holding a stray Latin-1 byte still parses, with a replacement character.
+    assert any(u.text.startswith("Continue (caf\ufffd)") for u in of(UserText, found))
+
+
+def test_compact_boundary_and_summary(tmp_path: Path) -> None:
+    found, _ = events(FIXTURES / "claude_split_sidechain_progress.jsonl")
+    assert len(of(CompactBoundary, found)) == 1
+    texts = [u.text for u in of(UserText, found)]
+    assert not any("continued from a previous conversation" in t for t in texts)
+    assert texts == [
+        "Refactor the CSV parser into its own module",
+        "Continue (caf\ufffd): also update src/cli.py",
+    ]
+
+
+def test_typed_slash_command_and_meta_expansion() -> None:
+    found, stats = events(FIXTURES / "claude_session_command.jsonl")
+    commands = [u for u in of(UserText, found) if u.is_command]
+    assert len(commands) == 1
+    assert commands[0].command_name == "/session"
+    assert commands[0].command_args == 'park try -- the "jitter" idea $HOME'
+    assert not any("Base directory for this skill" in u.text for u in of(UserText, found))
+    assert stats.skipped["user:meta"] == 1
+
+
+def test_clear_command_becomes_a_split() -> None:
+    found, _ = events(FIXTURES / "claude_clear_after.jsonl")
+    kinds = [type(e).__name__ for e in found if not isinstance(e, SessionMeta)]
+    assert kinds[:2] == ["ClearSplit", "UserText"]
+    assert of(UserText, found)[0].text.startswith("Now make the settings loader")
+
+
+def test_local_command_system_records(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            envelope(
+                "system",
+                subtype="local_command",
+                content="<command-name>/model</command-name>\n<command-args></command-args>",
+            ),
+            envelope(
+                "system",
+                subtype="local_command",
+                content="<local-command-stdout>Kept model</local-command-stdout>",
+            ),
+            envelope(
+                "system",
+                subtype="local_command",
+                content="<command-name>/clear</command-name>\n<command-args></command-args>",
+            ),
+            envelope("system", subtype="turn_duration", durationMs=5),
+        ],
+    )
+    found, stats = events(path)
+    assert [(u.command_name, u.command_args) for u in of(UserText, found)] == [("/model", "")]
+    assert len(of(ClearSplit, found)) == 1
+    assert stats.skipped == {"system:local_command": 1, "system:turn_duration": 1}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "<local-command-stdout>Compacted</local-command-stdout>",
+        "<local-command-caveat>Caveat: The messages below were generated</local-command-caveat>",
+        "[Request interrupted by user]",
+        "[Request interrupted by user for tool use]",
+        "<bash-stdout>On branch main</bash-stdout><bash-stderr></bash-stderr>",
+        "<task-notification><task-id>b1</task-id></task-notification>",
+        "<system-reminder>Only a reminder</system-reminder>",
+        "   ",
+    ],
+)
+def test_claude_written_user_text_is_not_a_request(tmp_path: Path, content: str) -> None:
+    found, _ = events(write_jsonl(tmp_path / "t.jsonl", [user(content)]))
+    assert of(UserText, found) == []
+
+
+def test_user_text_details(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            user("<bash-input>git status</bash-input>"),
+            user([text("Fix the parser<system-reminder>\nignore me\n</system-reminder>")]),
+            user(
+                "<command-message>init is analyzing…</command-message>\n"
+                "<command-name>/init</command-name>"
+            ),
+            user("Paste: <command-name>/clear</command-name> is how you clear"),
+            user("expanded skill", isMeta=True),
+            user("summary", isCompactSummary=True),
+        ],
+    )
+    found, _ = events(path)
+    got = [(u.text, u.is_command, u.command_name, u.command_args) for u in of(UserText, found)]
+    assert got[0][1:] == (True, "!", "git status")
+    assert got[1] == ("Fix the parser", False, None, None)
+    assert got[2][1:] == (True, "/init", "")
+    assert got[3][1] is False  # a command tag quoted mid-message is not a command
+    assert len(got) == 4
+    assert of(ClearSplit, found) == []
+
+
+def test_tool_results_carry_meta_and_errors() -> None:
+    found, _ = events(FIXTURES / "claude_tasks_toolsearch.jsonl")
+    results = {r.tool_use_id: r for r in of(ToolResult, found)}
+    created = results["toolu_01CREATE2"]
+    assert created.meta == {
+        "task": {"id": "2", "subject": "Cap retries at 5 and surface the last error"}
+    }
+    assert created.text.startswith("Task #2 created successfully")
+    assert results["toolu_01UPD4"].is_error
+    search = results["toolu_01SEARCH"]
+    assert search.text == ""  # tool_reference blocks hold no text
+    assert [c.name for c in of(ToolCall, found)][:2] == ["ToolSearch", "TaskCreate"]
+
+
+def test_session_meta_follows_session_and_cwd(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [user("a"), user("b"), user("c", cwd="/tmp/proj1/sub"), user("d", sessionId="other")],
+    )
+    metas = of(SessionMeta, events(path)[0])
+    assert [(m.session_id, m.cwd) for m in metas] == [
+        (SID, "/tmp/proj1"),
+        (SID, "/tmp/proj1/sub"),
+        ("other", "/tmp/proj1"),
+    ]
+    assert metas[0].agent == CLAUDE
+
+
+def test_api_error_messages_are_skipped(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "t.jsonl", [assistant("msg_e", text("API Error: 529"), isApiErrorMessage=True)]
+    )
+    found, stats = events(path)
+    assert of(AssistantText, found) == []
+    assert stats.skipped["assistant:api-error"] == 1
+
+
+def test_wanted_results_skips_other_results_unparsed(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            user("read the file"),  # the first record is always parsed: it sets the format
+            user(
+                [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "big output"}],
+                toolUseResult={"type": "text", "file": {"content": "big"}},
+            ),
+            user(
+                [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_keep",
+                        "content": "Task #7 created",
+                    }
+                ],
+                toolUseResult={"task": {"id": "7"}},
+            ),
+            user(
+                [
+                    {"type": "tool_result", "tool_use_id": "toolu_y", "content": "out"},
+                    text("and please also check the logs"),
+                ]
+            ),
+        ],
+    )
+    found, stats = events(path, wanted_results={"toolu_keep"})
+    assert [r.tool_use_id for r in of(ToolResult, found)] == ["toolu_keep", "toolu_y"]
+    assert [u.text for u in of(UserText, found)][1:] == ["and please also check the logs"]
+    assert stats.skipped == {"user:tool_result": 1}
+    assert stats.records == 4
+    everything, _ = events(path)
+    assert len(of(ToolResult, everything)) == 3
+
+
+def test_empty_and_blank_files(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert events(empty)[0] == []
+    blank = tmp_path / "blank.jsonl"
+    blank.write_bytes(b"\n\n  \n")
+    found, stats = events(blank)
+    assert found == [] and stats.malformed == 0 and stats.lines == 3
+    assert detect_format(blank) is None
+
+
+# ---------------------------------------------------------------- Codex
+
+
+def test_codex_rollout_events() -> None:
+    found, stats = events(FIXTURES / "codex_rollout.jsonl")
+    assert stats.format == CODEX
+    meta = of(SessionMeta, found)[0]
+    assert (meta.session_id, meta.cwd, meta.agent) == (
+        "019b0c1d-2e3f-7a4b-8c5d-6e7f8a9b0c08",
+        "/home/dev/svc",
+        CODEX,
+    )
+    # The environment context is Codex's own; the event_msg copy is not counted twice.
+    assert [u.text for u in of(UserText, found)] == [
+        "Add a /healthz endpoint and rename server.py to app.py"
+    ]
+    calls = of(ToolCall, found)
+    assert [c.name for c in calls] == [
+        "update_plan",
+        "exec_command",
+        "apply_patch",
+        "shell",
+        "update_plan",
+    ]
+    assert calls[0].input["plan"][0] == {"step": "Add the /healthz route", "status": "in_progress"}
+    assert calls[2].input["input"].startswith("*** Begin Patch")
+    assert calls[3].input["command"][0] == "bash"
+    assert of(AssistantText, found)[0].text.endswith("database connection too?")
+    assert stats.skipped["event_msg"] == 3
+    assert stats.skipped["future_kind"] == 1
+    assert len(of(ToolResult, found)) == 5
+
+
+def test_codex_oddities(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "rollout.jsonl",
+        [
+            {"timestamp": "t0", "type": "session_meta", "payload": {"id": "s1", "cwd": "/a"}},
+            {"timestamp": "t1", "type": "turn_context", "payload": {"cwd": "/a"}},
+            {"timestamp": "t2", "type": "turn_context", "payload": {"cwd": "/b"}},
+            {
+                "timestamp": "t3",
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "shell",
+                    "arguments": "not json",
+                    "call_id": "c1",
+                },
+            },
+            {
+                "timestamp": "t4",
+                "type": "response_item",
+                "payload": {
+                    "type": "local_shell_call",
+                    "call_id": "c2",
+                    "action": {"command": ["ls"], "working_directory": "/b"},
+                },
+            },
+            {"timestamp": "t5", "type": "compacted", "payload": {"message": "summary"}},
+            {
+                "timestamp": "t6",
+                "type": "response_item",
+                "payload": {"type": "message", "role": "developer", "content": [text("rules")]},
+            },
+        ],
+    )
+    found, _ = events(path)
+    assert [m.cwd for m in of(SessionMeta, found)] == ["/a", "/b"]
+    calls = of(ToolCall, found)
+    assert calls[0].input == {"raw": "not json"}
+    assert calls[1].input == {"command": ["ls"], "workdir": "/b"}
+    assert len(of(CompactBoundary, found)) == 1
+    assert of(UserText, found) == [] and of(AssistantText, found) == []
+
+
+def test_codex_legacy_rollout_without_envelope(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "rollout-2025-05-01.jsonl",
+        [
+            {"id": "legacy-1", "timestamp": "2025-05-01T10:00:00Z", "instructions": None},
+            {"record_type": "state"},
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "hello there codex"}],
+            },
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "c1",
+                "arguments": json.dumps({"command": ["ls"]}),
+            },
+        ],
+    )
+    found, stats = events(path)
+    assert stats.format == CODEX
+    assert of(SessionMeta, found)[0].session_id == "legacy-1"
+    assert [u.text for u in of(UserText, found)] == ["hello there codex"]
+    assert of(ToolCall, found)[0].input == {"command": ["ls"]}
+
+
+def test_detect_format() -> None:
+    assert detect_format(FIXTURES / "codex_rollout.jsonl") == CODEX
+    assert detect_format(FIXTURES / "claude_loose_ends.jsonl") == CLAUDE
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=6,
+)
+_record_keys = st.sampled_from(
+    ["type", "message", "content", "isSidechain", "isMeta", "payload", "subtype", "toolUseResult"]
+)
+_records = st.dictionaries(_record_keys, _json_values, max_size=6)
+_types = st.sampled_from(
+    ["user", "assistant", "system", "progress", "summary", "session_meta", "response_item"]
+)
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(max_size=40),
+            st.builds(lambda r, t: json.dumps({**r, "type": t}), _records, _types).map(str.encode),
+            st.builds(
+                lambda t, c: json.dumps({"type": t, "message": {"content": c}}),
+                _types,
+                _json_values,
+            ).map(str.encode),
+        ),
+        max_size=8,
+    )
+)
+def test_arbitrary_lines_never_crash_the_reader(tmp_path: Path, lines: list[bytes]) -> None:
+    path = tmp_path / "fuzz.jsonl"
+    path.write_bytes(b"".join(line.replace(b"\n", b" ") + b"\n" for line in lines))
+    found, stats = events(path, wanted_results=set())
+    assert stats.lines == len(lines)
+    assert stats.malformed + stats.records <= stats.lines
+    analyze(path)  # and the sweep over them neither

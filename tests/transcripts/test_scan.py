@@ -1,0 +1,645 @@
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from session_skill.transcripts import scan as sweep
+from session_skill.transcripts.reader import AssistantText
+from session_skill.transcripts.scan import (
+    DEFERRED,
+    DIVERGING,
+    UNANSWERED,
+    UNFINISHED,
+    Candidate,
+    PendingTask,
+    analyze,
+    clip,
+    filter_known,
+    merge_near_duplicates,
+    render_table,
+    to_json,
+)
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "transcripts"
+REPO = Path(__file__).resolve().parents[2]
+APP = "/home/dev/app"
+
+
+@pytest.fixture(autouse=True)
+def utc() -> Iterator[None]:
+    """Times in `why` are local; pin the zone so the expected strings hold everywhere."""
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    yield
+    if old is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = old
+    time.tzset()
+
+
+# ---------------------------------------------------------------- building transcripts
+
+_clock = iter(range(1_000_000))
+_START = datetime(2026, 11, 29, 14, 0, tzinfo=timezone.utc)
+
+
+def _ts() -> str:
+    return (_START + timedelta(seconds=next(_clock))).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def user(content: Any, **extra: Any) -> dict[str, Any]:
+    record = {
+        "isSidechain": False,
+        "sessionId": "s1",
+        "cwd": APP,
+        "type": "user",
+        "message": {"role": "user", "content": content},
+        "timestamp": _ts(),
+    }
+    record.update(extra)
+    return record
+
+
+def assistant(*blocks: dict[str, Any], msg_id: str | None = None) -> dict[str, Any]:
+    msg_id = msg_id or f"msg_{next(_clock)}"
+    return {
+        "isSidechain": False,
+        "sessionId": "s1",
+        "cwd": APP,
+        "type": "assistant",
+        "message": {"id": msg_id, "role": "assistant", "content": list(blocks)},
+        "timestamp": _ts(),
+    }
+
+
+def say(value: str) -> dict[str, Any]:
+    return assistant({"type": "text", "text": value})
+
+
+def call(tool_id: str, name: str, **inputs: Any) -> dict[str, Any]:
+    return assistant({"type": "tool_use", "id": tool_id, "name": name, "input": inputs})
+
+
+def result(
+    tool_id: str, content: Any = "ok", *, error: bool = False, meta: Any = None
+) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": content}
+    if error:
+        block["is_error"] = True
+    extra = {"toolUseResult": meta} if meta is not None else {}
+    return user([block], **extra)
+
+
+def run(tmp_path: Path, records: list[dict[str, Any]]) -> sweep.TranscriptFacts:
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return analyze(path)
+
+
+def kinds(facts: sweep.TranscriptFacts) -> list[tuple[str, str]]:
+    return [(c.type, c.text) for c in facts.candidates]
+
+
+# ---------------------------------------------------------------- the project's fixtures
+
+
+def test_tasks_through_toolsearch() -> None:
+    facts = analyze(FIXTURES / "claude_tasks_toolsearch.jsonl")
+    assert facts.pending_tasks == [
+        PendingTask("Cap retries at 5 and surface the last error", "in_progress", "TaskCreate"),
+        PendingTask("Write tests for the retry policy", "pending", "TaskCreate"),
+    ]
+    assert [(c.type, c.why) for c in facts.candidates] == [
+        (UNFINISHED, "in progress in the task list"),
+        (UNFINISHED, "still pending in the task list"),
+    ]
+    assert facts.written_files == [f"{APP}/src/http/client.py", f"{APP}/src/http/retry.py"]
+    assert facts.first_user_request == (
+        "Add retry with exponential backoff to the HTTP client in src/http/client.py"
+    )
+    assert facts.agent == "claude-code"
+    assert facts.started == datetime(2026, 11, 29, 14, 0, 20, 3000, tzinfo=timezone.utc)
+    assert facts.session_id == "7c1d9a4e-2b4f-4a51-9d0e-5f3a2b1c0d01"
+    assert facts.cwd == APP
+
+
+def test_todowrite_last_state() -> None:
+    facts = analyze(FIXTURES / "claude_todowrite_v1.jsonl")
+    assert [(t.text, t.status) for t in facts.pending_tasks] == [
+        ("Add the CLI entry point", "in_progress"),
+        ("Write the first test", "pending"),
+    ]
+    assert (
+        facts.first_user_request == "Set up the project skeleton with a CLI entry point and tests"
+    )
+
+
+def test_loose_ends_fixture() -> None:
+    facts = analyze(FIXTURES / "claude_loose_ends.jsonl")
+    assert [(c.type, c.text, c.why) for c in facts.candidates] == [
+        (
+            UNANSWERED,
+            "Should I also add jitter to the retry backoff so the workers don't retry in lockstep?",
+            "asked at 14:00; the user moved on",
+        ),
+        (
+            DIVERGING,
+            "We could also route the worker logs through structlog to get JSON output in staging.",
+            "raised at 14:01; not pursued",
+        ),
+        (
+            DEFERRED,
+            "The key in `.env` ([REDACTED:anthropic_key]) is committed to the repo; we should "
+            "rotate it and come back to the secret handling later.",
+            "deferred at 14:01",
+        ),
+        (
+            DEFERRED,
+            "Let's handle the retry limits later, it is out of scope for this fix.",
+            "deferred at 14:01",
+        ),
+    ]
+    # The question answered with "yes please", the TODO inside a code block, the closing
+    # pleasantry ("What would you like to tackle next…?") and the thanks are not candidates.
+
+
+def test_no_secret_leaves_the_sweep() -> None:
+    facts = analyze(FIXTURES / "claude_loose_ends.jsonl")
+    raw = (FIXTURES / "claude_loose_ends.jsonl").read_text(encoding="utf-8")
+    secrets = [
+        "AKIAIOSFODNN7EXAMPLE",
+        "sk-ant-api03-FAKE0fake1FAKE2fake3FAKE4fake5",
+        "ghp_FAKEfakeFAKEfake0123456789abcdefABCD",
+        "hunter2-not-real",
+    ]
+    assert all(s in raw for s in secrets)
+    outputs = [
+        render_table(facts.candidates),
+        json.dumps(to_json(facts.candidates)),
+        repr(dataclasses.replace(facts, stats=sweep.ReadStats())),
+    ]
+    for output in outputs:
+        for secret in secrets:
+            assert secret not in output
+    assert facts.first_user_request is not None
+    assert "[REDACTED:github_token]" in facts.first_user_request
+
+
+def test_session_command_is_not_a_request_or_a_candidate() -> None:
+    facts = analyze(FIXTURES / "claude_session_command.jsonl")
+    assert facts.first_user_request == "Why does the login test fail on CI but not locally?"
+    assert facts.candidates == []
+    assert facts.written_files == [f"{APP}/src/auth/token.py"]
+
+
+def test_clear_split_fixtures() -> None:
+    before = analyze(FIXTURES / "claude_clear_before.jsonl")
+    assert kinds(before) == [
+        (UNANSWERED, "Do you want me to keep a deprecated alias for the old module name?")
+    ]
+    assert before.candidates[0].why == "asked at 16:00; the session ended"
+    after = analyze(FIXTURES / "claude_clear_after.jsonl")
+    assert after.first_user_request == "Now make the settings loader read TOML as well as YAML"
+    assert after.candidates == []
+    assert after.session_id == "e3f4a5b6-7c8d-4e9f-8a0b-1c2d3e4f5a04"
+
+
+def test_clear_inside_one_file_keeps_only_the_new_conversation(tmp_path: Path) -> None:
+    clear = user("<command-name>/clear</command-name>\n<command-args></command-args>")
+    old = [
+        user("first conversation request"),
+        call("t1", "Write", file_path="/a.py"),
+        result("t1"),
+        call("t2", "TodoWrite", todos=[{"content": "old task", "status": "pending"}]),
+        say("Done. Should I also port the config loader to the new API?"),
+    ]
+    new = [user("second conversation request"), call("t3", "Edit", file_path="/b.py")]
+    facts = run(tmp_path, old + [clear] + new)
+    assert facts.first_user_request == "second conversation request"
+    assert facts.started == sweep.parse_ts(new[0]["timestamp"])
+    assert facts.written_files == ["/b.py"]
+    assert facts.pending_tasks == [] and facts.candidates == []
+    # A file that ends on /clear is the conversation being left: it keeps what it holds.
+    ended = run(tmp_path, old + [clear])
+    assert ended.written_files == ["/a.py"]
+    assert [t.text for t in ended.pending_tasks] == ["old task"]
+    assert (UNANSWERED, "Done. Should I also port the config loader to the new API?") not in kinds(
+        ended
+    )
+    assert (UNANSWERED, "Should I also port the config loader to the new API?") in kinds(ended)
+
+
+def test_split_sidechain_progress_fixture() -> None:
+    facts = analyze(FIXTURES / "claude_split_sidechain_progress.jsonl")
+    assert facts.written_files == [
+        f"{APP}/src/csvparse.py",
+        f"{APP}/src/app.py",
+        f"{APP}/notebooks/explore.ipynb",
+        f"{APP}/src/cli.py",
+    ]
+    assert facts.candidates == []  # "come back to the CLI flags later" is in the compact summary
+    assert facts.stats.malformed == 4
+
+
+def test_codex_fixture() -> None:
+    facts = analyze(FIXTURES / "codex_rollout.jsonl")
+    assert facts.agent == "codex"
+    assert facts.started == datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+    assert facts.written_files == [
+        "/home/dev/svc/src/health.py",
+        "/home/dev/svc/src/server.py",
+        "/home/dev/svc/src/app.py",
+        "/home/dev/svc/src/legacy_health.py",
+        "/home/dev/svc/tests/test_app.py",
+    ]  # exec_command's sed/cat writes are not counted; the shell apply_patch heredoc is
+    assert facts.pending_tasks == [
+        PendingTask("Add a test for /healthz", "in_progress", "update_plan")
+    ]
+    assert [(c.type, c.why) for c in facts.candidates] == [
+        (UNFINISHED, "in progress in the plan"),
+        (DEFERRED, "deferred at 12:00"),
+        (UNANSWERED, "asked at 12:00; the session ended"),
+    ]
+    assert facts.candidates[1].text == (
+        "The readiness probe is out of scope here; it can go in a follow-up PR."
+    )
+
+
+# ---------------------------------------------------------------- precision and recall
+
+CHIT_CHAT = [
+    "Thanks!",
+    "Sounds good, thank you.",
+    "Let me read the file first.",
+    "I'll run the tests now.",
+    "All 42 tests pass.",
+    "Great, that works. The build is green again.",
+    "Later versions of Python support this syntax natively.",
+    "I updated the README and the changelog.",
+    "The function returns early when the list is empty.",
+    "Now I'll execute the remaining tasks to complete the TODO app.",
+    "I'll help you create a TODO app using Next.js.",
+    "The tokenizer handles unicode now.",
+    "See the section later in this file for the details.",
+    "Here is the diff:\n\n```python\n# TODO: handle errors later\nx = 1\n```",
+    "Is there anything else you'd like me to help with?",
+    "What would you like me to work on next?",
+    "Does that help?",
+    "Why does it fail? Because the fixture is shared between tests.",
+    "Here are the results:\n| name | note |\n| --- | --- |\n| a | we could also do b |",
+]
+
+
+@pytest.mark.parametrize("chatter", CHIT_CHAT)
+def test_chit_chat_is_not_a_candidate(tmp_path: Path, chatter: str) -> None:
+    facts = run(tmp_path, [user("Please fix the build"), say(chatter)])
+    assert facts.candidates == []
+    facts = run(tmp_path, [say("Fixed."), user(chatter)])
+    assert facts.candidates == []
+
+
+MARKED = [
+    ("We can come back to the caching question once the API is stable.", DEFERRED),
+    ("Let's revisit the error messages after the release.", DEFERRED),
+    ("Batch uploads are out of scope for this change.", DEFERRED),
+    ("I'd leave the retry limit hard-coded for now.", DEFERRED),
+    ("Let's park this and focus on the parser.", DEFERRED),
+    ("We should handle the Windows paths later.", DEFERRED),
+    ("The CSV export can go in a follow-up PR.", DEFERRED),
+    ("Next time we touch this module we should split it.", DEFERRED),
+    ("TODO: add a test for the empty input case.", DEFERRED),
+    ("I left a TODO in the loader for the encoding detection.", DEFERRED),
+    ("Not now, the migration matters more.", DEFERRED),
+    ("We could also precompute the index at build time.", DIVERGING),
+    ("Another option is to stream the rows instead of loading them.", DIVERGING),
+    ("Alternatively, the cache could live in Redis.", DIVERGING),
+    ("A bloom filter might be worth trying for the lookups.", DIVERGING),
+    ("It would be nice to have a dry-run flag for the importer.", DIVERGING),
+    ("What if we generated the client from the OpenAPI spec?", DIVERGING),
+]
+
+
+@pytest.mark.parametrize(("sentence", "kind"), MARKED)
+def test_markers_are_found(tmp_path: Path, sentence: str, kind: str) -> None:
+    facts = run(
+        tmp_path,
+        [
+            user("Please fix the build"),
+            say(f"The build is fixed. {sentence} The tests pass."),
+            user("ok thanks"),
+        ],
+    )
+    assert kinds(facts) == [(kind, sentence)]
+
+
+def test_user_deferrals_count_too(tmp_path: Path) -> None:
+    facts = run(tmp_path, [user("Fix the parser first; we'll deal with the logging later.")])
+    assert kinds(facts) == [(DEFERRED, "Fix the parser first; we'll deal with the logging later.")]
+
+
+def test_long_sentences_are_clipped_and_tool_output_is_ignored(tmp_path: Path) -> None:
+    long = "We should come back to " + "the very long explanation " * 20 + "later."
+    facts = run(
+        tmp_path,
+        [
+            call("t1", "Bash", command="cat notes.md"),
+            result("t1", "TODO: we should come back to this later, it is out of scope"),
+            say(long),
+        ],
+    )
+    assert len(facts.candidates) == 1
+    text = facts.candidates[0].text
+    assert len(text) <= sweep.CLIP_CHARS and text.endswith("…")
+    assert text.startswith("We should come back to the very long explanation")
+
+
+# ---------------------------------------------------------------- questions
+
+
+@pytest.mark.parametrize(
+    ("reply", "answered"),
+    [
+        ("yes", True),
+        ("No, keep it simple.", True),
+        ("Go ahead and add it, but keep the delay under a second please", True),
+        ("Option 2", True),
+        ("b) with the cache warmed on startup, as in the staging setup", True),
+        ("A different problem: the nightly export job crashes on empty tables.", False),
+        ("Add jitter with full randomisation to the retry backoff", True),
+        ("Now look at why the log output is duplicated in the console.", False),
+        ("<command-name>/session</command-name>\n<command-args>sweep</command-args>", False),
+    ],
+)
+def test_question_answered_or_left(tmp_path: Path, reply: str, answered: bool) -> None:
+    question = "Should I also add jitter to the retry backoff?"
+    facts = run(
+        tmp_path, [user("Fix the retries"), say(f"Retries are fixed. {question}"), user(reply)]
+    )
+    if answered:
+        assert facts.candidates == []
+    else:
+        assert kinds(facts) == [(UNANSWERED, question)]
+        assert facts.candidates[0].why.endswith("; the user moved on")
+
+
+def test_question_before_an_options_list(tmp_path: Path) -> None:
+    text = (
+        "Two ways to do this. Which approach do you prefer for the cache?\n\n"
+        "1. An in-process LRU\n2. Redis with a short TTL\n"
+    )
+    facts = run(tmp_path, [say(text), user("Let's fix the flaky login test instead.")])
+    assert kinds(facts) == [(UNANSWERED, "Which approach do you prefer for the cache?")]
+    picked = run(tmp_path, [say(text), user("Let's go with Redis, it is already deployed.")])
+    assert picked.candidates == []
+
+
+def test_question_followed_by_more_work_is_not_open(tmp_path: Path) -> None:
+    facts = run(
+        tmp_path,
+        [
+            say("Should I check the logs? Let me just look."),
+            call("t1", "Bash", command="tail log"),
+            result("t1"),
+            say("The logs are clean."),
+        ],
+    )
+    assert facts.candidates == []
+
+
+def test_question_in_the_middle_is_not_open(tmp_path: Path) -> None:
+    facts = run(tmp_path, [say("Why did it fail? The fixture was shared. I fixed it.")])
+    assert facts.candidates == []
+
+
+def test_dismissed_ask_user_question(tmp_path: Path) -> None:
+    ask = call(
+        "q1",
+        "AskUserQuestion",
+        questions=[
+            {
+                "question": "Which database should the tests use?",
+                "header": "DB",
+                "options": [{"label": "sqlite"}, {"label": "postgres"}],
+                "multiSelect": False,
+            }
+        ],
+    )
+    facts = run(tmp_path, [ask, result("q1", "The user doesn't want to proceed", error=True)])
+    assert kinds(facts) == [(UNANSWERED, "Which database should the tests use?")]
+    assert facts.candidates[0].why.endswith("the user dismissed the question")
+    answered = run(tmp_path, [ask, result("q1", 'User answered: "sqlite"')])
+    assert answered.candidates == []
+
+
+# ---------------------------------------------------------------- tasks
+
+
+def test_task_tools_edge_cases(tmp_path: Path) -> None:
+    facts = run(
+        tmp_path,
+        [
+            call("c1", "TaskCreate", subject="Rejected task"),
+            result("c1", "<tool_use_error>bad input</tool_use_error>", error=True),
+            call("c2", "TaskCreate", subject="Id from text only"),
+            result("c2", "Task #7 created successfully: Id from text only"),
+            call("u1", "TaskUpdate", taskId="7", status="completed"),
+            result("u1", "error", error=True),
+            call("c3", "TaskCreate", subject="Never answered"),
+            call(
+                "u2",
+                "TaskUpdate",
+                task_id="12",
+                subject="Created before compaction",
+                status="in_progress",
+            ),
+            call("u3", "TaskUpdate", taskId="99", status="completed"),
+        ],
+    )
+    assert [(t.text, t.status) for t in facts.pending_tasks] == [
+        ("Id from text only", "pending"),
+        ("Never answered", "pending"),
+        ("Created before compaction", "in_progress"),
+    ]
+
+
+def test_task_update_renames_and_deletes(tmp_path: Path) -> None:
+    facts = run(
+        tmp_path,
+        [
+            call("c1", "TaskCreate", subject="Draft"),
+            result("c1", "Task #1 created successfully: Draft", meta={"task": {"id": "1"}}),
+            call("c2", "TaskCreate", subject="Gone"),
+            result("c2", "Task #2 created successfully: Gone", meta={"task": {"id": "2"}}),
+            call("u1", "TaskUpdate", taskId="1", subject="Final wording"),
+            result("u1", "Updated task #1 subject"),
+            call("u2", "TaskUpdate", taskId="2", status="deleted"),
+            result("u2", "Updated task #2 deleted"),
+        ],
+    )
+    assert [t.text for t in facts.pending_tasks] == ["Final wording"]
+
+
+def test_todowrite_and_a_matching_deferral_merge(tmp_path: Path) -> None:
+    facts = run(
+        tmp_path,
+        [
+            call(
+                "t1",
+                "TodoWrite",
+                todos=[
+                    {
+                        "content": "Add tests for the retry policy",
+                        "status": "pending",
+                        "activeForm": "Adding",
+                    }
+                ],
+            ),
+            say("We should add tests for the retry policy later."),
+        ],
+    )
+    assert kinds(facts) == [(UNFINISHED, "Add tests for the retry policy")]
+
+
+# ---------------------------------------------------------------- merging, filtering, output
+
+
+def test_merge_near_duplicates_keeps_the_stronger_type() -> None:
+    cands = [
+        Candidate("We could also cache the parsed config between runs", DIVERGING, "w"),
+        Candidate("we could also cache the parsed config between runs.", DEFERRED, "w"),
+        Candidate("Cache the config", DEFERRED, "w"),
+        Candidate("Cache the config files", DEFERRED, "w"),
+        Candidate("Add tests", UNFINISHED, "w"),
+        Candidate("Add tests for the scheduler", DEFERRED, "w"),
+    ]
+    merged = merge_near_duplicates(cands)
+    # Two words are too few to call anything a duplicate of them.
+    assert [(c.type, c.text) for c in merged] == [
+        (DEFERRED, "we could also cache the parsed config between runs."),
+        (DEFERRED, "Cache the config"),
+        (UNFINISHED, "Add tests"),
+        (DEFERRED, "Add tests for the scheduler"),
+    ]
+
+
+def test_filter_known_drops_parked_and_dropped_items() -> None:
+    cands = [
+        Candidate("Should we revisit exponential vs linear backoff?", UNANSWERED, "w"),
+        Candidate("Split the ratio 80/20 vs 70/30 later", DEFERRED, "w"),
+        Candidate("Add a dry-run flag to the importer", DIVERGING, "w"),
+        Candidate("Add tests", UNFINISHED, "w"),
+    ]
+    known = [
+        "- **retry-backoff** — revisit exponential vs linear backoff. Raised: 2026-11-20.",
+        "80/20 vs 70/30 split ratio later",
+        "tests",
+    ]
+    assert filter_known(cands, known) == [cands[2], cands[3]]
+    assert filter_known(cands, []) == cands
+
+
+def test_render_table_and_json() -> None:
+    cands = [
+        Candidate(
+            "Add jitter | backoff",
+            UNANSWERED,
+            "asked at 14:02; the user moved on",
+            "2026-11-29T14:02:00Z",
+        )
+    ]
+    assert render_table(cands) == (
+        "## Unlanded — 1 item\n"
+        "| # | Item | Type | Why it did not land |\n"
+        "| --- | --- | --- | --- |\n"
+        "| 1 | Add jitter \\| backoff | Unanswered question | asked at 14:02; the user moved on |"
+    )
+    assert render_table(cands * 2).startswith("## Unlanded — 2 items\n")
+    assert render_table([]).startswith("No unlanded items")
+    assert "\n" not in render_table([])
+    assert to_json(cands) == [
+        {
+            "n": 1,
+            "text": "Add jitter | backoff",
+            "type": UNANSWERED,
+            "why": "asked at 14:02; the user moved on",
+            "ts": "2026-11-29T14:02:00Z",
+        }
+    ]
+
+
+def test_clip() -> None:
+    assert clip("  a\n b  ") == "a b"
+    long = "word " * 60
+    clipped = clip(long, 40)
+    assert len(clipped) <= 40 and clipped.endswith("…") and not clipped.endswith(" …")
+
+
+def test_pool_is_bounded() -> None:
+    state = sweep._Sweep()
+    for n in range(500):
+        state.feed(
+            AssistantText(f"We should revisit item {n} later on.", f"2026-11-29T{n:05d}", None)
+        )
+    assert len(state.pool) == 200  # the newest 200: items 300..499
+    texts = [c.text for c in state.pool.values()]
+    assert texts[0] == "We should revisit item 300 later on."
+    assert texts[-1] == "We should revisit item 499 later on."
+    # Near-identical as they are, they fold into one row.
+    assert [c.text for c in state.finish("t.jsonl").candidates] == [texts[0]]
+
+
+def test_missing_timestamps_still_give_a_reason(tmp_path: Path) -> None:
+    records = [say("Should I also add a changelog entry for this?")]
+    del records[0]["timestamp"]
+    facts = run(tmp_path, records)
+    assert facts.candidates[0].why == "asked; the session ended"
+
+
+# ---------------------------------------------------------------- memory
+
+
+@pytest.mark.slow
+def test_memory_is_flat_on_a_large_transcript(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("synth", REPO / "bench" / "synth_transcript.py")
+    assert spec is not None and spec.loader is not None
+    synth = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(synth)
+    path = tmp_path / "big.jsonl"
+    synth.write_synthetic(path, 40 << 20)
+    # VmHWM is the peak of this process's own memory; ru_maxrss would also count the
+    # parent's footprint, which Linux carries across fork + exec.
+    code = (
+        "import resource, sys; from pathlib import Path\n"
+        "from session_skill.transcripts import scan as sweep\n"
+        "f = sweep.analyze(Path(sys.argv[1]))\n"
+        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "try:\n"
+        "    status = Path('/proc/self/status').read_text()\n"
+        "    peak = int(status.split('VmHWM:')[1].split()[0])\n"
+        "except (OSError, IndexError):\n"
+        "    pass\n"
+        "print(peak, f.stats.lines)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    ).stdout.split()
+    peak_mb = int(out[0]) / 1024  # KiB on Linux
+    assert int(out[1]) > 10_000
+    assert peak_mb < 80
