@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from session_skill import agent
 from session_skill.commands.core import Output, _read_parked
 from session_skill.errors import OverCapError, SessionError
 from session_skill.git.info import GitState
@@ -247,7 +248,7 @@ def write(
     meta += [("cwd", str(store.root))]
     if obs.session_id:
         meta.append(("session_id", obs.session_id))
-    meta += [("agent", model_meta.get("agent") or AGENT), ("capture", capture)]
+    meta += [("agent", agent.agent()), ("capture", capture)]
     keep = {
         k: v
         for k, v in model_meta.items()
