@@ -7,7 +7,13 @@ TodoWrite / TaskCreate / TaskUpdate calls, file-history snapshots, sidechain tur
 compaction appear along the way. Prose now and then defers something or ends on a
 question, so the sweep heuristics have work to do. Output is deterministic for a seed.
 
+`write_conversation` writes the other kind of session: tens of thousands of short turns of
+plain talk (a request, a short answer, now and then a thinking block or a small tool call),
+where nearly every line is a user or assistant record that must be parsed and read, and
+the prose heuristics run on every message.
+
     python bench/synth_transcript.py out.jsonl 200M
+    python bench/synth_transcript.py --conversation out.jsonl 60M
 """
 
 from __future__ import annotations
@@ -377,6 +383,231 @@ def _turn(rng: random.Random, turn: int, _clock: _Clock) -> Iterator[dict[str, A
         yield summary
 
 
+# ---------------------------------------------------------------- conversation-dense
+
+# A long design or debugging conversation. The mix follows real sessions (the shared
+# public transcripts): most sentences are plain statements; about one message in ten holds
+# a word such as "later", "for now", "follow-up" or "eventually" (in its ordinary sense or
+# as a deferral); a quarter of the turns end on a question, answered or walked past; most
+# responses open with a thinking block whose signature is a long base64 string.
+_NEUTRAL = [
+    "{F} builds the {m} index lazily, so the first call after a restart pays for it.",
+    "The {m} retry loop gives up after {n} attempts and the delay doubles each time.",
+    "The {o} option is read once at start-up, so changing it needs a restart of {m}.",
+    "I renamed the {o} option in the {m} config and updated the {n} callers of {f}.",
+    "{F} now takes a timeout and passes it through to the {m} client.",
+    "The {m} tests pass again after the change to {f}.",
+    "The {o} rows are written in one transaction, so a cancelled import leaves nothing behind.",
+    "That error comes from {f}: it assumes every {o} has an owner.",
+    "The {m} client keeps a pool of {n} connections and reuses them across requests.",
+    "Both callers of {f} already handle the empty case, so the guard is safe to remove.",
+    "The slow part is the sort inside {f}, which runs once per {o}.",
+    "I checked the {m} logs and the {o} job finished in {n} seconds.",
+    "The schema stores the {o} id as text, which is why the join in {f} is slow.",
+    "The config loader merges the {m} defaults with the environment, the environment wins.",
+    "{F} is only called from the {m} worker, never from a request handler.",
+    "The fixture for {o} is shared between the {m} tests, so one test changed it for the rest.",
+    "The {m} cache key includes the {o} id and the locale.",
+    "That flag was added for the {m} migration and nothing reads it any more.",
+    "The {o} payload is validated before {f} sees it, so the extra check is redundant.",
+    "The deadlock happens when two {o} jobs take the {m} locks in a different order.",
+]
+# Ordinary uses of the words the deferral markers look for.
+_ORDINARY = [
+    "A follow-up email is sent by {m} after signup; {f} only queues it.",
+    "The later rows of the {o} table come from the {m} backfill, not from {f}.",
+    "The {m} replica is eventually consistent, so {f} may read a stale {o}.",
+    "Later releases of the {m} client drop the {o} argument.",
+    "For now the {m} service runs on a single node.",
+    "I will explain the {o} flow step by step so it is easier to follow.",
+]
+_LOOSE = [
+    "I stubbed out the {o} mailer in {m} for now; {f} logs instead of sending.",
+    "The {o} metrics are not wired up yet, {f} only counts them in memory.",
+    "We could also precompute the {o} table when {m} starts.",
+    "I left the {o} changelog entry for later.",
+    "Heads-up: the {m} ARM build is still red because of {o}.",
+    "Postponing the {o} cleanup until the {m} migration has landed.",
+    "The {o} retry policy is out of scope here; we should come back to it later.",
+]
+_QUESTIONS = [
+    "Should I also add a test for {f} with an empty {o}?",
+    "Do you want the {o} flag to stay in the {m} config or move to the CLI?",
+    "Which of the two {m} layouts do you prefer for the {o} table?",
+    "Shall I remove the unused {o} flag from {m} as well?",
+]
+_REQUESTS = [
+    "Why does {f} return an empty list when the {m} cache is cold?",
+    "Can you explain how the {m} retry loop decides when to give up?",
+    "Rename the {o} option to something clearer in the {m} config.",
+    "Make {f} accept a timeout and pass it through to the {m} client.",
+    "What happens to the {o} rows when the {m} import is cancelled halfway?",
+    "Please shorten the error message {f} prints for a missing {o}.",
+    "ok, and what about the {o} flag in {m}?",
+    "Look at the deadlock in the {m} worker next.",
+    "The {m} tests are flaky on CI again, any idea why?",
+    "Move the {o} validation out of {f} into the schema.",
+]
+_USER_LOOSE = [
+    "save the {o} idea for another time, the {m} bug matters more",
+    "not today, but the {m} cache needs an eviction policy for {o}",
+    "don't forget we owe the {m} docs a pass",
+]
+_ANSWERS = [
+    "yes",
+    "yes please",
+    "no, leave it",
+    "go with the second one",
+    "sure, do it",
+    "the CLI",
+    "keep it in the config",
+    "not needed",
+]
+_OBJECTS = [
+    "batch",
+    "tenant",
+    "invoice",
+    "session",
+    "export",
+    "webhook",
+    "quota",
+    "shard",
+    "locale",
+    "audit",
+    "preview",
+    "thumbnail",
+    "schedule",
+    "retention",
+    "digest",
+]
+
+
+def write_conversation(path: Path, target_bytes: int, seed: int = 2) -> None:
+    """Write a conversation-dense transcript of about `target_bytes` bytes."""
+    rng = random.Random(seed)
+    clock = _Clock()
+    state: dict[str, Any] = {"parent": None, "asked": False}
+    written = 0
+    with open(path, "w", encoding="utf-8") as out:
+        for turn in range(1_000_000_000):
+            for record in _talk(rng, turn, clock, state):
+                line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+                out.write(line)
+                written += len(line.encode("utf-8"))
+            if written >= target_bytes:
+                return
+
+
+def _sentence(rng: random.Random, fill: dict[str, str]) -> str:
+    roll = rng.random()
+    bank = _LOOSE if roll < 0.02 else _ORDINARY if roll < 0.05 else _NEUTRAL
+    return rng.choice(bank).format(**fill)
+
+
+def _talk(
+    rng: random.Random, turn: int, clock: _Clock, state: dict[str, Any]
+) -> Iterator[dict[str, Any]]:
+    func = rng.choice(_FUNCS) + f"_{turn % 97}"
+    fill = {
+        "m": rng.choice(_MODULES),
+        "f": func,
+        "F": func,
+        "o": rng.choice(_OBJECTS),
+        "n": str(rng.randint(2, 12)),
+    }
+    ids = iter(range(100))
+
+    def uid() -> str:
+        return f"{turn:08x}-1111-4000-8000-{next(ids):012d}"
+
+    def record(kind: str, **extra: Any) -> dict[str, Any]:
+        rec = _envelope(kind, state["parent"])
+        rec.update(extra)
+        rec["uuid"] = state["parent"] = uid()
+        return rec
+
+    if state["asked"] and rng.random() < 0.5:
+        ask = rng.choice(_ANSWERS)
+    elif rng.random() < 0.03:
+        ask = rng.choice(_USER_LOOSE).format(**fill)
+    else:
+        ask = rng.choice(_REQUESTS).format(**fill)
+    yield record(
+        "user",
+        message={"role": "user", "content": ask},
+        timestamp=clock.tick(rng.uniform(5, 90)),
+        permissionMode="default",
+    )
+    msg = f"msg_01C{turn:020d}"
+    usage = {
+        "input_tokens": 6,
+        "cache_creation_input_tokens": 310,
+        "cache_read_input_tokens": 48_000,
+        "output_tokens": 180,
+        "service_tier": "standard",
+    }
+
+    def reply(block: dict[str, Any], stop: str | None = None) -> dict[str, Any]:
+        message = {
+            "model": "claude-opus-4-5",
+            "id": msg,
+            "type": "message",
+            "role": "assistant",
+            "content": [block],
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": usage,
+        }
+        return record(
+            "assistant",
+            message=message,
+            requestId=f"req_{turn:016x}",
+            timestamp=clock.tick(rng.uniform(1, 8)),
+        )
+
+    if rng.random() < 0.6:
+        thought = " ".join(_sentence(rng, fill) for _ in range(rng.randint(1, 4)))
+        signature = "".join(
+            rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123456789+/")
+            for _ in range(rng.randint(300, 900))
+        )
+        yield reply({"type": "thinking", "thinking": thought, "signature": signature})
+    text = " ".join(_sentence(rng, fill) for _ in range(rng.randint(1, 5)))
+    if rng.random() < 0.1:
+        tool_id = f"toolu_01K{turn:018d}"
+        yield reply({"type": "text", "text": text})
+        yield reply(
+            {
+                "type": "tool_use",
+                "id": tool_id,
+                "name": "Bash",
+                "input": {"command": "git status --short", "description": "Show changes"},
+            }
+        )
+        yield record(
+            "user",
+            message={
+                "role": "user",
+                "content": [{"tool_use_id": tool_id, "type": "tool_result", "content": " M a"}],
+            },
+            timestamp=clock.tick(0.5),
+            toolUseResult={"stdout": " M a", "stderr": "", "interrupted": False},
+        )
+        text = _sentence(rng, fill)
+    state["asked"] = rng.random() < 0.25
+    if state["asked"]:
+        text += " " + rng.choice(_QUESTIONS).format(**fill)
+    yield reply({"type": "text", "text": text}, stop="end_turn")
+    if rng.random() < 0.5:
+        yield record(
+            "system",
+            subtype="turn_duration",
+            durationMs=rng.randint(2_000, 40_000),
+            timestamp=clock.tick(0.1),
+            isMeta=False,
+        )
+
+
 def _source(rng: random.Random, mod: str, func: str, lines: int) -> str:
     body = []
     for n in range(1, lines + 1):
@@ -405,6 +636,12 @@ def _parse_size(text: str) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        raise SystemExit("usage: synth_transcript.py OUT.jsonl SIZE (e.g. 20M, 200M)")
-    write_synthetic(Path(sys.argv[1]), _parse_size(sys.argv[2]))
+    args = sys.argv[1:]
+    conversation = "--conversation" in args
+    args = [a for a in args if a != "--conversation"]
+    if len(args) != 2:
+        raise SystemExit(
+            "usage: synth_transcript.py [--conversation] OUT.jsonl SIZE (e.g. 20M, 200M)"
+        )
+    writer = write_conversation if conversation else write_synthetic
+    writer(Path(args[0]), _parse_size(args[1]))
