@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import sys
-import time
 
-# Paths are plain strings here (storepaths): importing pathlib would cost more than the rest
-# of the hook, and so would datetime (see _epoch).
+# Paths are plain strings here (store.paths): importing pathlib would cost more than the rest
+# of the hook, and so would datetime (see times.epoch).
 from session_skill.store import paths as storepaths
 
 # `typing` costs more to import than this whole module; type checkers read this name as True.
@@ -26,7 +24,7 @@ if TYPE_CHECKING:
 
 MAX_PAYLOAD = 1 << 20  # a SessionStart payload is a few hundred bytes
 READ_TIMEOUT = 3.0  # seconds to wait for stdin to reach EOF
-DOC_LIMIT = 1 << 20  # a capped handover is ~6 KB; anything this big is not one
+DOC_LIMIT = 1 << 20  # a capped handover is ~6 KB; anything this big is not one (store.consume)
 MAX_AGE = 30 * 60  # seconds
 MAX_FUTURE = 2 * 60  # seconds of clock skew tolerated
 FULL_LIMIT = 8_000  # above this, inject the head only
@@ -63,14 +61,11 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
         return ""
 
     # Something is pending: only now pay for the modules a doc needs.
+    from session_skill import agent, times
     from session_skill.git import head as githead
 
-    if now is not None:
-        now_ts = now.timestamp()
-    else:
-        # SESSION_SKILL_NOW pins the clock for the demo and tests, as for every command.
-        pinned = _epoch(env.get("SESSION_SKILL_NOW"))
-        now_ts = time.time() if pinned is None else pinned
+    # SESSION_SKILL_NOW pins the clock for the demo and tests, as for every command.
+    now_ts = now.timestamp() if now is not None else times.now_epoch(env)
     doc_path = os.path.join(store, f"{slug}.md")
     pending = _pending(slug, doc_path, _read_doc(doc_path), now_ts)
     if pending is None:
@@ -81,17 +76,17 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
         return _output(
             f"A session handover `{slug}` from {_ago(pending.age)} was written on branch "
             f"`{pending.branch}`, but `{current}` is checked out now, so it was not loaded; "
-            f"`/session recall {slug}` loads it."
+            f"`{agent.hint('recall ' + slug, env)}` loads it."
         )
     if source[0] == "startup":
         return _output(
             f"A session handover from {_ago(pending.age)} is pending in this project "
-            f"(`{slug}`); `/session recall` loads it."
+            f"(`{slug}`); `{agent.hint('recall', env)}` loads it."
         )
-    consumed = _consume(store, slug, doc_path, now_ts)
+    consumed = _consume(store, slug, doc_path, now_ts, env)
     if consumed is None:
         return ""  # another process consumed it first, or the store was busy
-    return _output(render(consumed))
+    return _output(render(consumed, env))
 
 
 def _source(payload: bytes) -> tuple[str, str | None] | None:
@@ -114,31 +109,9 @@ def _source(payload: bytes) -> tuple[str, str | None] | None:
 
 
 def _read_doc(path: str) -> str | None:
-    """The doc's text if it is a regular UTF-8 file (not a symlink, FIFO or device)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > DOC_LIMIT:
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, 65536):
-            size += len(chunk)
-            if size > DOC_LIMIT:
-                return None
-            chunks.append(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    try:
-        # The BOM is kept: frontmatter handles it, and a rewrite keeps it.
-        return b"".join(chunks).decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    from session_skill.store import fileio
+
+    return fileio.read_regular(path, DOC_LIMIT)
 
 
 def _pending(slug: str, path: str, text: str | None, now: float) -> _Pending | None:
@@ -153,7 +126,9 @@ def _pending(slug: str, path: str, text: str | None, now: float) -> _Pending | N
     meta = frontmatter.parse(split.lines)
     if not frontmatter.is_false(meta.get("consumed")):
         return None
-    created = _epoch(meta.get("created"))
+    from session_skill.times import epoch
+
+    created = epoch(meta.get("created"))
     if created is None:
         return None
     age = now - created
@@ -170,95 +145,59 @@ def _branch_differs(doc_branch: str, current: str | None) -> bool:
     return doc_branch != current
 
 
-def _consume(store: str, slug: str, path: str, now: float) -> _Pending | None:
-    """Flip `consumed` under the lock, re-checking first; None if someone else got there."""
-    from session_skill.handover import frontmatter
-    from session_skill.store import fileio
+def _consume(
+    store: str, slug: str, path: str, now: float, env: Mapping[str, str]
+) -> _Pending | None:
+    """Consume it under the lock, its gates checked again; None if someone else got there."""
+    from session_skill import agent
+    from session_skill.store.consume import consume
+    from session_skill.store.lock import LockTimeout
+    from session_skill.times import format_epoch
 
-    lock = os.path.join(store, storepaths.LOCK)
     try:
-        with fileio.file_lock(lock, LOCK_WAIT):
-            text = _read_doc(path)
-            pending = _pending(slug, path, text, now)
-            if text is None or pending is None:
-                return None
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))  # format_time
-            flipped = frontmatter.flip_consumed(text, "hook", stamp)
-            if flipped is None:
-                return None
-            fileio.atomic_write(path, flipped.encode("utf-8"))
-            if storepaths.read_latest(store) == slug:
-                storepaths.clear_latest(store)
-            return pending
-    except fileio.LockTimeout:
-        _warn(f"the store is busy ({lock}); `/session recall {slug}` loads it")
+        text = consume(
+            store,
+            slug,
+            by="hook",
+            stamp=format_epoch(now),
+            timeout=LOCK_WAIT,
+            gate=lambda text: _pending(slug, path, text, now) is not None,
+        )
+    except LockTimeout:
+        lock = os.path.join(store, storepaths.LOCK)
+        _warn(f"the store is busy ({lock}); `{agent.hint('recall ' + slug, env)}` loads it")
         return None
+    return None if text is None else _pending(slug, path, text, now)
 
 
-def _epoch(value: str | None) -> float | None:
-    """`handover.parse_time(value)` as seconds since the epoch.
-
-    The `YYYY-MM-DDTHH:MM:SSZ` that dumps write is read here, by arithmetic: `datetime`
-    (with handover.py) costs the hook a sixth of Python's start-up. Anything else, or a
-    date out of range, goes to parse_time itself.
-    """
-    if not value:
-        return None
-    v = value
-    canonical = (
-        len(v) == 20 and v.isascii() and v[4] + v[7] + v[10] + v[13] + v[16] + v[19] == "--T::Z"
-    )
-    digits = v[:4] + v[5:7] + v[8:10] + v[11:13] + v[14:16] + v[17:19] if canonical else ""
-    if digits.isdigit():  # YYYY-MM-DDTHH:MM:SSZ, ASCII digits (a string compare, no regex)
-        year, month, day = int(digits[:4]), int(digits[4:6]), int(digits[6:8])
-        hour, minute, second = int(digits[8:10]), int(digits[10:12]), int(digits[12:14])
-        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-        month_days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-        if year >= 1 and 1 <= month <= 12 and 1 <= day <= month_days[month - 1]:
-            if hour < 24 and minute < 60 and second < 60:
-                days = _days_from_civil(year, month, day)
-                return float(days * 86400 + hour * 3600 + minute * 60 + second)
-    from session_skill.handover.doc import parse_time
-
-    dt = parse_time(value)
-    return None if dt is None else dt.timestamp()
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm)."""
-    year -= month <= 2
-    era = year // 400
-    year_of_era = year - era * 400
-    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
-    return era * 146097 + day_of_era - 719468
-
-
-def render(pending: _Pending) -> str:
+def render(pending: _Pending, env: Mapping[str, str] | None = None) -> str:
     """Banner and body; over FULL_LIMIT the head only, always under HARD_LIMIT."""
+    from session_skill import agent
+
     slug = pending.slug
+    recall = agent.hint("recall", env)
     where = f" on branch `{pending.branch}`" if pending.branch else ""
     rel = "/".join((*storepaths.STORE_PARTS, f"{slug}.md"))
     banner = (
         f"Session handover `{slug}`, restored after /clear: dumped {_ago(pending.age)}"
         f"{where}, stored at {rel}. This is a handover written earlier in this project "
-        f"with /session dump: the state of the work when the context was cleared. "
-        f"It is now marked consumed; `/session recall {slug}` prints it again."
+        f"with {agent.hint('dump', env)}: the state of the work when the context was cleared. "
+        f"It is now marked consumed; `{recall} {slug}` prints it again."
     )
     body = pending.body.replace("\r\n", "\n").strip("\n")
     full = f"{banner}\n\n{body}\n"
     if len(full) <= FULL_LIMIT:
         return full
-    return _head_only(banner, body, slug)
+    return _head_only(banner, body, slug, recall)
 
 
-def _head_only(banner: str, body: str, slug: str) -> str:
+def _head_only(banner: str, body: str, slug: str, recall: str) -> str:
     from session_skill.handover.doc import find_section, split_sections
 
     sections = split_sections(body)
     parts = {t: find_section(sections, t) for t in HEAD_SECTIONS}
     left_out = [s.title for s in sections if s.title and all(s is not p for p in parts.values())]
-    note = f"→ /session recall {slug} for the full document"
+    note = f"→ {recall} {slug} for the full document"
     if left_out:
         note += f" (left out here, too long to inject: {', '.join(left_out)})"
 
@@ -280,7 +219,7 @@ def _head_only(banner: str, body: str, slug: str) -> str:
         rows = {i for i, line in enumerate(lines) if line.lstrip().startswith("|")}
         rows -= set(sorted(rows)[:2])  # the header and its separator stay
         fixed = [line for i, line in enumerate(lines) if i not in rows]
-        cut_note = f"({len(rows)} table rows cut here; /session recall has them)"
+        cut_note = f"({len(rows)} table rows cut here; {recall} has them)"
         budget = HARD_LIMIT - len(assemble("\n".join([*fixed, cut_note])))
         keep: set[int] = set()
         for i in sorted(rows):  # the first rows, as many as fit
@@ -289,7 +228,7 @@ def _head_only(banner: str, body: str, slug: str) -> str:
             budget -= len(lines[i]) + 1
             keep.add(i)
         kept = [line for i, line in enumerate(lines) if i not in rows or i in keep]
-        cut_note = f"({len(rows) - len(keep)} table rows cut here; /session recall has them)"
+        cut_note = f"({len(rows) - len(keep)} table rows cut here; {recall} has them)"
         text = assemble("\n".join([*kept, cut_note]))
     if len(text) >= HARD_LIMIT:  # an oversized Goal or Next step: cut the text itself
         tail = f"\n… (cut here, too long to inject) {note}\n"

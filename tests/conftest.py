@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import pwd
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -16,25 +17,70 @@ NOW = "2026-11-29T18:30:00Z"
 STORE_REL = Path(".claude") / "state" / "session"
 
 
+_REAL_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)
+# What a stray write to the real home would change: the home itself (an entry created or
+# removed) and every file and folder session-skill or the clients keep there.
+_WATCHED = (
+    "",
+    ".claude",
+    ".claude.json",
+    ".claude/settings.json",
+    ".claude/skills",
+    ".claude/projects",
+    ".codex",
+    ".codex/hooks.json",
+    ".codex/sessions",
+    ".agents",
+    ".agents/skills",
+)
+
+
+def _home_state(home: Path | None = None) -> dict[str, tuple[int, int] | None]:
+    home = _REAL_HOME if home is None else home
+    state: dict[str, tuple[int, int] | None] = {}
+    for rel in _WATCHED:
+        try:
+            st = (home / rel).lstat()
+            state[rel] = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            state[rel] = None
+    return state
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    """No test reads or writes the real home, Claude or Codex config."""
+) -> Iterator[Path]:
+    """No test reads or writes the real home, Claude or Codex config: a test that does fails."""
+    real = _REAL_HOME
+    before = _home_state(real)
     home = tmp_path_factory.mktemp("home")
     # Not the checkout: a command run without a project must never find this repo's store.
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
-    for var in ("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID", "SESSION_SKILL_NOW"):
+    for var in (
+        "CLAUDE_PROJECT_DIR",
+        "CLAUDE_CODE_SESSION_ID",
+        "CLAUDE_PLUGIN_ROOT",
+        "CLAUDE_PLUGIN_DATA",
+        "SESSION_SKILL_NOW",
+        "SESSION_SKILL_AGENT",
+        "SESSION_SKILL_VIA",
+        "CODEX_THREAD_ID",
+        "CODEX_SANDBOX",
+    ):
         monkeypatch.delenv(var, raising=False)
     # git: no system or user config leaks in, and commits work without one.
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         monkeypatch.delenv(var, raising=False)
-    return home
+    yield home
+    after = _home_state(real)
+    touched = sorted(rel or "~" for rel in _WATCHED if before[rel] != after[rel])
+    assert not touched, f"the test touched the real home directory {real}: {touched}"
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -1,7 +1,8 @@
-"""The `session-skill` command line: parse, call one library function, print, exit.
+"""The `session-skill` command line, for help and validation: Typer parses, `invoke` runs.
 
-Every command imports what it needs inside its body, so `list` never pays for tiktoken
-and `park` never pays for git.
+Each command's signature declares its options (the same strings as `table.py`; a test ties
+the two), and its body hands the parsed values to `invoke` as a `Call`, exactly as the fast
+path and `/session` do. Nothing heavy is imported here beyond Typer itself.
 """
 
 from __future__ import annotations
@@ -11,14 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from typer.core import TyperArgument
 
 from session_skill import __version__
 from session_skill.errors import EXIT_USAGE, SessionError, UsageError, run_command
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
-    from session_skill.store.store import Store
+    from session_skill.cli.invoke import Call
 
 app = typer.Typer(
     name="session-skill",
@@ -64,52 +64,46 @@ def _root(
         _state["project"] = str(project)
 
 
-def _store(project: Path | None = None) -> Store:
-    from session_skill.store.store import Store, find_project_root
+def _call(ctx: typer.Context) -> Call:
+    """What Typer parsed, as the `Call` the fast path would have built."""
+    from session_skill.cli.invoke import Call
 
-    return Store(find_project_root(str(project) if project else _state["project"]))
+    name = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command_path
+    call = Call(_canonical(name), root_project=_state["project"])
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        if isinstance(param, TyperArgument):
+            if isinstance(value, (list, tuple)):
+                call.words += [str(v) for v in value]
+            elif value is not None:
+                call.words.append(str(value))
+        elif param.opts[0] in ("-h", "--help") or value is None or value is False:
+            continue
+        elif value is True:
+            call.flags.add(param.opts[0])
+        else:
+            call.values[param.opts[0]] = str(value)
+    return call
 
 
-def _now() -> datetime:
-    from session_skill.times import utcnow
+def _canonical(typed: str) -> str:
+    from session_skill.cli.table import ALIASES
 
-    return utcnow()
+    return ALIASES.get(typed, typed)
 
 
-def _emit(out: object) -> int:
-    text = getattr(out, "text", "")
-    if text:
-        print(text)
-    code = int(getattr(out, "code", 0))
+def _run(ctx: typer.Context) -> int:
+    from session_skill.cli.invoke import emit, invoke
+
+    code = emit(invoke(_call(ctx)))
     if code:
         raise typer.Exit(code)
-    return code
-
-
-def _stdin_text() -> str | None:
-    from session_skill.store.fileio import stdin_text
-
-    return stdin_text()
-
-
-def _read_file(path: str) -> str:
-    if path == "-":
-        text = _stdin_text()
-        if text is None:
-            raise SessionError("--file - reads the doc from stdin, but stdin is a terminal")
-        return text
-    from session_skill.store.fileio import read_text
-
-    try:
-        return read_text(Path(path))
-    except FileNotFoundError:
-        raise SessionError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise SessionError(f"{path} is a directory") from None
+    return 0
 
 
 @app.command()
 def dump(
+    ctx: typer.Context,
     name: Annotated[str | None, typer.Argument(help="Name for the handover.")] = None,
     file: Annotated[
         str | None, typer.Option("--file", help="Read the doc from PATH, or - for stdin.")
@@ -128,64 +122,41 @@ def dump(
     project: ProjectOpt = None,
 ) -> int:
     """Write a handover doc (body from --file or stdin), or print the brief."""
-    from session_skill.commands import dump as dumping
-
-    store = _store(project)
-    kw = {"transcript": transcript, "session_id": session_id, "as_json": json_out, "now": _now()}
-    if brief:
-        return _emit(dumping.brief(store, name, **kw))  # type: ignore[arg-type]
-    if extractive:
-        return _emit(dumping.extractive(store, name, force=force, replace=replace, **kw))  # type: ignore[arg-type]
-    text = _read_file(file) if file else _stdin_text()
-    if file is None and not (text or "").strip():
-        # A bare `dump` with nothing piped in: show what to write.
-        return _emit(dumping.brief(store, name, **kw))  # type: ignore[arg-type]
-    return _emit(
-        dumping.write(store, name, text or "", force=force, replace=replace, **kw)  # type: ignore[arg-type]
-    )
+    return _run(ctx)
 
 
 @app.command()
 def recall(
-    name: Annotated[str | None, typer.Argument(help="Slug or words of the handover.")] = None,
+    ctx: typer.Context,
+    name: Annotated[list[str] | None, typer.Argument(help="Slug or words of the handover.")] = None,
     peek: Annotated[bool, typer.Option("--peek", help="Print without consuming.")] = False,
     json_out: JsonOpt = False,
     project: ProjectOpt = None,
 ) -> int:
     """Print a stored handover into context (the pending one by default)."""
-    from session_skill.commands.core import recall as run
-
-    return _emit(run(_store(project), name, peek=peek, as_json=json_out, now=_now()))
+    return _run(ctx)
 
 
 @app.command("list")
-def list_cmd(json_out: JsonOpt = False, project: ProjectOpt = None) -> int:
+def list_cmd(ctx: typer.Context, json_out: JsonOpt = False, project: ProjectOpt = None) -> int:
     """Stored handovers and open parked items (expired handovers are swept first)."""
-    from session_skill.commands.core import list_store
-
-    return _emit(list_store(_store(project), as_json=json_out, now=_now()))
-
-
-def _payload(words: list[str] | None, what: str) -> str:
-    if words:
-        return " ".join(words)
-    return _stdin_text() or ""
+    return _run(ctx)
 
 
 @app.command(context_settings=VERBATIM)
 def park(
+    ctx: typer.Context,
     idea: Annotated[list[str] | None, typer.Argument(help="The idea (else stdin).")] = None,
     json_out: JsonOpt = False,
     project: ProjectOpt = None,
 ) -> int:
     """Append an open-loop item to PARKED.md."""
-    from session_skill.commands.core import park as run
-
-    return _emit(run(_store(project), _payload(idea, "idea"), as_json=json_out, now=_now()))
+    return _run(ctx)
 
 
 @app.command(context_settings=VERBATIM)
 def drop(
+    ctx: typer.Context,
     item: Annotated[
         list[str] | None, typer.Argument(help="Slug, words, or #N (else stdin).")
     ] = None,
@@ -193,13 +164,12 @@ def drop(
     project: ProjectOpt = None,
 ) -> int:
     """Close a parked item (fuzzy match; asks when unsure) and log it."""
-    from session_skill.commands.core import drop as run
-
-    return _emit(run(_store(project), _payload(item, "item"), as_json=json_out, now=_now()))
+    return _run(ctx)
 
 
 @app.command()
 def sweep(
+    ctx: typer.Context,
     transcript: TranscriptOpt = None,
     session_id: SessionOpt = None,
     park_: Annotated[str | None, typer.Option("--park", help="Park candidates N[,N...].")] = None,
@@ -207,22 +177,12 @@ def sweep(
     project: ProjectOpt = None,
 ) -> int:
     """Find what never landed in this session's transcript."""
-    from session_skill.commands.sweep import sweep_command
-
-    return _emit(
-        sweep_command(
-            _store(project),
-            transcript=transcript,
-            session_id=session_id,
-            park=park_,
-            as_json=json_out,
-            now=_now(),
-        )
-    )
+    return _run(ctx)
 
 
 @app.command()
 def dispatch(
+    ctx: typer.Context,
     raw: Annotated[str | None, typer.Argument(help="The /session argument string.")] = None,
     ignore_unknown_flags: Annotated[
         bool, typer.Option("--ignore-unknown-flags", help="Drop unknown flags and go on.")
@@ -231,77 +191,63 @@ def dispatch(
     project: ProjectOpt = None,
 ) -> int:
     """Run what `/session <args>` asked for (args as RAW, or stdin)."""
-    from session_skill.cli.dispatch import run
-
-    text = raw if raw is not None else (_stdin_text() or "")
-    return _emit(
-        run(
-            _store(project),
-            text,
-            ignore_unknown_flags=ignore_unknown_flags,
-            session_id=session_id,
-            now=_now(),
-        )
-    )
+    return _run(ctx)
 
 
 @hook_app.command("session-start")
-def hook_session_start() -> int:
+def hook_session_start(ctx: typer.Context) -> int:
     """SessionStart hook: payload on stdin, handover as additionalContext on stdout."""
-    from session_skill.hook import main as hook_main
-
-    return hook_main()
+    return _run(ctx)
 
 
 AgentOpt = Annotated[str, typer.Option("--agent", help="claude, codex or all.")]
-UserOpt = Annotated[bool, typer.Option("--user", help="Install for the user (~/.claude).")]
-
-
-def _agent(agent: str) -> str:
-    if agent not in ("claude", "codex", "all"):
-        raise typer.BadParameter("--agent takes claude, codex or all")
-    return agent
 
 
 @app.command()
 def install(
+    ctx: typer.Context,
     project: ProjectOpt = None,
-    user: UserOpt = False,
+    user: Annotated[bool, typer.Option("--user", help="Install for the user (~/.claude).")] = False,
     agent: AgentOpt = "claude",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show, change nothing.")] = False,
 ) -> int:
     """Install the skill and the SessionStart hook into a project (or --user)."""
-    from session_skill.install import install as run
-
-    root = None if user else _store(project).root
-    print(run(project=root, user=user, agent=_agent(agent), dry_run=dry_run, home=Path.home()))
-    return 0
+    return _run(ctx)
 
 
 @app.command()
-def uninstall(project: ProjectOpt = None, user: UserOpt = False, agent: AgentOpt = "claude") -> int:
+def uninstall(
+    ctx: typer.Context,
+    project: ProjectOpt = None,
+    user: Annotated[
+        bool, typer.Option("--user", help="Uninstall for the user (~/.claude).")
+    ] = False,
+    agent: AgentOpt = "claude",
+) -> int:
     """Remove what install added (never the store)."""
-    from session_skill.install import uninstall as run
-
-    root = None if user else _store(project).root
-    print(run(project=root, user=user, agent=_agent(agent), home=Path.home()))
-    return 0
+    return _run(ctx)
 
 
 @app.command()
-def demo() -> int:
+def demo(ctx: typer.Context) -> int:
     """The whole cycle in a scratch project, each step printed."""
-    from session_skill.commands.demo import run
-
-    code = run()
-    if code:
-        raise typer.Exit(code)
-    return 0
+    return _run(ctx)
 
 
-# Aliases (SPEC §7): same commands under the other names, hidden from --help.
-for _alias, _fn in (("save", dump), ("restore", recall), ("load", recall), ("archive", drop)):
-    app.command(_alias, hidden=True, context_settings=VERBATIM if _fn is drop else None)(_fn)
+def _aliases() -> None:
+    """The table's aliases: the same commands under other names, hidden from --help."""
+    from session_skill.cli.table import COMMANDS
+
+    by_name = {(c.name or c.callback.__name__): c for c in app.registered_commands if c.callback}
+    for command in COMMANDS:
+        for alias in command.aliases:
+            target = by_name[command.name]
+            callback = target.callback
+            assert callback is not None
+            app.command(alias, hidden=True, context_settings=target.context_settings)(callback)
+
+
+_aliases()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 import shlex
-from datetime import datetime
 
-from session_skill.commands.core import Output
+from session_skill.cli.table import ALIASES, MODES, PROJECT, lookup
 from session_skill.errors import ChoiceNeeded
 from session_skill.records import Record
-from session_skill.store.store import Store
 
-MODES = ("dump", "recall", "list", "park", "sweep", "drop")
-ALIASES = {"save": "dump", "restore": "recall", "load": "recall", "archive": "drop"}
-# Flags each mode knows when reached through /session; anything else starting with -- is
-# an unknown flag. park and drop take their payload verbatim and have none.
-FLAGS: dict[str, dict[str, bool]] = {  # flag -> takes a value
-    "dump": {
-        "--brief": False,
-        "--extractive": False,
-        "--file": True,
-        "--force": False,
-        "--replace": False,
-        "--json": False,
-        "--transcript": True,
-        "--session-id": True,
-    },
-    "recall": {"--peek": False, "--json": False},
-    "list": {"--json": False},
-    "sweep": {"--park": True, "--json": False, "--transcript": True, "--session-id": True},
-}
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_skill.cli.invoke import Call
+    from session_skill.commands.output import Output
+
 CHOOSE_MODE = """Which session mode did you want?
 (a) dump [name] — write a handover before /clear
 (b) park <idea> — keep an idea for later
@@ -65,15 +49,17 @@ def parse(raw: str, *, ignore_unknown_flags: bool = False) -> Request:
     first = parts[0]
     rest = text[len(first) :]
     mode = ALIASES.get(first.lower(), first.lower())
-    if mode not in MODES:
+    command = lookup(mode)
+    if command is None or not command.mode:
         raise ChoiceNeeded(f"unknown session mode {first[:40]!r}", stdout=CHOOSE_MODE)
-    if mode in ("park", "drop"):
+    if command.verbatim:
         return Request(mode, payload=rest.strip())
     try:
         words = shlex.split(rest)
     except ValueError:
         words = rest.split()
-    known = FLAGS[mode]
+    # The mode's own options, less --project: `dispatch --project` names the project.
+    known = command.options - {PROJECT}
     req = Request(mode)
     unknown: list[str] = []
     i = 0
@@ -85,7 +71,7 @@ def parse(raw: str, *, ignore_unknown_flags: bool = False) -> Request:
             if flag not in known:
                 unknown.append(w)
                 continue
-            if known[flag]:
+            if command.takes_value(flag):
                 if not eq:
                     value = words[i] if i < len(words) else ""
                     i += 1
@@ -107,94 +93,37 @@ def parse(raw: str, *, ignore_unknown_flags: bool = False) -> Request:
 
 
 def run(
-    store: Store,
     raw: str,
     *,
     ignore_unknown_flags: bool,
     session_id: str | None,
-    now: datetime,
+    project: str | None,
 ) -> Output:
     """Run the mode exactly as its command would: same output, same exit code."""
-    from session_skill.commands import core as commands
-    from session_skill.commands import dump as dumping
+    from session_skill.cli.invoke import invoke
 
     req = parse(raw, ignore_unknown_flags=ignore_unknown_flags)
-    as_json = bool(req.flags.get("--json"))
-    name = " ".join(req.args) or None
-    transcript = req.flags.get("--transcript")
-    transcript = transcript if isinstance(transcript, str) and transcript else None
-    sid = req.flags.get("--session-id")
-    session_id = sid if isinstance(sid, str) and sid else session_id
-    if req.mode == "park":
-        if not req.payload.strip():
-            req = Request("sweep")
-        else:
-            return commands.park(store, req.payload, as_json=False, now=now)
-    if req.mode == "drop":
-        if not req.payload.strip():
-            listing = commands.list_store(store, as_json=False, now=now).text
-            raise ChoiceNeeded(
-                "which parked item should be dropped?",
-                stdout=listing + "\n→ /session drop <slug or #N>",
-            )
-        return commands.drop(store, req.payload, as_json=False, now=now)
-    if req.mode == "list":
-        return commands.list_store(store, as_json=as_json, now=now)
-    if req.mode == "recall":
-        return commands.recall(
-            store, name, peek=bool(req.flags.get("--peek")), as_json=as_json, now=now
+    if req.mode == "park" and not req.payload.strip():
+        req = Request("sweep")  # `/session park` alone: what is there to park?
+    if req.mode == "drop" and not req.payload.strip():
+        from session_skill import agent
+
+        listing = invoke(to_call(Request("list"), session_id, project)).text
+        raise ChoiceNeeded(
+            "which parked item should be dropped?",
+            stdout=listing + f"\n→ {agent.hint('drop <slug or #N>')}",
         )
-    if req.mode == "sweep":
-        from session_skill.commands.sweep import sweep_command
-
-        park = req.flags.get("--park")
-        return sweep_command(
-            store,
-            transcript=transcript,
-            session_id=session_id,
-            park=park if isinstance(park, str) else None,
-            as_json=as_json,
-            now=now,
-        )
-    # dump: the brief, unless it can be written without a model (or from a file).
-    doc_file = req.flags.get("--file")
-    if isinstance(doc_file, str) and doc_file and doc_file != "-" and not req.flags.get("--brief"):
-        return dumping.write(
-            store,
-            name,
-            _read_doc(doc_file),
-            force=bool(req.flags.get("--force")),
-            replace=bool(req.flags.get("--replace")),
-            transcript=transcript,
-            session_id=session_id,
-            as_json=as_json,
-            now=now,
-        )
-    if req.flags.get("--extractive"):
-        return dumping.extractive(
-            store,
-            name,
-            force=bool(req.flags.get("--force")),
-            replace=bool(req.flags.get("--replace")),
-            transcript=transcript,
-            session_id=session_id,
-            as_json=as_json,
-            now=now,
-        )
-    return dumping.brief(
-        store, name, transcript=transcript, session_id=session_id, as_json=as_json, now=now
-    )
+    return invoke(to_call(req, session_id, project))
 
 
-def _read_doc(path: str) -> str:
-    from pathlib import Path
+def to_call(req: Request, session_id: str | None, project: str | None) -> Call:
+    """The call `session-skill <mode> …` would make; dispatch's --session-id is the default."""
+    from session_skill.cli.invoke import Call
 
-    from session_skill.errors import SessionError
-    from session_skill.store.fileio import read_text
-
-    try:
-        return read_text(Path(path).expanduser())
-    except FileNotFoundError:
-        raise SessionError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise SessionError(f"{path} is a directory") from None
+    words = [req.payload] if req.payload else [" ".join(req.args)] if req.args else []
+    flags = {f for f, v in req.flags.items() if v is True}
+    values = {f: v for f, v in req.flags.items() if isinstance(v, str)}
+    command = lookup(req.mode)
+    if session_id and command is not None and "--session-id" in command.values:
+        values.setdefault("--session-id", session_id)
+    return Call(req.mode, words, flags, values, root_project=project)

@@ -3,196 +3,74 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 from session_skill import agent
-from session_skill.commands.core import Output, _read_parked
+from session_skill.commands.brief import brief as the_brief
+from session_skill.commands.observe import Observed, observe, slug_for
+from session_skill.commands.output import Output
 from session_skill.errors import OverCapError, SessionError
-from session_skill.git.info import GitState
 from session_skill.handover import doc as handover
 from session_skill.handover import filestable, frontmatter
 from session_skill.store import fileio
 from session_skill.store.docs import all_docs
 from session_skill.store.store import STORE_REL, Store
+from session_skill.times import format_time
 
 TOKEN_CAP = 1500
-AGENT = "claude-code"
-
-
-@dataclass
-class Observed:
-    """What the session left behind, from git and (when found) its transcript."""
-
-    git: GitState
-    written: list[str] = field(default_factory=list)
-    candidates: list[dict[str, str]] = field(default_factory=list)  # sweep candidates
-    pending_tasks: list[str] = field(default_factory=list)
-    first_request: str = ""
-    transcript: Path | None = None
-    session_id: str | None = None
-    started: datetime | None = None
-
-
-def observe(
-    store: Store, *, transcript: str | None, session_id: str | None, with_sweep: bool
-) -> Observed:
-    from session_skill.commands.sweep import facts_for
-    from session_skill.git import info as gitinfo
-
-    session_id = session_id or None
-
-    facts = facts_for(store, transcript=transcript, session_id=session_id, filtered=with_sweep)
-    git = gitinfo.state(store.root, since=facts.started if facts else None)
-    if facts is None:
-        return Observed(git, session_id=session_id)
-    return Observed(
-        git,
-        written=facts.written,
-        candidates=facts.candidates,
-        pending_tasks=facts.pending_tasks,
-        first_request=facts.first_request,
-        transcript=facts.path,
-        session_id=facts.session_id or session_id,
-        started=facts.started,
-    )
-
-
-def _slug_for(store: Store, name: str | None, git: GitState, now: datetime) -> str:
-    from session_skill.store.slugs import auto_slug, name_slug
-
-    if name:
-        return name_slug(name)
-    return auto_slug(git.branch if git.available else None, now)
 
 
 def _rel(store: Store) -> str:
     return STORE_REL.as_posix()
 
 
-# -- brief ----------------------------------------------------------------------
-BRIEF_RULES = """\
-Rules: 1,500 tokens at most (~75 lines). Facts, not narrative: no diffs, code, command
-output or exploration story; only the decision that settled an approach survives.
-`## Goal` (1–3 lines) and `## Next step` (one concrete action) are required; omit empty
-sections. Decisions keep their why; a decision is never dropped to save space — compress
-prose instead. Files touched: keep every row below, fill Change and State
-(done | wip | needs-test | reverted); Ref is computed by the tool."""
-
-TEMPLATE = """\
-## Goal
-## Decisions
-- <decision> — why: <reason>
-## Didn't work
-- <approach> — why it failed
-## Verified
-- <claim> — <evidence: the command that showed it>
-## Lessons / corrections
-- <correction received> — rule going forward: <rule>
-## Standing instructions
-- <directive that must keep applying>
-## Files touched
-## Outstanding
-- **<slug>** — <summary>. Why: <reason>. Next: <action>.
-## Artifacts
-| Path | Kind | Note |
-## Next step"""
-
-
-def brief(
+# -- the mode choice --------------------------------------------------------------
+def run(
     store: Store,
     name: str | None,
     *,
+    file: str | None,
+    brief: bool,
+    extractive: bool,
+    force: bool,
+    replace: bool,
     transcript: str | None,
     session_id: str | None,
     as_json: bool,
     now: datetime,
+    stdin: Callable[[], str | None],
 ) -> Output:
-    obs = observe(store, transcript=transcript, session_id=session_id, with_sweep=True)
-    slug = _slug_for(store, name, obs.git, now)
-    rows = filestable.merge([], obs.git.refs, obs.written, store.root)
-    rows, note = filestable.group(rows)
-    parked = _read_parked(store).items if store.exists() else []
-    cmd = "session-skill dump"
-    if name:
-        cmd += f" {_shell_word(name)}"
-    if obs.session_id:
-        cmd += f" --session-id {_shell_word(obs.session_id)}"
-    cmd += " --file - <<'SESSION_DOC'\n<the doc>\nSESSION_DOC"
-    if as_json:
-        return Output(
-            json.dumps(
-                {
-                    "slug": slug,
-                    "git": {
-                        "branch": obs.git.branch,
-                        "commit": obs.git.commit,
-                        "dirty": obs.git.dirty,
-                    },
-                    "files": [{"file": r.file, "ref": r.ref} for r in rows],
-                    "candidates": obs.candidates,
-                    "pending_tasks": obs.pending_tasks,
-                    "parked": [{"slug": it.slug, "summary": it.summary} for it in parked],
-                    "transcript": str(obs.transcript) if obs.transcript else None,
-                    "command": cmd,
-                },
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
-    g = obs.git
-    git_line = (
-        f"{g.branch} · {g.commit or 'no commits'} · {g.dirty} uncommitted path"
-        f"{'s' if g.dirty != 1 else ''}"
-        if g.available
-        else "not a git repository"
-    )
-    out = [
-        f"# Handover brief — slug `{slug}`",
-        f"Git: {git_line}",
-        f"Transcript: {obs.transcript}"
-        if obs.transcript
-        else "Transcript: none found (compose from the conversation alone)",
-        "",
-        "Compose the handover from this conversation and write it with the command at the "
-        "end. Use this section order:",
-        "",
-        TEMPLATE,
-        "",
-        BRIEF_RULES,
-        "",
-        "### Files touched (observed; keep these rows, fill Change and State)",
-        filestable.render(rows, note) if rows else "(no changed or written files observed)",
-        "",
-    ]
-    if obs.pending_tasks:
-        out += ["### Open tasks (triage before dumping: finish, mark done, or carry over)"]
-        out += [f"- {t}" for t in obs.pending_tasks] + [""]
-    out += ["### Outstanding candidates (carry the ones still open into ## Outstanding)"]
-    # Unfinished tasks are listed above under "Open tasks"; don't show them twice.
-    cands = [
-        f"- {c['text']} ({c['type']})" for c in obs.candidates if c["type"] != "Unfinished task"
-    ]
-    cands += [f"- **{it.slug}** — {it.summary} (parked)" for it in parked]
-    out += cands or ["(none observed)"]
-    out += [
-        "",
-        "### Write it (body on stdin; the tool adds the frontmatter)",
-        "```bash",
-        cmd,
-        "```",
-        "Then end your reply with `/clear` as its last line.",
-    ]
-    return Output("\n".join(out))
+    """`dump`, however it was reached: --brief, else --extractive, else the doc from --file
+    (or `-`, stdin), else a doc piped on stdin, else — nothing given — the brief."""
+    seen = {"transcript": transcript, "session_id": session_id, "as_json": as_json, "now": now}
+    if brief:
+        return the_brief(store, name, **seen)  # type: ignore[arg-type]
+    if extractive:
+        return _extractive(store, name, force=force, replace=replace, **seen)  # type: ignore[arg-type]
+    if file is not None:
+        text = _read_doc_file(file, stdin)
+    else:
+        text = stdin() or ""
+        if not text.strip():
+            return the_brief(store, name, **seen)  # type: ignore[arg-type]
+    return write(store, name, text, force=force, replace=replace, **seen)  # type: ignore[arg-type]
 
 
-def _shell_word(word: str) -> str:
-    import shlex
-
-    return shlex.quote(word)
+def _read_doc_file(path: str, stdin: Callable[[], str | None]) -> str:
+    if path == "-":
+        text = stdin()
+        if text is None:
+            raise SessionError("--file - reads the doc from stdin, but stdin is a terminal")
+        return text
+    try:
+        return fileio.read_text(Path(path).expanduser())
+    except FileNotFoundError:
+        raise SessionError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise SessionError(f"{path} is a directory") from None
 
 
 # -- write ----------------------------------------------------------------------
@@ -225,7 +103,7 @@ def write(
         raise SessionError(f"the handover has no {names} section (or it is empty)")
     slug_name = name or None
     obs = observed or observe(store, transcript=transcript, session_id=session_id, with_sweep=False)
-    slug = _slug_for(store, slug_name, obs.git, now)
+    slug = slug_for(store, slug_name, obs.git, now)
 
     body, n_files = _merge_files(body, obs, store.root)
     count = counter()
@@ -239,7 +117,7 @@ def write(
 
     meta: list[tuple[str, object]] = [
         ("slug", slug),
-        ("created", handover.format_time(now)),
+        ("created", format_time(now)),
         ("consumed", False),
     ]
     g = obs.git
@@ -310,25 +188,12 @@ def _create(
     *,
     replace: bool,
 ) -> str:
-    from session_skill.store.slugs import numbered
-
     if replace:
-        text = handover.render_doc(meta + extra, body)
-        path = store.doc_path(slug)
-        if path.is_symlink():
-            raise SessionError(f"{path} is a symlink; not replacing it")
-        fileio.atomic_write(path, text.encode("utf-8"))
+        store.replace_doc(slug, handover.render_doc(meta + extra, body))
         return slug
-    for n in range(1, 1000):
-        cand = numbered(slug, n)
-        meta_n = [("slug", cand), *meta[1:]]
-        text = handover.render_doc(meta_n + extra, body)
-        path = store.doc_path(cand)
-        if os.path.lexists(path):
-            continue
-        if fileio.create_exclusive(path, text.encode("utf-8")):
-            return cand
-    raise SessionError(f"too many handovers named {slug}")
+    return store.create_doc(
+        slug, lambda cand: handover.render_doc([("slug", cand), *meta[1:]] + extra, body)
+    )
 
 
 def _previous_of_branch(store: Store, branch: str | None, exclude: str | None = None) -> str | None:
@@ -378,7 +243,7 @@ def _section_counts(body: str, total: int, count: object, method: str) -> str:
 
 
 # -- extractive -----------------------------------------------------------------
-def extractive(
+def _extractive(
     store: Store,
     name: str | None,
     *,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from session_skill.commands.core import Output, _read_parked
+from session_skill.commands.output import Output
 from session_skill.errors import SessionError
 from session_skill.store.store import DROPPED, Store
 
@@ -33,7 +33,7 @@ def known_texts(store: Store) -> list[str]:
     """Open parked items and dropped ones: a sweep never offers them again."""
     if not store.exists():
         return []
-    texts = [t for it in _read_parked(store).items for t in (it.summary, it.slug) if t]
+    texts = [t for it in store.read_parked().items for t in (it.summary, it.slug) if t]
     try:
         with open(store.path(DROPPED), "rb") as fh:
             for raw in fh:
@@ -105,7 +105,7 @@ def sweep_command(
     as_json: bool,
     now: datetime,
 ) -> Output:
-    from session_skill.commands.core import park as park_item
+    from session_skill.commands.park import park as park_item
     from session_skill.transcripts import scan as sweep
 
     path = locate(store, transcript=transcript, session_id=session_id)

@@ -6,9 +6,14 @@ Standard library only: the hook shares `split_sections` and `parse_doc`.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 
 from session_skill.handover import frontmatter
+from session_skill.records import Record
+from session_skill.times import parse_time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
 
 SECTION_ORDER = (
     "Goal",
@@ -26,28 +31,10 @@ REQUIRED = ("Goal", "Next step")
 # Keys the tool owns: whatever the model wrote for them is ignored.
 TOOL_KEYS = ("slug", "created", "consumed", "branch", "commit", "dirty")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-TIME_FMT = "%Y-%m-%dT%H:%M:%SZ"
 
 
-# Section and Doc are plain classes, not dataclasses: `dataclasses` imports `inspect`, which
-# alone costs the SessionStart hook (a user of this module) more than its whole time budget.
-class _Record:
-    _repr_fields: tuple[str, ...] = ()
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return vars(self) == vars(other)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclasses they replace
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._repr_fields)
-        return f"{type(self).__name__}({fields})"
-
-
-class Section(_Record):
-    _repr_fields = ("title", "text")
+class Section(Record):
+    __slots__ = ("title", "text")
 
     def __init__(self, title: str | None, text: str) -> None:
         self.title = title  # None for text before the first `## ` heading
@@ -99,8 +86,8 @@ def section_content(body: str, title: str) -> str:
     return s.content.strip() if s else ""
 
 
-class Doc(_Record):
-    _repr_fields = ("meta", "body")
+class Doc(Record):
+    __slots__ = ("meta", "body", "text")
 
     def __init__(self, meta: dict[str, str], body: str, text: str = "") -> None:
         self.meta = meta
@@ -133,29 +120,6 @@ def parse_doc(text: str) -> Doc | None:
     if "created" not in meta and "slug" not in meta:
         return None
     return Doc(meta, s.body, text)
-
-
-def parse_time(value: str | None) -> datetime | None:
-    """`YYYY-MM-DDTHH:MM:SSZ` (and ISO variants people hand-write) as aware UTC."""
-    if not value:
-        return None
-    v = value.strip().strip("'\"")
-    if v.endswith("Z"):
-        v = v[:-1] + "+00:00"
-    try:
-        dt = datetime.fromisoformat(v.replace(" ", "T", 1) if "T" not in v else v)
-    except ValueError:
-        return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    try:
-        return dt.astimezone(timezone.utc)
-    except OverflowError:  # `0001-01-01T00:00:00+05:00` is before year 1 in UTC
-        return None
-
-
-def format_time(dt: datetime) -> str:
-    return dt.astimezone(timezone.utc).strftime(TIME_FMT)
 
 
 def render_doc(meta: list[tuple[str, object]], body: str) -> str:

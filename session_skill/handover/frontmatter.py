@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 
+from session_skill.records import Record
+
 # `key: value`; group 2 keeps trailing blanks (unquote strips them): a lazy group that
 # left them out would retry the rest of the pattern at every character of the value.
 _KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
@@ -19,26 +21,14 @@ _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
 _RESERVED_PLAIN = frozenset({"", "null", "~", "true", "false", "yes", "no", "on", "off", "y", "n"})
 
 
-class Split:
-    # A plain class, not a dataclass: `dataclasses` imports `inspect`, which alone costs the
-    # SessionStart hook (a user of this module) more than its whole time budget.
+class Split(Record):
+    __slots__ = ("has_frontmatter", "head", "lines", "body")
 
     def __init__(self, has_frontmatter: bool, head: str, lines: list[str], body: str) -> None:
         self.has_frontmatter = has_frontmatter
         self.head = head  # the frontmatter block, delimiters and line endings included ("" if none)
         self.lines = lines  # frontmatter lines between the delimiters, endings stripped
         self.body = body  # everything after the closing delimiter, byte for byte
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return vars(self) == vars(other)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
-        return f"Split({fields})"
 
 
 def split(text: str) -> Split:

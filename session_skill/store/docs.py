@@ -7,9 +7,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from session_skill.handover import frontmatter
-from session_skill.handover.doc import parse_time
 from session_skill.records import Record
 from session_skill.store.store import Store
+from session_skill.times import parse_time
 
 _HEAD = 8192
 

@@ -1,4 +1,4 @@
-"""Atomic writes, strict UTF-8 reads and the writer lock.
+"""Atomic and exclusive writes, strict UTF-8 reads (the writer lock is in `lock.py`).
 
 Standard library only, and only cheap modules: the SessionStart hook imports this
 on every session start.
@@ -7,17 +7,14 @@ on every session start.
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
-import time
-from contextlib import contextmanager
+import stat
 
 from session_skill.errors import StoreError
 
 # The hook passes plain strings; pathlib alone would cost it a third of Python's start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from pathlib import Path
     from typing import TypeVar
 
@@ -36,18 +33,23 @@ def is_tmp_name(name: str) -> bool:
     return name.startswith(".") and TMP_MARK in name
 
 
+def _write_new(path: str | Path, data: bytes) -> None:
+    """Create `path` (it must not exist, nor be a link), write all of `data`, fsync, close."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def atomic_write(path: _P, data: bytes) -> None:
     """Write `data` to `path` so that readers see the old file or the new one, never a part."""
     tmp = tmp_name(path)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_new(tmp, data)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -65,15 +67,8 @@ def create_exclusive(path: _P, data: bytes) -> bool:
     leaves a half-written doc under the final name.
     """
     tmp = tmp_name(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    _write_new(tmp, data)
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -134,6 +129,35 @@ def read_text(path: Path, *, limit: int | None = None) -> str:
     return decode(data, path)
 
 
+def read_regular(path: str, limit: int) -> str | None:
+    """A regular UTF-8 file's text (not a symlink, FIFO or device; at most `limit` bytes),
+    else None. For the hooks: a doc that cannot be read this way is not restored."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 65536):
+            size += len(chunk)
+            if size > limit:
+                return None
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        # The BOM is kept: frontmatter handles it, and a rewrite keeps it.
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def decode(data: bytes, path: Path) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -147,32 +171,6 @@ def newline_of(text: str) -> str:
     """The line ending a file uses, so a rewrite keeps it."""
     i = text.find("\n")
     return "\r\n" if i > 0 and text[i - 1] == "\r" else "\n"
-
-
-class LockTimeout(Exception):
-    pass
-
-
-@contextmanager
-def file_lock(lock_path: str | Path, timeout: float | None = None) -> Iterator[None]:
-    """Exclusive flock on `lock_path`; `timeout` None waits forever."""
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-    try:
-        if timeout is None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        else:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise LockTimeout(str(lock_path)) from None
-                    time.sleep(0.005)
-        yield
-    finally:
-        os.close(fd)
 
 
 def stdin_text() -> str | None:

@@ -1,25 +1,32 @@
 """The file store under `<project>/.claude/state/session/` (SPEC §3).
 
-Standard library only. Where the store is and its LATEST pointer are worked out in
-`storepaths` (no pathlib: the SessionStart hook uses that alone); this builds on it.
+Every write to the store goes through here: docs created and replaced, LATEST, consume,
+expiry, PARKED.md and the dropped.jsonl log. Commands call these methods and never open a
+store file themselves. Standard library only. Where the store is and its LATEST pointer are
+worked out in `paths` (no pathlib: the hooks use that alone); this builds on it.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from session_skill.errors import StoreError
 from session_skill.store import fileio
 from session_skill.store import paths as storepaths
+from session_skill.store.lock import LockTimeout, file_lock
 from session_skill.store.paths import LATEST as LATEST
 from session_skill.store.paths import LATEST_READ_LIMIT as LATEST_READ_LIMIT
 from session_skill.store.paths import LOCK as LOCK
 from session_skill.store.paths import SLUG_RE as SLUG_RE
 from session_skill.store.paths import valid_slug as valid_slug
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_skill.store.parked import Parked
 
 STORE_REL = Path(*storepaths.STORE_PARTS)
 PARKED = "PARKED.md"
@@ -111,10 +118,10 @@ class Store:
         """Exclusive writer lock; leftover temp files of crashed writers are cleaned under it."""
         self.ensure()
         try:
-            with fileio.file_lock(self.path(LOCK), timeout):
+            with file_lock(self.path(LOCK), timeout):
                 self._clean_tmp()
                 yield
-        except fileio.LockTimeout:
+        except LockTimeout:
             raise StoreError(f"the store is locked by another process: {self.dir / LOCK}") from None
 
     def _clean_tmp(self) -> None:
@@ -184,3 +191,75 @@ class Store:
             except OSError:
                 continue
             yield Path(entry.path)
+
+    # -- handover docs (callers hold the lock) ------------------------------
+    def create_doc(self, slug: str, render: Callable[[str], str]) -> str:
+        """Create `<slug>.md`, or `<slug>-2.md`… if taken; never over an existing doc.
+
+        `render(slug)` is the doc's text for the slug it gets. Returns that slug.
+        """
+        from session_skill.store.slugs import numbered
+
+        for n in range(1, 1000):
+            cand = numbered(slug, n)
+            path = self.doc_path(cand)
+            if os.path.lexists(path):
+                continue
+            if fileio.create_exclusive(path, render(cand).encode("utf-8")):
+                return cand
+        raise StoreError(f"too many handovers named {slug}")
+
+    def replace_doc(self, slug: str, text: str) -> None:
+        """Overwrite `<slug>.md` deliberately (`dump --replace`); never through a symlink."""
+        path = self.doc_path(slug)
+        if path.is_symlink():
+            raise StoreError(f"{path} is a symlink; not replacing it")
+        try:
+            fileio.atomic_write(path, text.encode("utf-8"))
+        except OSError as exc:
+            raise StoreError(f"cannot write {path}: {exc.strerror}") from None
+
+    def consume(self, slug: str, by: str, stamp: str) -> bool:
+        """Mark a doc consumed once (the hook's step, shared); True if this call did it."""
+        from session_skill.store.consume import consume
+
+        self.ensure()
+        try:
+            return consume(str(self.dir), slug, by=by, stamp=stamp, timeout=30.0) is not None
+        except LockTimeout:
+            raise StoreError(f"the store is locked by another process: {self.dir / LOCK}") from None
+
+    def expire(self, slugs: list[str], still_expired: Callable[[Path], bool]) -> list[str]:
+        """Delete the docs named, each re-checked under the lock; LATEST follows. Swept slugs."""
+        swept: list[str] = []
+        with self.lock():
+            latest = self.read_latest()
+            for slug in slugs:
+                path = self.doc_path(slug)
+                # Re-read under the lock: another process may have replaced it since.
+                if not still_expired(path):
+                    continue
+                try:
+                    os.unlink(path)
+                    swept.append(slug)
+                except OSError:
+                    pass
+            if latest in swept:
+                self.write_latest(None)
+        return swept
+
+    # -- PARKED.md and dropped.jsonl ------------------------------------------
+    def read_parked(self) -> Parked:
+        from session_skill.store.parked import Parked
+
+        return Parked(self.read(PARKED) or "")
+
+    def write_parked(self, parked: Parked) -> None:
+        """Rewrite PARKED.md (callers hold the lock): every byte that is not an item kept."""
+        self.write(PARKED, parked.render())
+
+    def log_dropped(self, record: Mapping[str, object]) -> None:
+        """Append one JSON line to dropped.jsonl (callers hold the lock)."""
+        import json
+
+        fileio.append_line(self.path(DROPPED), json.dumps(record, ensure_ascii=False))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from session_skill.cli import dispatch
-from session_skill.commands.core import Output
+from session_skill.commands.output import Output
 from session_skill.errors import ChoiceNeeded
 from tests.conftest import RunCli
 

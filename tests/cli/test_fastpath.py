@@ -103,7 +103,6 @@ FALLBACK = [
     ["list", "--project="],
     ["--project=", "list"],
     ["--project"],
-    ["recall", "a", "b"],
     ["recall", "--peek=1"],
     ["park", "--json=1", "idea"],
     ["dispatch", "a", "b"],

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from session_skill.commands import core as commands
+from session_skill.store import store as store_module
 from session_skill.store.store import Store
 from tests.conftest import NOW, RunCli, git, write_doc
 
@@ -362,7 +362,7 @@ def test_park_same_first_words_get_distinct_slugs(
     assert cli("park", "cache warmup on deploy for the api").out.startswith("Parked: cache-warmup")
     r = cli("park", "cache warmup on deploy for the web frontend too")
     assert r.code == 0
-    slugs = [it.slug for it in commands._read_parked(Store(project)).items]
+    slugs = [it.slug for it in Store(project).read_parked().items]
     assert len(set(slugs)) == 2
 
 
@@ -572,10 +572,9 @@ def test_list_rechecks_expiry_under_the_lock(
     from collections.abc import Iterator
     from contextlib import contextmanager
 
-    from session_skill.store import fileio
 
     doc = write_doc(store_dir, "plan", created=_ago(days=40))
-    real_lock = fileio.file_lock
+    real_lock = store_module.file_lock
 
     @contextmanager
     def racing_lock(path: Path, timeout: float | None = None) -> Iterator[None]:
@@ -583,7 +582,7 @@ def test_list_rechecks_expiry_under_the_lock(
             write_doc(store_dir, "plan", created=_ago(minutes=1))
             yield
 
-    monkeypatch.setattr(fileio, "file_lock", racing_lock)
+    monkeypatch.setattr(store_module, "file_lock", racing_lock)
     r = cli("list")
     assert r.code == 0, r
     assert doc.exists()

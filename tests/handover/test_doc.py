@@ -120,29 +120,6 @@ def test_parse_doc_refuses_non_docs(text: str) -> None:
     assert ho.parse_doc(text) is None
 
 
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("2026-11-29T18:30:00Z", datetime(2026, 11, 29, 18, 30, tzinfo=timezone.utc)),
-        ("2026-11-29T19:30:00+01:00", datetime(2026, 11, 29, 18, 30, tzinfo=timezone.utc)),
-        ("2026-11-29 18:30:00", datetime(2026, 11, 29, 18, 30, tzinfo=timezone.utc)),
-        ("'2026-11-29T18:30:00Z'", datetime(2026, 11, 29, 18, 30, tzinfo=timezone.utc)),
-        ("2026-11-29", datetime(2026, 11, 29, tzinfo=timezone.utc)),
-        ("yesterday", None),
-        ("", None),
-        (None, None),
-    ],
-)
-def test_parse_time(value: str | None, expected: datetime | None) -> None:
-    assert ho.parse_time(value) == expected
-
-
-def test_format_time() -> None:
-    dt = datetime(2026, 11, 29, 18, 30, 5, 123, tzinfo=timezone.utc)
-    assert ho.format_time(dt) == "2026-11-29T18:30:05Z"
-    assert ho.parse_time(ho.format_time(dt)) == dt.replace(microsecond=0)
-
-
 # -- render → parse ---------------------------------------------------------------
 meta_values = st.one_of(
     st.booleans(),

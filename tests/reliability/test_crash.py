@@ -37,9 +37,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from session_skill import hook
-from session_skill.commands import core as commands
-from session_skill.handover.doc import parse_time
+from session_skill.commands.drop import drop
+from session_skill.commands.listing import list_store
+from session_skill.commands.park import park
+from session_skill.commands.recall import no_pending, recall
 from session_skill.store.store import TMP_MAX_AGE, Store
+from session_skill.times import parse_time
 
 from .conftest import (
     BODY,
@@ -114,7 +117,7 @@ def _setup(s: Stream, kind: str) -> tuple[list[str], bytes | None, str | None]:
     if kind == "drop":
         if len(s.items) < 3:
             for _ in range(3):
-                out = commands.park(s.store, s.text(), as_json=False, now=NOW_DT)
+                out = park(s.store, s.text(), as_json=False, now=NOW_DT)
                 slug = out.text.split()[1]
                 line = next(it.line for it in read_store(s.root).items if it.slug == slug)
                 s.items[slug] = s.ever[slug] = line
@@ -257,8 +260,8 @@ def _check(s: Stream, kind: str, target: str | None, before, view, killed: bool,
                 # Killed between the delete and blanking LATEST: LATEST names a missing
                 # doc, and both readers treat it as absent.
                 assert hook.run(hook_payload(s.root), env={}, now=NOW_DT) == ""
-                r = commands.recall(s.store, None, peek=True, as_json=False, now=NOW_DT)
-                assert r.text == commands.NO_PENDING
+                r = recall(s.store, None, peek=True, as_json=False, now=NOW_DT)
+                assert r.text == no_pending()
                 assert read_store(s.root).latest is None  # recall blanked it
         if not killed:
             assert applied and out.startswith("Swept ") and target in out.splitlines()[0]
@@ -273,7 +276,7 @@ def _check_tmp_handling(s: Stream, view) -> None:  # type: ignore[no-untyped-def
     """Leftover temp files: invisible to readers, gone after the next write once stale."""
     if not view.tmp:
         return
-    listing = commands.list_store(s.store, as_json=True, now=NOW_DT).text
+    listing = list_store(s.store, as_json=True, now=NOW_DT).text
     assert ".tmp-" not in listing
     for slug in json.loads(listing)["swept"]:  # `list` sweeps expired docs as it reads
         assert slug in s.expired, slug
@@ -283,7 +286,7 @@ def _check_tmp_handling(s: Stream, view) -> None:  # type: ignore[no-untyped-def
     sd = store_of(s.root)
     for name in view.tmp:
         os.utime(sd / name, (old, old), follow_symlinks=False)
-    out = commands.park(s.store, s.text(), as_json=False, now=NOW_DT)  # the next write
+    out = park(s.store, s.text(), as_json=False, now=NOW_DT)  # the next write
     slug = out.text.split()[1]
     after = read_store(s.root)
     assert after.tmp == [], after.tmp
@@ -333,8 +336,8 @@ def test_hook_treats_latest_naming_a_missing_doc_as_absent(proj: Path) -> None:
     new_store(proj)
     (store_of(proj) / "LATEST").write_text("gone-doc\n")
     assert hook.run(hook_payload(proj), env={}, now=NOW_DT) == ""
-    assert commands.recall(Store(proj), None, peek=False, as_json=False, now=NOW_DT).text == (
-        commands.NO_PENDING
+    assert recall(Store(proj), None, peek=False, as_json=False, now=NOW_DT).text == (
+        no_pending()
     )
     assert not (store_of(proj) / "LATEST").exists()
 
@@ -346,8 +349,8 @@ def test_a_drop_interrupted_after_rewriting_parked_md_still_logs_the_item(
     from session_skill.store import fileio
 
     store = new_store(proj)
-    commands.park(store, "keep this one safe please", as_json=False, now=NOW_DT)
-    commands.park(store, "kill happens while dropping me", as_json=False, now=NOW_DT)
+    park(store, "keep this one safe please", as_json=False, now=NOW_DT)
+    park(store, "kill happens while dropping me", as_json=False, now=NOW_DT)
     before = read_store(proj)
     real_replace = os.replace
 
@@ -358,7 +361,7 @@ def test_a_drop_interrupted_after_rewriting_parked_md_still_logs_the_item(
 
     monkeypatch.setattr(fileio.os, "replace", crash_after_parked)
     try:
-        commands.drop(store, "kill-happens-while-dropping-me", as_json=False, now=NOW_DT)
+        drop(store, "kill-happens-while-dropping-me", as_json=False, now=NOW_DT)
     except KeyboardInterrupt:
         pass
     monkeypatch.undo()
@@ -372,7 +375,7 @@ def test_leftover_temp_files_are_ignored_then_cleaned_by_the_next_write(proj: Pa
     store file. Readers never see them; the next write removes the stale ones (and only
     those: a fresh one may belong to a live `ensure()` about to link it into place)."""
     store = new_store(proj)
-    commands.park(store, "an idea to keep around", as_json=False, now=NOW_DT)
+    park(store, "an idea to keep around", as_json=False, now=NOW_DT)
     write_doc(proj, "plan")
     (store_of(proj) / "LATEST").write_text("plan\n")
     sd = store_of(proj)

@@ -10,11 +10,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from session_skill.commands import core as commands
+from session_skill.commands.drop import drop
+from session_skill.commands.park import park
+from session_skill.errors import SessionError
 from session_skill.handover import frontmatter
-from session_skill.handover.doc import parse_doc, parse_time, render_doc
+from session_skill.handover.doc import parse_doc, render_doc
 from session_skill.store.parked import Parked
 from session_skill.store.store import Store
+from session_skill.times import parse_time
 
 from .conftest import NOW
 
@@ -153,7 +156,7 @@ def test_drop_removes_exactly_one_line_and_nothing_else(
         store = Store(Path(tmp))
         store.ensure()
         (store.dir / "PARKED.md").write_bytes(text.encode("utf-8"))
-        out = commands.drop(store, f"#{n}", as_json=True, now=NOW_DT)
+        out = drop(store, f"#{n}", as_json=True, now=NOW_DT)
         after = (store.dir / "PARKED.md").read_bytes().decode("utf-8")
         log = (store.dir / "dropped.jsonl").read_text(encoding="utf-8").split("\n")[:-1]
     expected = _lines_keepends(text)
@@ -178,10 +181,10 @@ def test_park_then_drop_gives_back_the_same_bytes(lines: list[str], idea: str, c
         store.ensure()
         (store.dir / "PARKED.md").write_bytes(text.encode("utf-8"))
         try:
-            parked = json.loads(commands.park(store, idea, as_json=True, now=NOW_DT).text)
-        except commands.SessionError:
+            parked = json.loads(park(store, idea, as_json=True, now=NOW_DT).text)
+        except SessionError:
             return  # nothing to park (only spaces, or over the limit)
         if parked["action"] != "parked":
             return  # a near-duplicate of an item already there: nothing was added
-        commands.drop(store, parked["slug"], as_json=True, now=NOW_DT)
+        drop(store, parked["slug"], as_json=True, now=NOW_DT)
         assert (store.dir / "PARKED.md").read_bytes() == text.encode("utf-8")

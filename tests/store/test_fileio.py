@@ -125,16 +125,6 @@ def test_newline_of(text: str, newline: str) -> None:
     assert fileio.newline_of(text) == newline
 
 
-def test_file_lock_times_out_while_another_holder_has_it(tmp_path: Path) -> None:
-    lock = tmp_path / ".lock"
-    with fileio.file_lock(lock):
-        with pytest.raises(fileio.LockTimeout):
-            with fileio.file_lock(lock, timeout=0.05):
-                pass
-    with fileio.file_lock(lock, timeout=0.05):
-        pass  # released: taken at once
-
-
 def test_tmp_names_are_recognised(tmp_path: Path) -> None:
     name = fileio.tmp_name(tmp_path / "PARKED.md").name
     assert fileio.is_tmp_name(name)

@@ -13,6 +13,8 @@ import pytest
 
 from session_skill.errors import StoreError
 from session_skill.store import fileio
+from session_skill.store import store as store_module
+from session_skill.store.lock import file_lock
 from session_skill.store.store import STORE_REL, Store, find_project_root, valid_slug
 from tests.conftest import RunCli, git, make_repo
 
@@ -231,7 +233,7 @@ def test_lock_cleans_temp_files_of_crashed_writers(project: Path) -> None:
 def test_lock_timeout_is_a_store_error(project: Path) -> None:
     store = Store(project)
     store.ensure()
-    with fileio.file_lock(store.dir / ".lock"):
+    with file_lock(store.dir / ".lock"):
         with pytest.raises(StoreError, match="locked by another process"):
             with store.lock(timeout=0.05):
                 pass
@@ -243,7 +245,7 @@ def test_writers_reread_state_after_taking_the_lock(
     """Another process appends while we wait for the lock: its item must survive ours."""
     assert cli("park", "first idea about caching").code == 0
     parked = project / STORE_REL / "PARKED.md"
-    real_lock = fileio.file_lock
+    real_lock = store_module.file_lock
 
     @contextmanager
     def racing_lock(path: Path, timeout: float | None = None) -> Iterator[None]:
@@ -255,7 +257,7 @@ def test_writers_reread_state_after_taking_the_lock(
                 )
             yield
 
-    monkeypatch.setattr(fileio, "file_lock", racing_lock)
+    monkeypatch.setattr(store_module, "file_lock", racing_lock)
     r = cli("park", "second idea about logging")
     assert r.code == 0, r
     text = parked.read_text()

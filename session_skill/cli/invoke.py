@@ -1,0 +1,252 @@
+"""One parsed call → one library call. Every entry point ends here.
+
+The Typer app, the fast path and `/session` (dispatch) each turn what they were given into a
+`Call` — the command's name, its positional words, the flags and values by option string
+(the strings of `table.py`) — and `invoke` runs it. So a command behaves the same however
+it was reached (SPEC §7.1), and its mode choice is made once, in the command's own module.
+Imports stay inside the runners: `list` never pays for tiktoken, `park` never for git.
+"""
+
+from __future__ import annotations
+
+from session_skill.cli.table import AGENTS, PROJECT, lookup
+from session_skill.errors import UsageError
+from session_skill.records import Record
+
+TYPE_CHECKING = False  # `typing` costs more to import than this module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+
+    from session_skill.commands.output import Output
+    from session_skill.store.store import Store
+
+
+class Call(Record):
+    __slots__ = ("command", "words", "flags", "values", "root_project")
+    command: str  # the table's name (aliases resolved)
+    words: list[str]
+    flags: set[str]
+    values: dict[str, str]
+    root_project: str | None  # `session-skill --project DIR <command>`
+
+    def __init__(
+        self,
+        command: str,
+        words: list[str] | None = None,
+        flags: set[str] | None = None,
+        values: dict[str, str] | None = None,
+        root_project: str | None = None,
+    ) -> None:
+        self.command = command
+        self.words = [] if words is None else words
+        self.flags = set() if flags is None else flags
+        self.values = {} if values is None else values
+        self.root_project = root_project
+
+    @property
+    def project(self) -> str | None:
+        """The command's own --project, else the one given before the command."""
+        return self.values.get(PROJECT) or self.root_project
+
+    def flag(self, option: str) -> bool:
+        return option in self.flags
+
+    def value(self, option: str) -> str | None:
+        """The option's value; None when absent (an empty value counts as absent)."""
+        return self.values.get(option) or None
+
+    @property
+    def name(self) -> str | None:
+        """The positional words as one name (`recall the redis work`)."""
+        return " ".join(self.words) or None
+
+
+def invoke(call: Call) -> Output:
+    """Run one call and return its output (errors propagate as SessionError)."""
+    if lookup(call.command) is None:
+        raise UsageError(f"no such command: {call.command}")
+    return _RUNNERS[call.command](call)
+
+
+def run(call: Call) -> int:
+    """`invoke`, printed, as an exit code: the whole of a command-line entry point."""
+    from session_skill.errors import run_command
+
+    return run_command(lambda: emit(invoke(call)))
+
+
+def emit(out: Output) -> int:
+    if out.text:
+        print(out.text)
+    return out.code
+
+
+# -- shared inputs ---------------------------------------------------------------------
+def store_of(call: Call) -> Store:
+    from session_skill.store.store import Store, find_project_root
+
+    return Store(find_project_root(call.project))
+
+
+def now() -> datetime:
+    from session_skill.times import utcnow
+
+    return utcnow()
+
+
+def stdin_text() -> str | None:
+    from session_skill.store.fileio import stdin_text as read
+
+    return read()
+
+
+def payload(call: Call) -> str:
+    """park/drop: the words as typed, else stdin."""
+    return " ".join(call.words) if call.words else (stdin_text() or "")
+
+
+# -- the runners: one per command --------------------------------------------------------
+def _dump(call: Call) -> Output:
+    from session_skill.commands import dump
+
+    return dump.run(
+        store_of(call),
+        call.name,
+        file=call.values.get("--file"),
+        brief=call.flag("--brief"),
+        extractive=call.flag("--extractive"),
+        force=call.flag("--force"),
+        replace=call.flag("--replace"),
+        transcript=call.value("--transcript"),
+        session_id=call.value("--session-id"),
+        as_json=call.flag("--json"),
+        now=now(),
+        stdin=stdin_text,
+    )
+
+
+def _recall(call: Call) -> Output:
+    from session_skill.commands.recall import recall
+
+    return recall(
+        store_of(call), call.name, peek=call.flag("--peek"), as_json=call.flag("--json"), now=now()
+    )
+
+
+def _list(call: Call) -> Output:
+    from session_skill.commands.listing import list_store
+
+    return list_store(store_of(call), as_json=call.flag("--json"), now=now())
+
+
+def _park(call: Call) -> Output:
+    from session_skill.commands.park import park
+
+    return park(store_of(call), payload(call), as_json=call.flag("--json"), now=now())
+
+
+def _drop(call: Call) -> Output:
+    from session_skill.commands.drop import drop
+
+    return drop(store_of(call), payload(call), as_json=call.flag("--json"), now=now())
+
+
+def _sweep(call: Call) -> Output:
+    from session_skill.commands.sweep import sweep_command
+
+    return sweep_command(
+        store_of(call),
+        transcript=call.value("--transcript"),
+        session_id=call.value("--session-id"),
+        park=call.values.get("--park"),
+        as_json=call.flag("--json"),
+        now=now(),
+    )
+
+
+def _dispatch(call: Call) -> Output:
+    from session_skill.cli.dispatch import run as dispatch
+
+    raw = call.words[0] if call.words else (stdin_text() or "")
+    return dispatch(
+        raw,
+        ignore_unknown_flags=call.flag("--ignore-unknown-flags"),
+        session_id=call.value("--session-id"),
+        project=call.project,
+    )
+
+
+def _agent(call: Call) -> str:
+    agent = call.values.get("--agent", "claude")
+    if agent not in AGENTS:
+        raise UsageError(f"--agent takes {', '.join(AGENTS[:-1])} or {AGENTS[-1]}; got {agent!r}")
+    return agent
+
+
+def _install_target(call: Call) -> object:
+    if call.flag("--user") and call.project is not None:
+        raise UsageError("--user installs for the user: it takes no --project")
+    return None if call.flag("--user") else store_of(call).root
+
+
+def _install(call: Call) -> Output:
+    from pathlib import Path
+
+    from session_skill.commands.output import Output
+    from session_skill.install import install
+
+    root = _install_target(call)
+    text = install(
+        project=root,  # type: ignore[arg-type]
+        user=call.flag("--user"),
+        agent=_agent(call),
+        dry_run=call.flag("--dry-run"),
+        home=Path.home(),
+    )
+    return Output(text)
+
+
+def _uninstall(call: Call) -> Output:
+    from pathlib import Path
+
+    from session_skill.commands.output import Output
+    from session_skill.install import uninstall
+
+    root = _install_target(call)
+    text = uninstall(
+        project=root,  # type: ignore[arg-type]
+        user=call.flag("--user"),
+        agent=_agent(call),
+        home=Path.home(),
+    )
+    return Output(text)
+
+
+def _demo(call: Call) -> Output:
+    from session_skill.commands.demo import run as demo
+    from session_skill.commands.output import Output
+
+    return Output("", demo())  # the demo prints its steps as it goes
+
+
+def _hook_session_start(call: Call) -> Output:
+    from session_skill.commands.output import Output
+    from session_skill.hook import main as hook_main
+
+    return Output("", hook_main())
+
+
+_RUNNERS: dict[str, Callable[[Call], Output]] = {
+    "dump": _dump,
+    "recall": _recall,
+    "list": _list,
+    "park": _park,
+    "drop": _drop,
+    "sweep": _sweep,
+    "dispatch": _dispatch,
+    "install": _install,
+    "uninstall": _uninstall,
+    "demo": _demo,
+    "hook session-start": _hook_session_start,
+}

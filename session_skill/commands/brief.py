@@ -1,0 +1,132 @@
+"""The dump brief (SPEC §7.2): what the model needs to compose a handover, and the exact
+command that writes it."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from session_skill.commands.observe import observe, slug_for
+from session_skill.commands.output import Output
+from session_skill.handover import filestable
+from session_skill.store.store import Store
+
+BRIEF_RULES = """\
+Rules: 1,500 tokens at most (~75 lines). Facts, not narrative: no diffs, code, command
+output or exploration story; only the decision that settled an approach survives.
+`## Goal` (1–3 lines) and `## Next step` (one concrete action) are required; omit empty
+sections. Decisions keep their why; a decision is never dropped to save space — compress
+prose instead. Files touched: keep every row below, fill Change and State
+(done | wip | needs-test | reverted); Ref is computed by the tool."""
+
+TEMPLATE = """\
+## Goal
+## Decisions
+- <decision> — why: <reason>
+## Didn't work
+- <approach> — why it failed
+## Verified
+- <claim> — <evidence: the command that showed it>
+## Lessons / corrections
+- <correction received> — rule going forward: <rule>
+## Standing instructions
+- <directive that must keep applying>
+## Files touched
+## Outstanding
+- **<slug>** — <summary>. Why: <reason>. Next: <action>.
+## Artifacts
+| Path | Kind | Note |
+## Next step"""
+
+
+def brief(
+    store: Store,
+    name: str | None,
+    *,
+    transcript: str | None,
+    session_id: str | None,
+    as_json: bool,
+    now: datetime,
+) -> Output:
+    obs = observe(store, transcript=transcript, session_id=session_id, with_sweep=True)
+    slug = slug_for(store, name, obs.git, now)
+    rows = filestable.merge([], obs.git.refs, obs.written, store.root)
+    rows, note = filestable.group(rows)
+    parked = store.read_parked().items if store.exists() else []
+    cmd = "session-skill dump"
+    if name:
+        cmd += f" {_shell_word(name)}"
+    if obs.session_id:
+        cmd += f" --session-id {_shell_word(obs.session_id)}"
+    cmd += " --file - <<'SESSION_DOC'\n<the doc>\nSESSION_DOC"
+    if as_json:
+        return Output(
+            json.dumps(
+                {
+                    "slug": slug,
+                    "git": {
+                        "branch": obs.git.branch,
+                        "commit": obs.git.commit,
+                        "dirty": obs.git.dirty,
+                    },
+                    "files": [{"file": r.file, "ref": r.ref} for r in rows],
+                    "candidates": obs.candidates,
+                    "pending_tasks": obs.pending_tasks,
+                    "parked": [{"slug": it.slug, "summary": it.summary} for it in parked],
+                    "transcript": str(obs.transcript) if obs.transcript else None,
+                    "command": cmd,
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+    g = obs.git
+    git_line = (
+        f"{g.branch} · {g.commit or 'no commits'} · {g.dirty} uncommitted path"
+        f"{'s' if g.dirty != 1 else ''}"
+        if g.available
+        else "not a git repository"
+    )
+    out = [
+        f"# Handover brief — slug `{slug}`",
+        f"Git: {git_line}",
+        f"Transcript: {obs.transcript}"
+        if obs.transcript
+        else "Transcript: none found (compose from the conversation alone)",
+        "",
+        "Compose the handover from this conversation and write it with the command at the "
+        "end. Use this section order:",
+        "",
+        TEMPLATE,
+        "",
+        BRIEF_RULES,
+        "",
+        "### Files touched (observed; keep these rows, fill Change and State)",
+        filestable.render(rows, note) if rows else "(no changed or written files observed)",
+        "",
+    ]
+    if obs.pending_tasks:
+        out += ["### Open tasks (triage before dumping: finish, mark done, or carry over)"]
+        out += [f"- {t}" for t in obs.pending_tasks] + [""]
+    out += ["### Outstanding candidates (carry the ones still open into ## Outstanding)"]
+    # Unfinished tasks are listed above under "Open tasks"; don't show them twice.
+    cands = [
+        f"- {c['text']} ({c['type']})" for c in obs.candidates if c["type"] != "Unfinished task"
+    ]
+    cands += [f"- **{it.slug}** — {it.summary} (parked)" for it in parked]
+    out += cands or ["(none observed)"]
+    out += [
+        "",
+        "### Write it (body on stdin; the tool adds the frontmatter)",
+        "```bash",
+        cmd,
+        "```",
+        "Then end your reply with `/clear` as its last line.",
+    ]
+    return Output("\n".join(out))
+
+
+def _shell_word(word: str) -> str:
+    import shlex
+
+    return shlex.quote(word)

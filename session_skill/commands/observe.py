@@ -1,0 +1,81 @@
+"""What a session left behind: git's view of the project and, when found, its transcript.
+
+Shared by the brief and by writing a doc (SPEC §7.2): the Files touched rows, the sweep
+candidates, the pending tasks, the session id.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from session_skill.git.info import GitState
+from session_skill.records import Record
+from session_skill.store.store import Store
+
+
+class Observed(Record):
+    """What the session left behind, from git and (when found) its transcript."""
+
+    __slots__ = (
+        "git",
+        "written",
+        "candidates",
+        "pending_tasks",
+        "first_request",
+        "transcript",
+        "session_id",
+        "started",
+    )
+
+    def __init__(
+        self,
+        git: GitState,
+        written: list[str] | None = None,
+        candidates: list[dict[str, str]] | None = None,  # sweep candidates
+        pending_tasks: list[str] | None = None,
+        first_request: str = "",
+        transcript: Path | None = None,
+        session_id: str | None = None,
+        started: datetime | None = None,
+    ) -> None:
+        self.git = git
+        self.written = written or []
+        self.candidates = candidates or []
+        self.pending_tasks = pending_tasks or []
+        self.first_request = first_request
+        self.transcript = transcript
+        self.session_id = session_id
+        self.started = started
+
+
+def observe(
+    store: Store, *, transcript: str | None, session_id: str | None, with_sweep: bool
+) -> Observed:
+    from session_skill.commands.sweep import facts_for
+    from session_skill.git import info as gitinfo
+
+    session_id = session_id or None
+
+    facts = facts_for(store, transcript=transcript, session_id=session_id, filtered=with_sweep)
+    git = gitinfo.state(store.root, since=facts.started if facts else None)
+    if facts is None:
+        return Observed(git, session_id=session_id)
+    return Observed(
+        git,
+        written=facts.written,
+        candidates=facts.candidates,
+        pending_tasks=facts.pending_tasks,
+        first_request=facts.first_request,
+        transcript=facts.path,
+        session_id=facts.session_id or session_id,
+        started=facts.started,
+    )
+
+
+def slug_for(store: Store, name: str | None, git: GitState, now: datetime) -> str:
+    from session_skill.store.slugs import auto_slug, name_slug
+
+    if name:
+        return name_slug(name)
+    return auto_slug(git.branch if git.available else None, now)

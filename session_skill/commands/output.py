@@ -1,0 +1,27 @@
+"""What a command returns, and the small helpers every command's output shares."""
+
+from __future__ import annotations
+
+import json
+
+from session_skill.records import Record
+
+
+class Output(Record):
+    __slots__ = ("text", "code")
+    text: str
+    code: int
+
+    def __init__(self, text: str, code: int = 0) -> None:
+        self.text = text
+        self.code = code
+
+
+def dumps(obj: object) -> str:
+    """Every `--json`: UTF-8 as it is, two-space indent."""
+    return json.dumps(obj, ensure_ascii=False, indent=2)
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """What the user typed, quoted for a message: a pasted 10 KB query is not echoed whole."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")

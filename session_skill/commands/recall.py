@@ -1,0 +1,124 @@
+"""recall (SPEC §7.3): print a stored handover into context, consuming it once."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+
+from session_skill import agent
+from session_skill.commands.listing import handover_table
+from session_skill.commands.output import Output, dumps, shown
+from session_skill.errors import ChoiceNeeded, SessionError
+from session_skill.handover.doc import parse_doc
+from session_skill.store import fileio
+from session_skill.store.docs import DocInfo, all_docs, banner_line
+from session_skill.store.docs import info as docinfo
+from session_skill.store.store import Store
+from session_skill.times import format_time
+
+
+def no_pending() -> str:
+    return f"No pending handover. → {agent.hint('list')}"
+
+
+def recall(store: Store, name: str | None, *, peek: bool, as_json: bool, now: datetime) -> Output:
+    if not name and not store.exists():
+        return Output(dumps({"pending": False}) if as_json else no_pending())
+    if not name:
+        with store.lock():
+            slug = store.read_latest()
+            if slug is None:
+                return Output(dumps({"pending": False}) if as_json else no_pending())
+            if docinfo(store.doc_path(slug)) is None:  # gone, or not a handover doc
+                store.write_latest(None)
+                return Output(dumps({"pending": False}) if as_json else no_pending())
+        target = slug
+    else:
+        target = _resolve_doc(store, name)
+    return _print_doc(store, target, peek=peek, as_json=as_json, now=now)
+
+
+def _resolve_doc(store: Store, name: str) -> str:
+    from session_skill.store.slugs import slugify
+
+    docs = all_docs(store)
+    by_slug = {d.slug: d for d in docs}
+    if name in by_slug:
+        return name
+    key = slugify(name)
+    if key in by_slug:
+        return key
+    prefixed = [d for d in docs if key and d.slug.startswith(key + "-")]
+    if prefixed:
+        return prefixed[0].slug  # newest first
+    from session_skill.matching.resolve import Choice, resolve
+
+    choices = [Choice(d.slug, (d.slug.replace("-", " "), _goal_line(d))) for d in docs]
+    res = resolve(name, choices)
+    if res.kind == "match" and res.index is not None:
+        return docs[res.index].slug
+    if res.kind == "ambiguous":
+        lines = [f"Several handovers match {shown(name)}:"]
+        for n, (i, _score) in enumerate(res.candidates, 1):
+            lines.append(f"{n}. `{docs[i].slug}` — {_goal_line(docs[i])[:100]}")
+        lines.append(f"→ {agent.hint('recall <slug>')}")
+        raise ChoiceNeeded(f"{shown(name)} matches several handovers", stdout="\n".join(lines))
+    raise SessionError(f"no handover matches {shown(name)}", stdout=handover_table(docs, None))
+
+
+def _goal_line(d: DocInfo) -> str:
+    from session_skill.handover.doc import section_content
+
+    try:
+        text = fileio.read_text(d.path)
+    except (OSError, SessionError):
+        return ""
+    doc = parse_doc(text)
+    goal = section_content(doc.body, "Goal") if doc else ""
+    return goal.splitlines()[0] if goal else ""
+
+
+def _print_doc(store: Store, slug: str, *, peek: bool, as_json: bool, now: datetime) -> Output:
+    from session_skill.git import info as gitinfo
+
+    path = store.doc_path(slug)
+    try:
+        text = fileio.read_text(path)
+    except FileNotFoundError:
+        raise SessionError(f"handover {slug} no longer exists") from None
+    doc = parse_doc(text)
+    if doc is None:
+        raise SessionError(f"{path} is not a handover doc (no frontmatter)")
+    d = DocInfo(slug, path, doc.meta, doc.created, os.stat(path).st_mtime)
+    lines = [banner_line(d, now)]
+    branch_now, commit_now = gitinfo.head_info(store.root)
+    was_b, was_c = doc.meta.get("branch", ""), doc.meta.get("commit", "")
+    drift = (was_b and branch_now and was_b != branch_now) or (
+        was_c
+        and commit_now
+        and not commit_now.startswith(was_c)
+        and not was_c.startswith(commit_now)
+    )
+    if drift:
+        lines.append(
+            f"Repository was: {was_b or '?'} · {was_c or '?'}; now: {branch_now or '?'} · "
+            f"{commit_now or '?'}"
+        )
+    consumed = False
+    if not peek:
+        consumed = store.consume(slug, "recall", format_time(now))
+    if as_json:
+        return Output(
+            dumps(
+                {
+                    "pending": True,
+                    "slug": slug,
+                    "path": str(path),
+                    "meta": doc.meta,
+                    "body": doc.body,
+                    "drift": bool(drift),
+                    "consumed_now": consumed,
+                }
+            )
+        )
+    return Output("\n".join(lines) + "\n\n" + doc.body.rstrip("\r\n"))
