@@ -37,8 +37,16 @@ def agent(env: Mapping[str, str] | None = None) -> str:
 
 
 def _in_codex(env: Mapping[str, str]) -> bool:
-    """Codex marks the processes it starts (tool calls and hooks) with its own variables."""
-    return bool(env.get("CODEX_THREAD_ID") or env.get("CODEX_SANDBOX"))
+    """Whether Codex started this process.
+
+    Seen with codex-cli 0.171.0: a shell tool call (`exec_command`) gets `CODEX_THREAD_ID`
+    and `CODEX_SESSION_ID` (the thread id, new after `/clear`), `CODEX_VERSION` and more;
+    the macOS sandbox adds `CODEX_SANDBOX=seatbelt`. A hook gets none of them, only the
+    environment Codex itself was started with — so the installed Codex hook command sets
+    `SESSION_SKILL_AGENT=codex`, and `CODEX_HOME` (a user's setting, inherited by anything
+    they start) proves nothing.
+    """
+    return any(env.get(k) for k in ("CODEX_THREAD_ID", "CODEX_SESSION_ID", "CODEX_SANDBOX"))
 
 
 def via_plugin(env: Mapping[str, str] | None = None) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from session_skill.agent import CODEX_SKILL, PROJECT_SKILL
 from session_skill.errors import SessionError, UsageError
 from session_skill.store import fileio
 from session_skill.store.store import STORE_REL, Store, find_project_root, template_dir
@@ -48,19 +49,51 @@ def skill_text(agent: str) -> str:
         text = fileio.read_text(skill_source())
     except OSError:
         raise SessionError(f"the packaged skill is missing: {skill_source()}") from None
-    if agent == "codex":
-        # Codex documents no substitutions in a skill body: no $ARGUMENTS, no session id.
-        text = text.replace(' --session-id "${CLAUDE_SESSION_ID}"', "")
-        text = text.replace("\n$ARGUMENTS\n", "\n<what the user wrote after $session, verbatim>\n")
+    return _codex_skill(text) if agent == "codex" else text
+
+
+# The Codex copy of the skill, edit by edit. Codex reads only `name` and `description`,
+# substitutes nothing in a skill body (no $ARGUMENTS, no session id), names the skill
+# `$session`, and has no AskUserQuestion tool: the model asks in plain text and waits.
+_CODEX_EDITS = (
+    ("Use for /session, or when", "Use for $session, or when"),
+    ("argument-hint: dump [name] | recall [name] | list | park <idea> | sweep | drop <item>\n", ""),
+    ("allowed-tools: Bash(session-skill *)\n", ""),
+    (' --session-id "${CLAUDE_SESSION_ID}"', ""),
+    ("\n$ARGUMENTS\n", "\n<what the user wrote after $session, verbatim>\n"),
+    (
+        "ask the user with AskUserQuestion, one option per printed option, then re-run",
+        "ask the user in plain text, the printed options as a numbered list, and wait for "
+        "the answer (end your turn; never pick for them), then re-run",
+    ),
+    (
+        "Then ask (AskUserQuestion): park all, a subset, or none.",
+        "Then ask the user in plain text, as numbered options (1. park all, 2. a subset: "
+        "which numbers, 3. none), and wait for the answer.",
+    ),
+    ("(it carries the name and session id)", "(it carries the name)"),
+)
+
+
+def _codex_skill(text: str) -> str:
+    for old, new in _CODEX_EDITS:
+        if old not in text:  # the packaged skill changed under these edits: fail loudly
+            raise SessionError(f"cannot make the Codex copy of the skill: {old.strip()!r} is gone")
+        text = text.replace(old, new)
     return text
 
 
-def hook_command(python: str | None = None) -> str:
-    """The hook's shell command: this interpreter, by absolute path (a shim costs ~90 ms)."""
+def hook_command(python: str | None = None, agent: str = "claude") -> str:
+    """The hook's shell command: this interpreter, by absolute path (a shim costs ~90 ms).
+
+    Codex gives a hook no variable of its own, so its command says which client runs it
+    (`SESSION_SKILL_AGENT=codex`): the hook's messages then name `$session`."""
     python = python or sys.executable or "python3"
     command = f"{shlex.quote(python)} {HOOK_MARK}"
     parent = _package_path_if_not_importable(python)
-    return f"PYTHONPATH={shlex.quote(parent)} {command}" if parent else command
+    if parent:
+        command = f"PYTHONPATH={shlex.quote(parent)} {command}"
+    return f"SESSION_SKILL_AGENT=codex {command}" if agent == "codex" else command
 
 
 def _package_path_if_not_importable(python: str) -> str | None:
@@ -156,11 +189,18 @@ def _targets(project: Path | None, user: bool, agent: str, home: Path) -> tuple[
 def install(*, project: Path | None, user: bool, agent: str, dry_run: bool, home: Path) -> str:
     """Install the skill and the hook (and, for a project, the store and .gitignore line)."""
     base, places = _targets(project, user, agent, home)
-    command = hook_command()
+    plain = hook_command()
+    commands = {
+        p.agent: plain if p.agent == "claude" else hook_command(agent=p.agent) for p in places
+    }
     steps: list[_Step] = []
+    codex_hook: bool | None = None  # Codex hook entry: None unchanged, False added, True updated
     for place in places:
         steps += _install_skill(place)
-        steps += _install_hook(place, command)
+        hook_steps = _install_hook(place, commands[place.agent])
+        if place.agent == "codex" and hook_steps:
+            codex_hook = hook_steps[0].what.startswith("update")
+        steps += hook_steps
     if not user:
         steps += _install_store(base)
         steps += _install_gitignore(base)
@@ -168,25 +208,53 @@ def install(*, project: Path | None, user: bool, agent: str, dry_run: bool, home
     agents = " and ".join(AGENT_NAMES[p.agent] for p in places)
     if not steps:
         return "Already installed: nothing to change."
+    shown_commands = [
+        f"Hook command{f' ({AGENT_NAMES[a]})' if len(commands) > 1 else ''}: {c}"
+        for a, c in commands.items()
+    ]
     if dry_run:
         lines = [f"Dry run: nothing written. Installing for {agents} in {where} would:"]
         lines += [f"  - {s.what}" for s in steps]
-        lines.append(f"Hook command: {command}")
+        lines += shown_commands
         return "\n".join(lines)
     for step in steps:
         step.apply()
     lines = [f"Installed session-skill for {agents} in {where}:"]
     lines += [f"  - {s.what}" for s in steps]
-    lines.append(f"Hook command: {command}")
-    lines.append(
-        "Next: start a new session so the hook is loaded, then `/session dump` before `/clear`."
+    lines += shown_commands
+    forms = " or ".join(
+        f"`{CODEX_SKILL if p.agent == 'codex' else PROJECT_SKILL} dump`" for p in places
     )
-    if any(p.agent == "codex" for p in places):
-        lines.append(
-            "Codex: trust the new hook when Codex asks to review it (Codex versions before "
-            "hooks were on by default also need `[features] codex_hooks = true`)."
-        )
+    lines.append(f"Next: start a new session so the hook is loaded, then {forms} before `/clear`.")
+    if codex_hook is not None:
+        lines += _codex_trust_notes(base, user, updated=codex_hook)
     return "\n".join(lines)
+
+
+def _codex_trust_notes(base: Path, user: bool, *, updated: bool) -> list[str]:
+    """What a Codex user must do before the hook runs (seen with codex-cli 0.171.0)."""
+    where = "~/.codex/hooks.json" if user else ".codex/hooks.json"
+    notes = [
+        "Codex runs a new or changed hook only once you trust it, and skips an untrusted "
+        "one without a word:"
+    ]
+    if not user:
+        notes.append(
+            "  - it loads a project's .codex/ only in a trusted project: at \"Trust this "
+            'folder?" choose "Trust and continue" (or set `trust_level = "trusted"` under '
+            f"[projects.{json.dumps(str(base))}] in ~/.codex/config.toml);"
+        )
+    notes += [
+        '  - start `codex` (the TUI): at "Hooks need review" choose "Trust all and continue", '
+        f'or "Review hooks" and `t` on the SessionStart hook of {where}; `/hooks` shows it '
+        "later;",
+        "  - `codex exec` never asks: it skips the hook silently until you trusted it in the TUI;",
+        "  - this install changed the hook's command, so Codex asks again: trust it again."
+        if updated
+        else "  - a changed hook command must be trusted again (a later install that changes "
+        "it says so).",
+    ]
+    return notes
 
 
 def _install_skill(place: _Place) -> list[_Step]:

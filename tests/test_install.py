@@ -260,7 +260,8 @@ def test_dry_run_writes_nothing(project: Path, home: Path, command: str) -> None
         "  - add the SessionStart hook to .codex/hooks.json",
         "  - create the store .claude/state/session/",
         "  - create .gitignore with .claude/state/",
-        f"Hook command: {command}",
+        f"Hook command (Claude Code): {command}",
+        f"Hook command (Codex): SESSION_SKILL_AGENT=codex {command}",
     ]
     do_install(project, home, agent="all")
     assert do_install(project, home, dry_run=True) == "Already installed: nothing to change."
@@ -288,25 +289,91 @@ def test_bad_arguments_are_usage_errors(project: Path, home: Path) -> None:
 
 
 def test_codex(project: Path, home: Path, command: str) -> None:
-    do_install(project, home, agent="codex")
+    report = do_install(project, home, agent="codex")
     skill = (project / ".agents" / "skills" / "session" / "SKILL.md").read_text()
-    assert skill.startswith("---\nname: session\n")
+    assert skill.startswith("---\nname: session\ndescription: ")
     assert "session-skill dispatch <<'SESSION_ARGS'\n" in skill
     assert "$ARGUMENTS" not in skill and "CLAUDE_SESSION_ID" not in skill
     assert "<what the user wrote after $session, verbatim>" in skill
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())
-    assert hooks == {"hooks": {"SessionStart": [our_entry(command)]}}
+    # Codex gives a hook no variable of its own: the command says who runs it
+    assert hooks == {"hooks": {"SessionStart": [our_entry(f"SESSION_SKILL_AGENT=codex {command}")]}}
     assert not (project / ".claude" / "skills").exists()
     assert not (project / ".claude" / "settings.json").exists()
     assert (project / ".claude" / "state" / "session").is_dir()  # the store is shared
+    assert "then `$session dump` before `/clear`" in report and "`/session" not in report
+    assert "codex_hooks" not in report  # no feature flag to set
+    trust = report.split("Codex runs a new or changed hook only once you trust it", 1)[1]
+    for seen_in_codex_0171 in (
+        '"Trust this folder?" choose "Trust and continue"',
+        f"[projects.{json.dumps(str(project))}]",
+        '"Hooks need review" choose "Trust all and continue"',
+        "`/hooks`",
+        "`codex exec` never asks: it skips the hook silently",
+        "a changed hook command must be trusted again",
+    ):
+        assert seen_in_codex_0171 in trust, trust
+
+
+def test_codex_update_of_the_hook_says_trust_it_again(
+    project: Path, home: Path, command: str
+) -> None:
+    do_install(project, home, agent="codex")
+    hooks = project / ".codex" / "hooks.json"
+    data = json.loads(hooks.read_text())
+    data["hooks"]["SessionStart"][0]["hooks"][0]["command"] = f"/old/python {MARK}"
+    hooks.write_text(json.dumps(data))
+    report = do_install(project, home, agent="codex")
+    assert "  - update the SessionStart hook in .codex/hooks.json" in report
+    assert "changed the hook's command, so Codex asks again: trust it again" in report
+    # only the skill changed: the trusted hook stays trusted, nothing to say about trust
+    skill = project / ".agents" / "skills" / "session" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nold\n")
+    report = do_install(project, home, agent="codex")
+    assert "update .agents/skills/session/SKILL.md" in report and "trust" not in report
+
+
+def test_codex_user_install_names_the_user_hooks_file(home: Path) -> None:
+    report = do_install(None, home, user=True, agent="codex")
+    assert "`t` on the SessionStart hook of ~/.codex/hooks.json" in report
+    assert "Trust this folder?" not in report  # no project .codex/ involved
+
+
+def test_claude_install_says_nothing_about_codex(project: Path, home: Path) -> None:
+    report = do_install(project, home)
+    assert "Codex" not in report and "$session" not in report
+    assert "then `/session dump` before `/clear`" in report
+
+
+def test_codex_skill_asks_in_plain_text_and_names_dollar_session() -> None:
+    codex = inst.skill_text("codex")
+    head, body = codex.split("\n---\n", 1)
+    assert "AskUserQuestion" not in codex
+    assert body.count("in plain text") == 2 and "numbered" in body and "wait" in body
+    assert "Use for $session" in head and "/session" not in head
+    assert "allowed-tools" not in head and "argument-hint" not in head  # Claude Code keys
+    assert "session id" not in body
+
+
+def test_codex_skill_fails_loudly_when_the_skill_moves_under_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    moved = tmp_path / "SKILL.md"
+    moved.write_text(inst.skill_source().read_text().replace("AskUserQuestion", "AskUser"))
+    monkeypatch.setattr(inst, "skill_source", lambda: moved)
+    with pytest.raises(SessionError, match="Codex copy of the skill"):
+        inst.skill_text("codex")
 
 
 def test_user(project: Path, home: Path, command: str) -> None:
     report = do_install(None, home, user=True, agent="all")
     assert (home / ".claude" / "skills" / "session" / "SKILL.md").is_file()
     assert (home / ".agents" / "skills" / "session" / "SKILL.md").is_file()
-    for settings in (home / ".claude" / "settings.json", home / ".codex" / "hooks.json"):
-        assert json.loads(settings.read_text()) == {"hooks": {"SessionStart": [our_entry(command)]}}
+    for settings, cmd in (
+        (home / ".claude" / "settings.json", command),
+        (home / ".codex" / "hooks.json", f"SESSION_SKILL_AGENT=codex {command}"),
+    ):
+        assert json.loads(settings.read_text()) == {"hooks": {"SessionStart": [our_entry(cmd)]}}
     assert "  - write ~/.claude/skills/session/SKILL.md" in report
     assert "in your user account (~)" in report
     assert not (home / ".claude" / "state").exists()  # no store for a user install
