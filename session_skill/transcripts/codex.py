@@ -2,11 +2,14 @@
 
 Codex writes `session_meta`, `turn_context`, `response_item` and `event_msg` records in a
 `{"type", "payload"}` envelope; early rollouts had none (a header line, then bare items).
+codex-cli 0.171.0 adds `world_state` and `token_usage_record` records and an `ordinal` on
+every line (see tests/fixtures/transcripts/codex_0171_rollout.jsonl, from a real run).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Iterator
 from typing import Any
 
@@ -27,8 +30,22 @@ from session_skill.transcripts.events import (
 )
 
 _CODEX_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "world_state",
+        "token_usage_record",
+    }
 )
+# Records that say nothing of the conversation, skipped before parsing: the environment and
+# skill list the model was shown (a full copy of it can run to kilobytes), token counts.
+_CODEX_STATE = frozenset({b"world_state", b"token_usage_record"})
+# The user typing the skill (`$session park …`, or the plugin's `$session-skill:session …`):
+# a command, like a typed `/session`, not a request of theirs.
+_CODEX_SKILL = re.compile(r"\$(?:session-skill:)?session(?=\s|$)")
 # Early Codex rollouts had no envelope: a header line, then bare response items.
 _CODEX_LEGACY_ITEMS = frozenset(
     {"message", "function_call", "function_call_output", "reasoning", "local_shell_call"}
@@ -65,6 +82,8 @@ class CodexParser:
         start, value = first_type(raw, 256)
         if value == b"event_msg":
             return "event_msg"
+        if value in _CODEX_STATE:
+            return value.decode()
         if value != b"response_item":
             return None
         head = raw[start : start + 96]
@@ -111,7 +130,7 @@ class CodexParser:
                 return
             if role == "user":
                 if not text.startswith(_CODEX_INJECTED):
-                    yield UserText(text, ts)
+                    yield _user_text(text, ts)
             elif role == "assistant":
                 yield AssistantText(text, ts, str_or_none(item.get("id")))
         elif itype == "function_call":
@@ -143,6 +162,14 @@ class CodexParser:
             yield ToolResult(str_or_none(item.get("call_id")), output, ts)
         else:
             self.stats.skip(f"response_item:{itype}")
+
+
+def _user_text(text: str, ts: str | None) -> UserText:
+    typed = _CODEX_SKILL.match(text)
+    if typed is None:
+        return UserText(text, ts)
+    args = text[typed.end() :].strip()
+    return UserText(text, ts, is_command=True, command_name=typed.group(0), command_args=args)
 
 
 def _arguments(raw: object) -> dict[str, Any]:

@@ -1,0 +1,146 @@
+"""The Codex rollout parser on a rollout the real codex-cli 0.171.0 wrote (issue 13).
+
+`codex_0171_rollout.jsonl` comes from the e2e sweep scenario (`python
+tests/e2e/codex_fixture.py` regenerates it; `tests/e2e/test_codex.py` checks it still holds
+every record type the pinned Codex writes): a plan with one step done and one pending,
+`$session sweep` run through the skill's dispatch block, the sweep's table relayed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from session_skill.transcripts import scan
+from session_skill.transcripts.codex import CodexParser
+from session_skill.transcripts.reader import (
+    AssistantText,
+    ReadStats,
+    SessionMeta,
+    ToolCall,
+    ToolResult,
+    UserText,
+    iter_events,
+)
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+ROLLOUT = FIXTURE / "codex_0171_rollout.jsonl"
+PROMPT = "Plan the token-expiry work in two steps, then $session sweep"
+OPEN_STEP = "Add the expiry check to login()"
+DONE_STEP = "Write the failing test"
+
+
+def records() -> list[dict[str, object]]:
+    return [json.loads(x) for x in ROLLOUT.read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_fixture_is_what_0171_writes() -> None:
+    recs = records()
+    kinds = {str(r["type"]) for r in recs}
+    assert {"world_state", "token_usage_record", "session_meta", "turn_context"} <= kinds
+    assert [r["ordinal"] for r in recs] == list(range(len(recs)))
+    meta = recs[0]["payload"]
+    assert isinstance(meta, dict) and meta["cli_version"] == "0.171.0"
+    assert ROLLOUT.stat().st_size < 32_000  # small: long texts are cut
+
+
+def test_events() -> None:
+    stats = ReadStats()
+    events = list(iter_events(ROLLOUT, stats))
+    assert stats.format == "codex" and stats.malformed == 0
+    # the new records are known and skipped, like event_msg
+    assert stats.skipped["world_state"] == 1
+    assert stats.skipped["token_usage_record"] == 3
+    metas = [e for e in events if isinstance(e, SessionMeta)]
+    assert metas[0].cwd == "/home/dev/e2e/proj" and metas[0].agent == "codex"
+    users = [e for e in events if isinstance(e, UserText)]
+    # environment context, the <skill> body Codex pasted in: not the user's words
+    assert [u.text for u in users] == [PROMPT] and not users[0].is_command
+    calls = [e for e in events if isinstance(e, ToolCall)]
+    assert [c.name for c in calls] == ["update_plan", "exec_command"]
+    assert calls[0].input["plan"][1] == {"step": OPEN_STEP, "status": "pending"}
+    assert "session-skill dispatch <<'SESSION_ARGS'\nsweep\nSESSION_ARGS" in calls[1].input["cmd"]
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert [r.tool_use_id for r in results] == [c.id for c in calls]
+    assert "Process exited with code 0" in str(results[1].content)
+    (reply,) = [e for e in events if isinstance(e, AssistantText)]
+    assert reply.text.startswith("## Unlanded — 1 item")
+
+
+def test_sweep_finds_the_pending_plan_step() -> None:
+    facts = scan.analyze(ROLLOUT)
+    assert facts.agent == "codex"
+    assert facts.session_id == records()[0]["payload"]["id"]  # type: ignore[index]
+    assert [(t.text, t.status, t.source) for t in facts.pending_tasks] == [
+        (OPEN_STEP, "pending", "update_plan")
+    ]
+    assert [c.text for c in facts.candidates if c.type == "Unfinished task"] == [OPEN_STEP]
+    assert all(DONE_STEP not in c.text for c in facts.candidates)
+    assert facts.first_user_request == PROMPT
+
+
+def test_state_records_are_skipped_before_parsing() -> None:
+    parser = CodexParser(ReadStats())
+    lines = ROLLOUT.read_bytes().splitlines()
+    skipped = {parser.cheap_skip(raw, None) for raw in lines if b'"type":"world_state"' in raw}
+    assert skipped == {"world_state"}
+    usage = [raw for raw in lines if b'"type":"token_usage_record"' in raw]
+    assert {parser.cheap_skip(raw, None) for raw in usage} == {"token_usage_record"}
+
+
+def rollout(tmp_path: Path, *user_texts: str) -> Path:
+    head = {
+        "timestamp": "2026-12-01T08:00:00.000Z",
+        "ordinal": 0,
+        "type": "session_meta",
+        "payload": {"id": "t-1", "session_id": "t-1", "cwd": "/home/dev/e2e/proj"},
+    }
+    lines = [head]
+    for i, text in enumerate(user_texts, 1):
+        lines.append(
+            {
+                "timestamp": f"2026-12-01T08:0{i}:00.000Z",
+                "ordinal": i,
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": text}],
+                },
+            }
+        )
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("typed", "name", "args"),
+    [
+        (
+            "$session park revisit the retry backoff later",
+            "$session",
+            "park revisit the retry backoff later",
+        ),
+        ("$session-skill:session dump auth", "$session-skill:session", "dump auth"),
+        ("$session", "$session", ""),
+    ],
+)
+def test_a_typed_skill_is_a_command_not_a_request(
+    tmp_path: Path, typed: str, name: str, args: str
+) -> None:
+    path = rollout(tmp_path, typed, "Make login() reject expired tokens.")
+    first, second = [e for e in iter_events(path) if isinstance(e, UserText)]
+    assert (first.is_command, first.command_name, first.command_args) == (True, name, args)
+    assert not second.is_command
+    facts = scan.analyze(path)
+    assert facts.first_user_request == "Make login() reject expired tokens."
+    assert facts.candidates == []  # "later" in a park command is not a deferral to sweep
+
+
+def test_dollar_session_inside_a_sentence_is_a_request(tmp_path: Path) -> None:
+    path = rollout(tmp_path, "$sessions are fine; run $session list later")
+    (only,) = [e for e in iter_events(path) if isinstance(e, UserText)]
+    assert not only.is_command
