@@ -2,17 +2,21 @@
 # Install what the end-to-end tests (tests/e2e) need:
 #   - tmux (apt-get) when it is missing;
 #   - npm (apt-get) when it is missing;
-#   - the pinned Claude Code CLI from npm, into a cache folder.
+#   - the pinned Claude Code CLI and the pinned Codex CLI from npm, into a cache folder.
 # Idempotent: with everything in place it only checks and prints versions.
 # Env: SESSION_SKILL_E2E_CACHE           cache folder (default ~/.cache/session-skill-e2e)
 #      SESSION_SKILL_E2E_CLAUDE_VERSION  pinned version (default 2.1.328; keep in sync with
 #                                        tests/e2e/e2e_harness.py)
-# The tests find the binary in the same cache folder (or install it there themselves).
+#      SESSION_SKILL_E2E_CODEX_VERSION   pinned version (default 0.171.0; keep in sync with
+#                                        tests/e2e/codex_harness.py)
+# The tests find the binaries in the same cache folder (or install them there themselves).
 set -euo pipefail
 
 version="${SESSION_SKILL_E2E_CLAUDE_VERSION:-2.1.328}"
+codex_version="${SESSION_SKILL_E2E_CODEX_VERSION:-0.171.0}"
 cache="${SESSION_SKILL_E2E_CACHE:-${HOME}/.cache/session-skill-e2e}"
 prefix="${cache}/claude-code-${version}"
+codex_prefix="${cache}/codex-${codex_version}"
 
 log() { printf 'e2e-setup: %s\n' "$*" >&2; }
 
@@ -79,3 +83,31 @@ if ! bin="$(find_bin)"; then
     fi
 fi
 log "claude: ${bin} ($("$bin" --version))"
+
+# --- Codex -------------------------------------------------------------------------------
+# The npm package is a launcher; the native binary ships in the per-platform optional
+# dependency (@openai/codex-linux-x64 → vendor/<target triple>/bin/codex).
+find_codex() {
+    local cand
+    for cand in "${codex_prefix}"/node_modules/@openai/codex-*/vendor/*/bin/codex; do
+        if [ -x "$cand" ] && [ "$("$cand" --version 2>/dev/null)" = "codex-cli ${codex_version}" ]; then
+            printf '%s\n' "$cand"
+            return 0
+        fi
+    done
+    return 1
+}
+
+if ! codex_bin="$(find_codex)"; then
+    log "installing @openai/codex@${codex_version} into ${codex_prefix}"
+    mkdir -p "$codex_prefix"
+    [ -f "${codex_prefix}/package.json" ] ||
+        printf '{"name": "session-skill-e2e-cache", "private": true}\n' >"${codex_prefix}/package.json"
+    npm install --prefix "$codex_prefix" --no-audit --no-fund --ignore-scripts --loglevel=error \
+        "@openai/codex@${codex_version}"
+    if ! codex_bin="$(find_codex)"; then
+        log "error: no working codex ${codex_version} binary under ${codex_prefix}/node_modules/@openai"
+        exit 1
+    fi
+fi
+log "codex: ${codex_bin} ($("$codex_bin" --version))"
