@@ -71,7 +71,6 @@ _CODEX_EDITS = (
         "Then ask the user in plain text, as numbered options (1. park all, 2. a subset: "
         "which numbers, 3. none), and wait for the answer.",
     ),
-    ("(it carries the name and session id)", "(it carries the name)"),
 )
 
 

@@ -352,7 +352,6 @@ def test_codex_skill_asks_in_plain_text_and_names_dollar_session() -> None:
     assert body.count("in plain text") == 2 and "numbered" in body and "wait" in body
     assert "Use for $session" in head and "/session" not in head
     assert "allowed-tools" not in head and "argument-hint" not in head  # Claude Code keys
-    assert "session id" not in body
 
 
 def test_codex_skill_fails_loudly_when_the_skill_moves_under_it(

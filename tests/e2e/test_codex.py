@@ -212,6 +212,9 @@ def test_dump_through_the_skill(world: CodexWorld) -> None:
     doc = w.store / f"{DUMP_NAME}.md"
     fm = frontmatter(doc)
     assert fm["agent"] == "codex", fm  # the client that wrote it
+    (rollout,) = w.rollouts()
+    assert fm["session_id"] in rollout.name, fm  # the brief found the rollout Codex writes
+    assert f"--session-id {fm['session_id']}" in commands[1]
     assert fm["consumed"] == "false" and fm["branch"] == "main"
     body = doc.read_text(encoding="utf-8")
     assert GOAL in body and NEXT in body
