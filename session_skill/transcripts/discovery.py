@@ -1,8 +1,10 @@
 """Find the current session's transcript (SPEC §7.7).
 
 Order: an explicit path; the session id (given, else `CLAUDE_CODE_SESSION_ID`) under the
-project's folder in `~/.claude/projects/`; the newest transcript in that folder; the newest
-Codex rollout whose `session_meta` names the project as its cwd. Environment and home are
+project's folder in `~/.claude/projects/`; the Codex thread (the session id given, else
+`CODEX_THREAD_ID`, which Codex sets in every tool call) as `rollout-*-<id>.jsonl`; the
+newest transcript in the Claude Code folder; the newest Codex rollout whose `session_meta`
+names the project as its cwd. Environment and home are
 passed in, so tests and the CLI decide where "home" is.
 """
 
@@ -68,6 +70,13 @@ def find_transcript(
         found = _session_file(projects, folder, sid)
         if found is not None:
             return found
+    # Inside Codex the tool call names its thread: that rollout is this session, even in a
+    # project that also has Claude Code transcripts.
+    thread = session_id or env.get("CODEX_THREAD_ID")
+    if thread and _SAFE_SESSION_ID.match(thread):
+        found = _codex_thread(codex_sessions_dir(env, home), thread)
+        if found is not None:
+            return found
     newest = _newest(folder.glob("*.jsonl") if folder.is_dir() else ())
     if newest is not None:
         return newest
@@ -85,6 +94,13 @@ def _session_file(projects: Path, folder: Path, sid: str) -> Path | None:
             if candidate.is_file():
                 return candidate
     return None
+
+
+def _codex_thread(sessions: Path, thread: str) -> Path | None:
+    """The rollout of one Codex thread: `sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl`."""
+    if not sessions.is_dir():
+        return None
+    return _newest(sessions.glob(f"*/*/*/rollout-*-{thread}.jsonl"))
 
 
 def _newest(paths: Iterable[Path]) -> Path | None:

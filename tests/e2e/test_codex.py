@@ -307,6 +307,11 @@ def test_tui_clear_restores_once(tui_world: CodexWorld) -> None:
 def test_sweep_finds_the_rollout_and_its_pending_step(world: CodexWorld) -> None:
     w = world
     assert "CODEX_HOME" in w.env()
+    # a user of both clients: a Claude Code transcript of this project, newer than anything
+    key = "".join(c if c.isascii() and c.isalnum() else "-" for c in str(w.proj))
+    decoy = w.home / ".claude" / "projects" / key / "9ba084a4-3d12-4cf7-a14a-886e4505a15f.jsonl"
+    decoy.parent.mkdir(parents=True)
+    decoy.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "x"}}))
     w.mock.script(sweep_script())
     w.check(w.exec(SWEEP_PROMPT))
 
@@ -317,6 +322,7 @@ def test_sweep_finds_the_rollout_and_its_pending_step(world: CodexWorld) -> None
     assert DONE_STEP not in swept, swept
 
     # and from the user's terminal, after the session: the same rollout, found by its cwd
+    decoy.unlink()
     by_cwd = w.session_skill("sweep", "--json")
     data = json.loads(by_cwd.stdout)
     assert data["transcript"] == str(w.rollouts()[0]), data

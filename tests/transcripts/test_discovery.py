@@ -131,6 +131,31 @@ def test_claude_transcript_is_preferred_over_codex(home: Path, project: Path) ->
     assert find_transcript(project, transcript=None, session_id=None, env={}, home=home) == claude
 
 
+def test_a_codex_tool_call_reads_its_own_thread(home: Path, project: Path) -> None:
+    """Codex sets CODEX_THREAD_ID in a tool call: its rollout wins over a Claude Code
+    transcript of the same project and over a newer rollout of another thread."""
+    thread = "01a230c8-522c-7dc2-84fc-e67b8092957d"
+    sessions = home / ".codex" / "sessions"
+    ours = rollout(sessions, f"2026-12-01T08-46-04-{thread}", str(project), mtime=1_000)
+    rollout(sessions, "2026-12-01T09-00-00-other", str(project), mtime=9_000)
+    put(claude_folder(home, project) / "c.jsonl", mtime=9_000)
+    env = {"CODEX_THREAD_ID": thread}
+    assert find_transcript(project, transcript=None, session_id=None, env=env, home=home) == ours
+    # the same thread id given as --session-id (the dump brief prints it)
+    found = find_transcript(project, transcript=None, session_id=thread, env={}, home=home)
+    assert found == ours
+    # an unknown thread falls back to the usual order
+    env = {"CODEX_THREAD_ID": "01a230c8-0000-7000-8000-000000000000"}
+    found = find_transcript(project, transcript=None, session_id=None, env=env, home=home)
+    assert found == claude_folder(home, project) / "c.jsonl"
+    assert (
+        find_transcript(
+            project, transcript=None, session_id=None, env={"CODEX_THREAD_ID": "../x"}, home=home
+        )
+        == claude_folder(home, project) / "c.jsonl"
+    )
+
+
 def test_nothing_found(home: Path, project: Path) -> None:
     assert find_transcript(project, transcript=None, session_id=SID, env={}, home=home) is None
     rollout(home / ".codex" / "sessions", "other", "/elsewhere", mtime=1_000)
