@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -146,41 +147,118 @@ def _ref(path: str, git_refs: dict[str, str], written: set[str]) -> str:
 
 
 def group(rows: list[Row], cap: int = CAP) -> tuple[list[Row], str]:
-    """Fold the directory holding the most rows until ≤ cap rows remain; never drop a row."""
+    """Fold rows into `dir/` rows until ≤ cap remain; never drop a row, never hide a Change.
+
+    Rows without Change text fold first: again and again the directory holding the most of
+    them (the deeper on a tie; when none holds two, the deepest whose subtree does). A fold
+    takes every such row under the directory, earlier folds of its subdirectories included,
+    so a directory appears once. Then `./` gathers what is left of them. Only if the table is
+    still over the cap do the rows with Change text (the model's) fold the same way, their
+    text carried into the group's Change cell.
+    """
     rows = list(rows)
     folded_any = False
-    while len(rows) > cap:
-        parents = Counter(_parent(r) for r in rows)
-        parents.pop("", None)
-        if not parents:
-            # Everything sits at the top level: one `./` row still beats a long table.
-            rows = [_folded(".", [leaf for r in rows for leaf in r.leaves()])]
+    phases: tuple[Callable[[Row], bool], ...] = (_plain, _any)
+    for eligible in phases:
+        while len(rows) > cap:
+            directory = _pick(rows, eligible)
+            if directory is None:
+                break
+            rows = _fold(rows, directory, eligible)
             folded_any = True
-            break
-        best = max(parents.items(), key=lambda kv: (kv[1], kv[0].count("/"), kv[0]))[0]
-        if parents[best] < 2:
-            # Single entries everywhere: lift the deepest one level to let parents gather.
-            best = max(parents, key=lambda d: (d.count("/"), d))
-        members = [leaf for r in rows if _parent(r) == best for leaf in r.leaves()]
-        first = next(i for i, r in enumerate(rows) if _parent(r) == best)
-        rest = [r for r in rows if _parent(r) != best]
-        rest.insert(min(first, len(rest)), _folded(best, members))
-        rows = rest
-        folded_any = True
+        # `./`, the last resort: loose files first, then the groups already made.
+        for loose_only in (True, False):
+            if len(rows) > cap:
+                rows = _fold(rows, "", eligible, loose_only=loose_only)
+                folded_any = True
     note = ""
     if folded_any:
         groups = [r for r in rows if r.folded]
         n_files = sum(len(r.members) for r in groups)
         note = (
-            f"_{n_files} files grouped into {len(groups)} directory "
+            f"_{_count(n_files, 'file')} grouped into {len(groups)} directory "
             f"row{'s' if len(groups) != 1 else ''} to keep the table at {cap} rows._"
         )
     return rows, note
 
 
-def _parent(row: Row) -> str:
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _plain(row: Row) -> bool:
+    """No Change text of the model's in it: free to fold first."""
+    return not any(leaf.change.strip() for leaf in row.leaves())
+
+
+def _any(row: Row) -> bool:
+    return True
+
+
+def _key(row: Row) -> str:
+    """The directory a row stands for (a `dir/` row) or sits in (a file)."""
     path = row.file.rstrip("/")
+    if path in ("", "."):
+        return ""  # `./`
+    return path if row.file.endswith("/") else _dirname(path)
+
+
+def _dirname(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _parent(row: Row) -> str:
+    """The directory holding the row: a file's directory, a `dir/` row's parent."""
+    return _dirname(row.file.rstrip("/"))
+
+
+def _under(row: Row, directory: str) -> bool:
+    if not directory:
+        return True
+    key = _key(row)
+    return key == directory or key.startswith(directory + "/")
+
+
+def _ancestors(directory: str) -> list[str]:
+    out = []
+    while directory:
+        out.append(directory)
+        directory = _dirname(directory)
+    return out
+
+
+def _pick(rows: list[Row], eligible: Callable[[Row], bool]) -> str | None:
+    """The directory to fold next, or None when no directory gathers two rows."""
+    candidates = [r for r in rows if eligible(r)]
+    held = Counter(_parent(r) for r in candidates)
+    held.pop("", None)
+    best = max(held.items(), key=lambda kv: (kv[1], kv[0].count("/"), kv[0]), default=None)
+    if best is not None and best[1] >= 2:
+        return best[0]
+    # One row per directory everywhere: the deepest directory whose subtree holds two.
+    subtree: Counter[str] = Counter()
+    for r in candidates:
+        subtree.update(_ancestors(_key(r)))
+    deep = [(d.count("/"), n, d) for d, n in subtree.items() if n >= 2]
+    return max(deep)[2] if deep else None
+
+
+def _fold(
+    rows: list[Row], directory: str, eligible: Callable[[Row], bool], *, loose_only: bool = False
+) -> list[Row]:
+    def joins(r: Row) -> bool:
+        # An earlier fold of this same directory always joins: a directory appears once.
+        return _key(r) == directory or not (loose_only and r.folded)
+
+    taken = [r for r in rows if eligible(r) and _under(r, directory) and joins(r)]
+    if not taken:
+        return rows
+    first = rows.index(taken[0])
+    ids = {id(r) for r in taken}
+    rest = [r for r in rows if id(r) not in ids]
+    at = sum(1 for r in rows[:first] if id(r) not in ids)
+    rest.insert(at, _folded(directory or ".", [leaf for r in taken for leaf in r.leaves()]))
+    return rest
 
 
 def _folded(directory: str, members: list[Row]) -> Row:
@@ -199,10 +277,24 @@ def _folded(directory: str, members: list[Row]) -> Row:
     parts += [f"{k} ×{n}" for k, n in other.most_common()]
     return Row(
         f"{directory}/",
-        f"{len(members)} files",
+        _group_change(directory, members),
         state,
         ", ".join(parts) or "—",
         members=members,
+    )
+
+
+def _group_change(directory: str, members: list[Row]) -> str:
+    """The model's Change texts of a group's files: `` `a.py`: text ``, or `text (N files)`."""
+    prefix = "" if directory == "." else directory + "/"
+    texts: dict[str, list[str]] = {}
+    for m in members:
+        if m.change.strip():
+            name = m.file[len(prefix) :] if prefix and m.file.startswith(prefix) else m.file
+            texts.setdefault(" ".join(m.change.split()), []).append(name)
+    return "; ".join(
+        f"`{names[0]}`: {text}" if len(names) == 1 else f"{text} ({_count(len(names), 'file')})"
+        for text, names in texts.items()
     )
 
 
@@ -213,9 +305,8 @@ def _cell(text: str) -> str:
 def render(rows: list[Row], note: str = "") -> str:
     lines = [HEADER]
     for r in rows:
-        name = f"`{r.file}` ({len(r.members)} files)" if r.folded else f"`{r.file}`"
-        change = "" if r.folded else r.change
-        lines.append(f"| {_cell(name)} | {_cell(change)} | {_cell(r.state)} | {_cell(r.ref)} |")
+        name = f"`{r.file}` ({_count(len(r.members), 'file')})" if r.folded else f"`{r.file}`"
+        lines.append(f"| {_cell(name)} | {_cell(r.change)} | {_cell(r.state)} | {_cell(r.ref)} |")
     if note:
         lines += ["", note]
     return "\n".join(lines)

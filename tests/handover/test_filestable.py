@@ -84,8 +84,9 @@ def test_merge_expands_a_copied_directory_row() -> None:
     assert by_path["src/m0.py"].state == "wip" and by_path["src/m0.py"].change == "rewrote m0"
     assert by_path["src/m7.py"].state == "done"
     grouped, note = ft.group(rows)
-    assert [r.file for r in grouped] == ["src/", "README.md"]
-    assert grouped[0].state == "done ×29, wip ×1"
+    # The model's own row (it has Change text) is kept; the other 29 fold (issue 11 #1).
+    assert [r.file for r in grouped] == ["src/m0.py", "src/", "README.md"]
+    assert grouped[1].state == "done ×29"
 
 
 def test_merge_keeps_a_directory_row_with_nothing_observed_under_it() -> None:
@@ -180,3 +181,108 @@ def test_render_escapes_pipes() -> None:
     assert text.splitlines()[-1] == "| `a\\|b.py` | x \\| y | done | +1/-0 |"
     rows, _ = ft.parse_rows(text)
     assert (rows[0].file, rows[0].change) == ("a|b.py", "x | y")
+
+
+# -- issue 11 #1: folding keeps the model's rows, each directory once, counts add up ----------
+def _names(rows: list[ft.Row]) -> list[str]:
+    return [r.file for r in rows]
+
+
+def _state_total(row: ft.Row) -> int:
+    return sum(int(part.rsplit("×", 1)[1]) for part in row.state.split(", "))
+
+
+def _vendor(n: int) -> list[ft.Row]:
+    model = [ft.Row("src/app.py", "new token parser", "done", "+12/-3")]
+    return model + [ft.Row(f"vendor/pkg{i}/lib/index.js", "", "unlisted", "new") for i in range(n)]
+
+
+@pytest.mark.parametrize("n", [30, 60])
+def test_vendor_folders_fold_into_one_row_and_the_model_row_survives(n: int) -> None:
+    out, note = ft.group(_vendor(n))
+    assert [(r.file, r.change, r.state, r.ref) for r in out if not r.folded] == [
+        ("src/app.py", "new token parser", "done", "+12/-3")
+    ]
+    assert _names(out) == ["src/app.py", "vendor/"]
+    vendor = out[1]
+    assert len(vendor.members) == n and vendor.state == f"unlisted ×{n}"
+    assert vendor.ref == f"new ×{n}"
+    assert note == f"_{n} files grouped into 1 directory row to keep the table at 25 rows._"
+    assert f"| `vendor/` ({n} files) |  | unlisted ×{n} | new ×{n} |" in ft.render(out, note)
+
+
+def test_a_folded_directory_is_merged_with_a_later_fold_of_it() -> None:
+    rows = [ft.Row(f"a/b{i}/c{j}.py", "", "done", "+1/-0") for i in range(6) for j in range(5)]
+    rows += [ft.Row(f"a/x{i}.py", "", "wip", "new") for i in range(3)]
+    out, _ = ft.group(rows, cap=4)
+    assert len(out) <= 4
+    assert len(_names(out)) == len(set(_names(out)))
+    assert sum(len(r.leaves()) for r in out) == 33
+
+
+def test_model_rows_fold_last_and_dot_slash_before_them() -> None:
+    """20 rows the model described, 10 plain top-level files: `./` takes the plain ones."""
+    model = [ft.Row(f"src/m{i}.py", f"change {i}", "done", "+1/-1") for i in range(20)]
+    plain = [ft.Row(f"f{i}.txt", "", "unlisted", "new") for i in range(10)]
+    out, note = ft.group(model + plain)
+    assert [r for r in out if not r.folded] == model
+    assert _names(out)[-1] == "./" and len(out[-1].members) == 10
+    assert note == "_10 files grouped into 1 directory row to keep the table at 25 rows._"
+
+
+def test_dot_slash_is_the_last_resort() -> None:
+    rows = [ft.Row(f"f{i}.txt", "", "unlisted", "new") for i in range(20)]
+    rows += [ft.Row(f"docs/d{i}.md", "", "unlisted", "new") for i in range(10)]
+    out, _ = ft.group(rows)
+    assert "./" not in _names(out) and "docs/" in _names(out) and len(out) == 21
+
+
+def test_model_rows_folded_at_last_keep_their_text_in_the_group() -> None:
+    model = [ft.Row(f"src/m{i}.py", f"change {i}", "done", "+1/-1") for i in range(30)]
+    model += [ft.Row(f"lib/l{i}.py", "vendored", "done", "new") for i in range(3)]
+    out, _ = ft.group(model, cap=25)
+    assert len(out) <= 25
+    text = ft.render(out)
+    for i in range(30):
+        assert f"change {i}" in text
+    assert "vendored" in text
+    src = next(r for r in out if r.file == "src/")
+    assert "`m7.py`: change 7" in src.change
+    rows, _ = ft.parse_rows(text)
+    assert next(r for r in rows if r.file == "src/").change == src.change
+
+
+def test_one_file_is_singular() -> None:
+    row = ft._folded("pkg", [ft.Row("pkg/a.py", "", "done", "+1/-0")])
+    assert ft.render([row]).splitlines()[-1] == "| `pkg/` (1 file) |  | done ×1 | +1/-0 |"
+    _, note = ft.group([ft.Row(f"d{i}/a.py") for i in range(2)] + [ft.Row("d0/b.py")], cap=2)
+    assert note == "_2 files grouped into 1 directory row to keep the table at 2 rows._"
+
+
+@given(paths, st.integers(min_value=1, max_value=30), st.data())
+def test_group_keeps_every_change_each_directory_once_and_counts_add_up(
+    files: list[str], cap: int, data: st.DataObject
+) -> None:
+    described = data.draw(st.lists(st.booleans(), min_size=len(files), max_size=len(files)))
+    rows = [
+        ft.Row(f, f"did {f}" if d else "", "done" if d else "unlisted", "+2/-1")
+        for f, d in zip(files, described, strict=True)
+    ]
+    out, note = ft.group(rows, cap)
+    assert len(out) <= max(cap, 1)
+    assert len(_names(out)) == len(set(_names(out)))  # each directory (and file) once
+    assert _leaf_paths(out) == sorted(files)
+    text = ft.render(out, note)
+    for r in rows:
+        if r.change:
+            assert r.change in text, r.file
+    for r in out:
+        if r.folded:
+            assert _state_total(r) == len(r.members)
+            assert r.ref == f"+{2 * len(r.members)}/-{len(r.members)}"
+    if len(files) > cap:
+        grouped = [r for r in out if r.folded]
+        n = sum(len(r.members) for r in grouped)
+        assert note.startswith(f"_{n} file{'s' if n != 1 else ''} grouped into {len(grouped)} ")
+    if "./" in _names(out):  # the last resort: every file without a Change is in a group
+        assert all(r.folded or r.change for r in out)
