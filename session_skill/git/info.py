@@ -19,13 +19,20 @@ TIMEOUT = 4.0
 @dataclass
 class GitState:
     available: bool = False
+    missing: bool = False  # no git executable at all (not the same as "not a repository")
     branch: str | None = None  # "detached" on a detached HEAD
     commit: str | None = None
     dirty: int = 0
     refs: dict[str, str] = field(default_factory=dict)  # path -> Ref, changed paths only
 
 
+class GitMissing(Exception):
+    """No `git` executable to run."""
+
+
 def _git(root: Path, *args: str) -> str | None:
+    """git's stdout, or None when it failed. Paths are asked for with `-z` wherever git
+    would otherwise quote them (a tab, newline, quote or backslash in a name)."""
     try:
         proc = subprocess.run(
             ["git", "-c", "core.quotepath=off", "-C", str(root), *args],
@@ -33,6 +40,8 @@ def _git(root: Path, *args: str) -> str | None:
             timeout=TIMEOUT,
             stdin=subprocess.DEVNULL,
         )
+    except FileNotFoundError:
+        raise GitMissing from None
     except (OSError, subprocess.SubprocessError):
         return None
     if proc.returncode != 0:
@@ -42,6 +51,13 @@ def _git(root: Path, *args: str) -> str | None:
 
 def state(root: Path, *, since: datetime | None = None) -> GitState:
     """Branch, short commit, dirty count and a Ref for every changed path."""
+    try:
+        return _state(root, since)
+    except GitMissing:
+        return GitState(missing=True)
+
+
+def _state(root: Path, since: datetime | None) -> GitState:
     probe = _git(root, "rev-parse", "--is-inside-work-tree", "--show-prefix")
     if probe is None:
         return GitState()
@@ -99,32 +115,45 @@ def _refs(root: Path, *, has_head: bool) -> dict[str, str]:
             else:
                 refs[path] = "—"
     if has_head:
-        numstat = _git(root, "diff", "--numstat", "HEAD")
-        for line in (numstat or "").splitlines():
-            parts = line.split("\t")
+        # -z: `A<TAB>R<TAB>path\0`, or `A<TAB>R<TAB>\0old\0new\0` for a rename.
+        fields = (_git(root, "diff", "--numstat", "-z", "HEAD") or "").split("\0")
+        i = 0
+        while i < len(fields):
+            parts = fields[i].split("\t", 2)
+            i += 1
             if len(parts) < 3:
                 continue
-            added, removed, path = parts[0], parts[1], parts[2]
-            if " => " in path:
-                continue  # renames are reported by status
+            added, removed, path = parts
+            if not path:
+                i += 2  # a rename: status reports it
+                continue
             if refs.get(path, "—") == "—" and path in refs:
                 refs[path] = "binary" if added == "-" else f"+{added}/-{removed}"
     return refs
 
 
 def committed_since(root: Path, since: datetime) -> list[str]:
-    out = _git(
-        root, "log", f"--since={since.isoformat()}", "--name-only", "--pretty=format:", "HEAD"
-    )
-    seen: dict[str, None] = {}
-    for line in (out or "").splitlines():
-        if line.strip():
-            seen.setdefault(line.strip(), None)
-    return list(seen)
+    try:
+        out = _git(
+            root,
+            "log",
+            f"--since={since.isoformat()}",
+            "--name-only",
+            "-z",
+            "--pretty=format:",
+            "HEAD",
+        )
+    except GitMissing:
+        return []
+    # -z: every path ends in NUL, and commits are parted by an empty one.
+    return list(dict.fromkeys(p for p in (out or "").split("\0") if p.strip()))
 
 
 def head_info(root: Path) -> tuple[str | None, str | None]:
     """(branch, short commit) cheaply, for recall's drift line."""
     branch = current_branch(root)
-    head = _git(root, "rev-parse", "--short", "HEAD")
+    try:
+        head = _git(root, "rev-parse", "--short", "HEAD")
+    except GitMissing:
+        head = None
     return branch, head.strip() if head else None

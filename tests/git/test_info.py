@@ -132,3 +132,45 @@ def test_project_in_a_subdirectory_gets_project_relative_paths(project: Path) ->
         "renamed.py": "renamed from old.py",
         "../../README.md": "+1/-1",
     }
+
+
+# -- issue 11 #7: names git quotes (tab, newline, quote, backslash, non-ASCII) -------------
+ODD_NAMES = ["tab\there.py", "new\nline.py", 'quo"te.py', "back\\slash.py", "ünï cödé.py"]
+
+
+@pytest.mark.parametrize("quote_path", ["true", "false"])
+def test_refs_for_names_git_quotes(project: Path, quote_path: str) -> None:
+    git(project, "config", "core.quotePath", quote_path)
+    for name in ODD_NAMES:
+        (project / name).write_text("one\n")
+    (project / "renamed from.py").write_text("r\n" * 4)
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "odd names")
+    since = datetime.now(timezone.utc) - timedelta(minutes=5)
+    for name in ODD_NAMES:
+        (project / name).write_text("one\ntwo\n")
+    git(project, "mv", "renamed from.py", 'to\t"odd".py')
+    st = gitinfo.state(project)
+    assert st.refs == {
+        **dict.fromkeys(ODD_NAMES, "+1/-0"),
+        'to\t"odd".py': "renamed from renamed from.py",
+    }
+    git(project, "commit", "-q", "-am", "more")
+    assert {*ODD_NAMES, 'to\t"odd".py'} <= set(gitinfo.committed_since(project, since))
+    refs = gitinfo.state(project, since=since).refs
+    names = [*ODD_NAMES, 'to\t"odd".py']
+    assert {name: refs.get(name) for name in names} == dict.fromkeys(names, "committed")
+
+
+# -- issue 11 #25: git missing is not "not a git repository" ---------------------------------
+def test_git_not_found_is_told_apart(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(project / "no-such-bin"))
+    st = gitinfo.state(project)
+    assert not st.available and st.missing
+    assert gitinfo.state(project / "..").missing
+    monkeypatch.undo()
+
+
+def test_not_a_repository_is_not_git_missing(tmp_path: Path) -> None:
+    st = gitinfo.state(tmp_path)
+    assert not st.available and not st.missing
