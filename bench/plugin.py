@@ -29,7 +29,7 @@ from bench.proc import Case, Run, measure
 ROOT = Path(__file__).resolve().parent.parent
 SHIM = ROOT / "bin" / "session-skill"
 HOOK_MAX, CLI_MAX = 1.5, 6.0  # x floor: the startup group's targets, to hold through the shim
-SHIM_ALONE_MAX = 0.25  # x floor: the shim exec'ing /bin/true, against /bin/true
+SHIM_ALONE_MAX = 0.25  # x floor: the shim exec'ing /bin/true (its own cost, plus true's)
 ON_INVOKE_MAX = 1000  # tokens
 PARK_IDEA = "benchmark the queue depth against the retry budget before the next release"
 CLAUDE_VERSION = os.environ.get("SESSION_SKILL_E2E_CLAUDE_VERSION", "2.1.328")
@@ -121,19 +121,19 @@ def shim_rows(
     floor = Case("floor", floor_argv, env=env, cwd=str(tmp))
     true_data, true = alone(tmp)
     true_env = {**env, "SESSION_SKILL_PLUGIN_DATA": str(true_data)}
-    bare = Case("direct: true", [str(true)], env=true_env, cwd=root)
+    bare = Case("true", [str(true)], env=true_env, cwd=root)
     shim_true = Case("shim alone: exec true", [str(SHIM), "list"], env=true_env, cwd=root)
     cases = [floor, bare, shim_true, *(c for pair in pairs for c in pair)]
     log(f"plugin: {len(cases)} commands x {runs} runs, interleaved")
     measure(cases, runs=runs, progress=lambda m: log(f"plugin: {m}"))
     own_ms = (shim_true.median - bare.median) * 1000
-    share = (shim_true.median - bare.median) / floor.median
-    own = row("plugin", shim_true.name, shim_true, bare)
-    own.extra.update(shim_ms=round(own_ms, 2), share_of_floor=round(share, 3))
+    own = row("plugin", shim_true.name, shim_true, floor)  # judged on the whole shim + exec
+    own.extra.update(shim_ms=round(own_ms, 2), true_median_s=round(bare.median, 5))
+    share = own.ratio or 0.0
     out = [
         row("plugin", "floor: python -I -c 'import json'", floor),
-        own.judge(f"+ ≤ {SHIM_ALONE_MAX:g}x floor", share <= SHIM_ALONE_MAX,
-                  f"+{own_ms:.1f} ms = {share:.2f}x floor"),
+        own.judge(f"≤ {SHIM_ALONE_MAX:g}x floor", share <= SHIM_ALONE_MAX,
+                  f"{own_ms:+.1f} ms over exec true"),
     ]  # fmt: skip
     for base, via in pairs:
         out.append(row("plugin", base.name, base, floor))
