@@ -25,7 +25,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import context
+from bench import context, plugin
 from bench.fixtures import Project
 from bench.proc import Case, Run, measure, peak_rss_mb
 
@@ -331,7 +331,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="5 runs (sweep: 3), not 15")
     parser.add_argument("--runs", type=int, help="runs per measurement (default 15)")
     parser.add_argument(
-        "--only", choices=("startup", "scale", "sweep"), action="append", help="run only these"
+        "--only",
+        choices=("startup", "scale", "sweep", "plugin"),
+        action="append",
+        help="run only these",
     )
     parser.add_argument(
         "--sizes", default="20,200", help="sweep transcript sizes in MB (default 20,200)"
@@ -340,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = args.runs or (5 if args.quick else 15)
     sweep_runs = args.runs or (3 if args.quick else 15)
-    groups = args.only or ["startup", "scale", "sweep"]
+    groups = args.only or ["startup", "scale", "sweep", "plugin"]
     started = time.monotonic()
 
     def log(message: str) -> None:
@@ -358,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         if "sweep" in groups:
             sizes = [int(mb) * MB for mb in args.sizes.split(",")]
             rows += sweep(tmp, env, sweep_runs, sizes, log)
+        if "plugin" in groups:
+            rows += plugin.rows(tmp, env, runs, log, row=Row, floor_argv=FLOOR)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     skill = context.skill_stats()
