@@ -50,6 +50,9 @@ def _in_codex(env: Mapping[str, str]) -> bool:
 
 
 def via_plugin(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the Claude Code plugin started us: its `bin/session-skill` sets
+    SESSION_SKILL_VIA=plugin for every command and hook it runs (a pip-installed
+    `session-skill` earlier on PATH does not, and then says `/session`)."""
     env = os.environ if env is None else env
     return env.get("SESSION_SKILL_VIA", "") == "plugin"
 

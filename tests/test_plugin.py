@@ -99,6 +99,19 @@ def test_icon_is_a_square_png_the_directory_accepts() -> None:
     assert len(data) < 2 * 1024 * 1024
 
 
+def test_via_plugin_names_the_plugin_command() -> None:
+    assert agent.via_plugin({"SESSION_SKILL_VIA": "plugin"})
+    for other in ({}, {"SESSION_SKILL_VIA": ""}, {"SESSION_SKILL_VIA": "pip"}):
+        assert not agent.via_plugin(other)
+        assert agent.skill(other) == agent.PROJECT_SKILL
+    assert agent.skill({"SESSION_SKILL_VIA": "plugin"}) == "/session-skill:session"
+    assert (
+        agent.hint("recall x", {"SESSION_SKILL_VIA": "plugin"}) == "/session-skill:session recall x"
+    )
+    # the plugin is Claude Code's: inside Codex the skill stays $session
+    assert agent.skill({"SESSION_SKILL_VIA": "plugin", "CODEX_THREAD_ID": "t"}) == "$session"
+
+
 # -- hooks.json -------------------------------------------------------------------------------
 
 
