@@ -4,6 +4,12 @@ It runs at every session start, so it imports only cheap standard-library module
 no process and never touches the network. Most session starts have nothing pending and stop
 at the `LATEST` gate; the modules only a pending doc needs are imported after that gate.
 Whatever happens, it exits 0: a failure is one line on stderr, never a broken session.
+
+An automatic handover (`trigger: session-end`, written by the SessionEnd hook when /clear came
+without a dump, SPEC §8.1) is handled as the `auto` setting says: `notice` (default) tells
+the model it exists, once (`noticed_at`), and leaves it pending for `recall`; `inject` injects
+it like a dumped doc, labelled automatic; `off` says nothing. Whatever the hook gives, it
+also tells the user in one line (`systemMessage`).
 """
 
 from __future__ import annotations
@@ -32,19 +38,34 @@ HARD_LIMIT = 9_500  # Claude Code files away values over 10,000 characters
 LOCK_WAIT = 0.5
 HEAD_SECTIONS = ("Goal", "Files touched", "Next step")
 DETACHED = frozenset({"detached", "head", "(detached)", "detached head"})
+AUTOMATIC = "session-end"  # the `trigger` of a doc the SessionEnd hook wrote
+NOTICE_LIMIT = 600  # characters: a notice costs every request of the session
 
 
 class _Pending:
     """A doc that passed every read-only gate."""
 
-    __slots__ = ("slug", "path", "branch", "age", "body")
+    __slots__ = ("slug", "path", "branch", "age", "body", "meta")
 
-    def __init__(self, slug: str, path: str, branch: str, age: float, body: str) -> None:
+    def __init__(
+        self,
+        slug: str,
+        path: str,
+        branch: str,
+        age: float,
+        body: str,
+        meta: dict[str, str] | None = None,
+    ) -> None:
         self.slug = slug
         self.path = path
         self.branch = branch
         self.age = age  # seconds since `created`; negative within the skew allowance
         self.body = body
+        self.meta = {} if meta is None else meta  # the frontmatter
+
+    @property
+    def automatic(self) -> bool:
+        return self.meta.get("trigger", "").strip() == AUTOMATIC
 
 
 def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) -> str:
@@ -72,21 +93,130 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
         return ""
 
     current = githead.current_branch(root)
+    if pending.automatic:
+        return _automatic(source[0], pending, root, store, current, now_ts, env)
     if _branch_differs(pending.branch, current):
         return _output(
             f"A session handover `{slug}` from {_ago(pending.age)} was written on branch "
             f"`{pending.branch}`, but `{current}` is checked out now, so it was not loaded; "
-            f"`{agent.hint('recall ' + slug, env)}` loads it."
+            f"`{agent.hint('recall ' + slug, env)}` loads it.",
+            f"session-skill: handover `{slug}` not loaded: it was written on "
+            f"`{pending.branch}` and `{current}` is checked out; "
+            f"`{agent.hint('recall ' + slug, env)}` loads it",
         )
     if source[0] == "startup":
         return _output(
             f"A session handover from {_ago(pending.age)} is pending in this project "
-            f"(`{slug}`); `{agent.hint('recall', env)}` loads it."
+            f"(`{slug}`); `{agent.hint('recall', env)}` loads it.",
+            f"session-skill: handover `{slug}` ({_old(pending.age)}) is pending; "
+            f"`{agent.hint('recall', env)}` loads it",
         )
     consumed = _consume(store, slug, doc_path, now_ts, env)
     if consumed is None:
         return ""  # another process consumed it first, or the store was busy
-    return _output(render(consumed, env))
+    return _output(render(consumed, env), _restored(consumed))
+
+
+def _automatic(
+    source: str,
+    pending: _Pending,
+    root: str,
+    store: str,
+    current: str | None,
+    now: float,
+    env: Mapping[str, str],
+) -> str:
+    """An automatic handover: inject it, or say once that it exists, as `auto` says."""
+    from session_skill.store import settings
+
+    auto = settings.effective(settings.AUTO, root, env)
+    for problem in auto.problems:
+        _warn(problem)
+    if auto.value == settings.OFF:
+        return ""
+    moved = _branch_differs(pending.branch, current)
+    if auto.value == settings.INJECT and source == "clear" and not moved:
+        consumed = _consume(store, pending.slug, pending.path, now, env)
+        if consumed is None:
+            return ""
+        return _output(render(consumed, env), _restored(consumed))
+    noticed = _notice_once(store, pending, now, env)
+    if noticed is None:
+        return ""  # told already (another session got there first), or the store was busy
+    return _output(*notice(noticed, current if moved else None, env))
+
+
+def notice(
+    pending: _Pending, current: str | None = None, env: Mapping[str, str] | None = None
+) -> tuple[str, str]:
+    """(the model's notice, ≤ NOTICE_LIMIT characters; the user's line) for an automatic
+    handover left pending; `current` names the branch checked out when it differs."""
+    from session_skill import agent
+
+    slug, recall = pending.slug, agent.hint("recall", env)
+    files, items = captured(pending.body)
+    what = f"{_count(files, 'file')} and {_count(items, 'open item')}"
+    moved = (
+        f" It was written on branch `{pending.branch}`; `{current}` is checked out now."
+        if current
+        else ""
+    )
+    text = (
+        f"No {agent.hint('dump', env)} ran before /clear, so session-skill saved the previous "
+        f"conversation as an automatic handover `{slug}` {_ago(pending.age)}, built from its "
+        f"transcript and git (extractive, no model). Goal: {{goal}}. It holds {what}; it was "
+        f"not loaded here.{moved} `{recall}` loads it."
+    )
+    from session_skill.handover.doc import section_content
+
+    goal = " ".join(section_content(pending.body, "Goal").split()) or "(none recorded)"
+    room = NOTICE_LIMIT - len(text) + len("{goal}")
+    if len(goal) > room:
+        goal = goal[: max(room - 1, 0)].rstrip() + "…"
+    message = (
+        f"session-skill: no {agent.hint('dump', env)} before /clear; the conversation was "
+        f"saved as `{slug}` ({what}), not loaded — `{recall}` loads it"
+    )
+    return text.replace("{goal}", goal)[:NOTICE_LIMIT], message
+
+
+def captured(body: str) -> tuple[int, int]:
+    """(files in the Files touched table, bullets under Outstanding) of a doc's body."""
+    import re
+
+    from session_skill.handover.doc import section_content
+
+    rows = [
+        line
+        for line in section_content(body, "Files touched").splitlines()
+        if line.lstrip().startswith("|")
+    ][2:]  # the header and its separator
+    files = 0
+    for row in rows:
+        grouped = re.search(r"\((\d+) files\)", row.split("|")[1] if "|" in row else "")
+        files += int(grouped.group(1)) if grouped else 1
+    items = sum(
+        1
+        for line in section_content(body, "Outstanding").splitlines()
+        if line.lstrip().startswith(("- ", "* "))
+    )
+    return files, items
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _restored(pending: _Pending) -> str:
+    """The user's line for an injected handover: slug, tokens, age."""
+    tokens = pending.meta.get("tokens", "").strip()
+    if tokens.isdigit():
+        approx = "~" if pending.meta.get("token_method") else ""
+        tokens = f"{approx}{tokens} tokens, "
+    else:
+        tokens = ""
+    kind = "the automatic handover" if pending.automatic else "handover"
+    return f"session-skill: restored {kind} `{pending.slug}` ({tokens}{_old(pending.age)})"
 
 
 def _source(payload: bytes) -> tuple[str, str | None] | None:
@@ -126,6 +256,10 @@ def _pending(slug: str, path: str, text: str | None, now: float) -> _Pending | N
     meta = frontmatter.parse(split.lines)
     if not frontmatter.is_false(meta.get("consumed")):
         return None
+    from session_skill.store.consume import NOTICED
+
+    if meta.get(NOTICED):  # an automatic handover the hook told about already
+        return None
     from session_skill.times import epoch
 
     created = epoch(meta.get("created"))
@@ -134,7 +268,7 @@ def _pending(slug: str, path: str, text: str | None, now: float) -> _Pending | N
     age = now - created
     if age > MAX_AGE or age < -MAX_FUTURE:
         return None
-    return _Pending(slug, path, meta.get("branch", "").strip(), age, split.body)
+    return _Pending(slug, path, meta.get("branch", "").strip(), age, split.body, meta)
 
 
 def _branch_differs(doc_branch: str, current: str | None) -> bool:
@@ -170,6 +304,31 @@ def _consume(
     return None if text is None else _pending(slug, path, text, now)
 
 
+def _notice_once(
+    store: str, pending: _Pending, now: float, env: Mapping[str, str]
+) -> _Pending | None:
+    """Mark an automatic handover noticed under the lock, its gates checked again."""
+    from session_skill import agent
+    from session_skill.store.consume import notice_once
+    from session_skill.store.lock import LockTimeout
+    from session_skill.times import format_epoch
+
+    slug, path = pending.slug, pending.path
+    try:
+        text = notice_once(
+            store,
+            slug,
+            stamp=format_epoch(now),
+            timeout=LOCK_WAIT,
+            gate=lambda text: _pending(slug, path, text, now) is not None,
+        )
+    except LockTimeout:
+        lock = os.path.join(store, storepaths.LOCK)
+        _warn(f"the store is busy ({lock}); `{agent.hint('recall ' + slug, env)}` loads it")
+        return None
+    return None if text is None else _pending(slug, path, text, now)
+
+
 def render(pending: _Pending, env: Mapping[str, str] | None = None) -> str:
     """Banner and body; over FULL_LIMIT the head only, always under HARD_LIMIT."""
     from session_skill import agent
@@ -178,12 +337,22 @@ def render(pending: _Pending, env: Mapping[str, str] | None = None) -> str:
     recall = agent.hint("recall", env)
     where = f" on branch `{pending.branch}`" if pending.branch else ""
     rel = "/".join((*storepaths.STORE_PARTS, f"{slug}.md"))
-    banner = (
-        f"Session handover `{slug}`, restored after /clear: dumped {_ago(pending.age)}"
-        f"{where}, stored at {rel}. This is a handover written earlier in this project "
-        f"with {agent.hint('dump', env)}: the state of the work when the context was cleared. "
-        f"It is now marked consumed; `{recall} {slug}` prints it again."
-    )
+    if pending.automatic:
+        banner = (
+            f"Automatic session handover `{slug}`, restored after /clear: saved "
+            f"{_ago(pending.age)}{where}, stored at {rel}. No {agent.hint('dump', env)} ran "
+            f"before /clear, so session-skill built this handover earlier in this project from "
+            f"the previous conversation's transcript and git (extractive, no model): its Goal "
+            f"is the first request, the rest what the transcript shows was left open. It is "
+            f"now marked consumed; `{recall} {slug}` prints it again."
+        )
+    else:
+        banner = (
+            f"Session handover `{slug}`, restored after /clear: dumped {_ago(pending.age)}"
+            f"{where}, stored at {rel}. This is a handover written earlier in this project "
+            f"with {agent.hint('dump', env)}: the state of the work when the context was "
+            f"cleared. It is now marked consumed; `{recall} {slug}` prints it again."
+        )
     body = pending.body.replace("\r\n", "\n").strip("\n")
     full = f"{banner}\n\n{body}\n"
     if len(full) <= FULL_LIMIT:
@@ -241,8 +410,17 @@ def _ago(seconds: float) -> str:
     return "<1 min ago" if minutes < 1 else f"{minutes} min ago"
 
 
-def _output(context: str) -> str:
-    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
+def _old(seconds: float) -> str:
+    minutes = int(seconds // 60)
+    return "<1 min old" if minutes < 1 else f"{minutes} min old"
+
+
+def _output(context: str, message: str) -> str:
+    """The hook's JSON: the model's context, and one line shown to the user."""
+    out: dict[str, object] = {
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context},
+        "systemMessage": " ".join(message.split()),
+    }
     return json.dumps(out, ensure_ascii=False) + "\n"
 
 

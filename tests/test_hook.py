@@ -83,7 +83,8 @@ def run_hook(root: Path | None, source: str | None = "clear", *, now: datetime =
 
 def context(out: str) -> str:
     data = json.loads(out)
-    assert list(data) == ["hookSpecificOutput"]
+    assert list(data) == ["hookSpecificOutput", "systemMessage"]  # issue 12: a line for the user
+    assert data["systemMessage"].startswith("session-skill: ") and "\n" not in data["systemMessage"]
     assert data["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     text = data["hookSpecificOutput"]["additionalContext"]
     assert isinstance(text, str)

@@ -31,6 +31,8 @@ app = typer.Typer(
 )
 hook_app = typer.Typer(help="Hooks run by Claude Code / Codex.", no_args_is_help=True)
 app.add_typer(hook_app, name="hook")
+config_app = typer.Typer(help="Settings: auto (notice, inject or off).", no_args_is_help=True)
+app.add_typer(config_app, name="config")
 
 _state: dict[str, str | None] = {"project": None}
 
@@ -197,6 +199,40 @@ def dispatch(
 @hook_app.command("session-start")
 def hook_session_start(ctx: typer.Context) -> int:
     """SessionStart hook: payload on stdin, handover as additionalContext on stdout."""
+    return _run(ctx)
+
+
+@hook_app.command("session-end")
+def hook_session_end(ctx: typer.Context) -> int:
+    """SessionEnd hook: on /clear without a dump, write the automatic handover."""
+    return _run(ctx)
+
+
+UserLevelOpt = Annotated[
+    bool, typer.Option("--user", help="The user-level default, not this project's value.")
+]
+
+
+@config_app.command("get")
+def config_get(
+    ctx: typer.Context,
+    key: Annotated[str | None, typer.Argument(help="The setting (default: all).")] = None,
+    user: UserLevelOpt = False,
+    project: ProjectOpt = None,
+) -> int:
+    """Print a setting's effective value and where it comes from."""
+    return _run(ctx)
+
+
+@config_app.command("set")
+def config_set(
+    ctx: typer.Context,
+    key: Annotated[str, typer.Argument(help="The setting, e.g. auto.")],
+    value: Annotated[str, typer.Argument(help="Its value, e.g. notice, inject or off.")],
+    user: UserLevelOpt = False,
+    project: ProjectOpt = None,
+) -> int:
+    """Set a setting for this project (.claude/session-skill.json), or --user."""
     return _run(ctx)
 
 

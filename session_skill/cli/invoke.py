@@ -237,6 +237,35 @@ def _hook_session_start(call: Call) -> Output:
     return Output("", hook_main())
 
 
+def _hook_session_end(call: Call) -> Output:
+    from session_skill.commands.output import Output
+    from session_skill.hook_end import main as hook_end_main
+
+    return Output("", hook_end_main())
+
+
+def _config_get(call: Call) -> Output:
+    import os
+
+    from session_skill.commands.config import get
+
+    root = str(store_of(call).root)
+    return get(
+        root, call.words[0] if call.words else None, user=call.flag("--user"), env=os.environ
+    )
+
+
+def _config_set(call: Call) -> Output:
+    import os
+
+    from session_skill.commands.config import set_value
+
+    if len(call.words) != 2:
+        raise UsageError("config set takes a KEY and a VALUE, e.g. `config set auto inject`")
+    key, value = call.words
+    return set_value(str(store_of(call).root), key, value, user=call.flag("--user"), env=os.environ)
+
+
 _RUNNERS: dict[str, Callable[[Call], Output]] = {
     "dump": _dump,
     "recall": _recall,
@@ -249,4 +278,7 @@ _RUNNERS: dict[str, Callable[[Call], Output]] = {
     "uninstall": _uninstall,
     "demo": _demo,
     "hook session-start": _hook_session_start,
+    "hook session-end": _hook_session_end,
+    "config get": _config_get,
+    "config set": _config_set,
 }

@@ -100,6 +100,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("uninstall", flags=("--user",), values=("--agent", *_STORE)),
     Command("demo"),
     Command("hook session-start"),
+    Command("hook session-end"),
+    Command("config get", flags=("--user",), values=_STORE, words=1),
+    Command("config set", flags=("--user",), values=_STORE, words=2),
 )
 
 BY_NAME: dict[str, Command] = {c.name: c for c in COMMANDS}

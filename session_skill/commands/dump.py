@@ -20,6 +20,10 @@ from session_skill.store.docs import all_docs
 from session_skill.store.store import STORE_REL, Store
 from session_skill.times import format_time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_skill.handover.tokens import Counter
+
 TOKEN_CAP = 1500
 
 
@@ -87,8 +91,14 @@ def write(
     now: datetime,
     capture: str = "summarized",
     observed: Observed | None = None,
+    trigger: str | None = None,
+    token_counter: Counter | None = None,
+    lock_timeout: float | None = 30.0,
 ) -> Output:
-    from session_skill.handover.tokens import counter
+    """Write a doc. `trigger` records what wrote it when no one asked (the SessionEnd hook);
+    `token_counter` replaces cl100k_base (a hook cannot wait for tiktoken's encoding), and
+    the doc then says how it was counted (`token_method`)."""
+    from session_skill.handover.tokens import ENCODING_NAME, counter
 
     if replace and not name:
         raise SessionError("--replace needs the NAME of the doc to overwrite")
@@ -106,7 +116,7 @@ def write(
     slug = slug_for(store, slug_name, obs.git, now)
 
     body, n_files = _merge_files(body, obs, store.root)
-    count = counter()
+    count = token_counter or counter()
     tokens = count.count(body)
     over = tokens > TOKEN_CAP
     if over and not force:
@@ -127,15 +137,17 @@ def write(
     if obs.session_id:
         meta.append(("session_id", obs.session_id))
     meta += [("agent", agent.agent()), ("capture", capture)]
+    if trigger:
+        meta.append(("trigger", trigger))
     keep = {
         k: v
         for k, v in model_meta.items()
         if k not in handover.TOOL_KEYS
         and k not in {m[0] for m in meta}
-        and k not in ("follows", "tokens", "over_cap", "consumed_at", "consumed_by")
+        and k not in ("follows", "tokens", "token_method", "over_cap", "consumed_at", "consumed_by")
     }
     store.ensure()
-    with store.lock():
+    with store.lock(lock_timeout):
         follows = _previous_of_branch(
             store, g.branch if g.available else None, exclude=slug if replace else None
         )
@@ -143,6 +155,8 @@ def write(
         if follows:
             extra.append(("follows", follows))
         extra.append(("tokens", tokens))
+        if count.method != ENCODING_NAME:
+            extra.append(("token_method", count.method))
         if over:
             extra.append(("over_cap", True))
         extra += list(keep.items())
@@ -253,8 +267,14 @@ def _extractive(
     session_id: str | None,
     as_json: bool,
     now: datetime,
+    observed: Observed | None = None,
+    trigger: str | None = None,
+    token_counter: Counter | None = None,
+    lock_timeout: float | None = 30.0,
 ) -> Output:
-    obs = observe(store, transcript=transcript, session_id=session_id, with_sweep=True)
+    """The doc built from the transcript and git; `observed` when the caller has looked
+    already (the SessionEnd hook checks for a user request first); the rest go to `write`."""
+    obs = observed or observe(store, transcript=transcript, session_id=session_id, with_sweep=True)
     if obs.transcript is None:
         raise SessionError(
             "no transcript found for --extractive: pass --transcript PATH or --session-id ID"
@@ -278,9 +298,43 @@ def _extractive(
         now=now,
         capture="extractive",
         observed=obs,
+        trigger=trigger,
+        token_counter=token_counter,
+        lock_timeout=lock_timeout,
     )
 
 
 def _clip(text: str, n: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+# -- automatic ------------------------------------------------------------------------
+AUTOMATIC_TRIGGER = "session-end"
+
+
+def automatic(
+    store: Store,
+    observed: Observed,
+    *,
+    now: datetime,
+    token_counter: Counter,
+    lock_timeout: float,
+) -> Output:
+    """The handover of a session that ended with /clear and no dump (the SessionEnd hook):
+    the extractive doc, marked `trigger: session-end`, written even over the cap (nobody is
+    there to compress it). JSON output, as `dump --extractive --json` prints it."""
+    return _extractive(
+        store,
+        None,
+        force=True,
+        replace=False,
+        transcript=str(observed.transcript) if observed.transcript else None,
+        session_id=observed.session_id,
+        as_json=True,
+        now=now,
+        observed=observed,
+        trigger=AUTOMATIC_TRIGGER,
+        token_counter=token_counter,
+        lock_timeout=lock_timeout,
+    )

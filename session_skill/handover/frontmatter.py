@@ -149,3 +149,19 @@ def flip_consumed(text: str, by: str, at: str) -> str | None:
     head = "---" + newline + "".join(line + newline for line in out) + "---" + newline
     prefix = "\ufeff" if text.startswith("\ufeff") else ""
     return prefix + head + s.body
+
+
+def set_key(text: str, key: str, value: str) -> str | None:
+    """`key: value` in the frontmatter (replacing that key's line, else appended to it).
+
+    Returns None when the text has no frontmatter. The body's bytes are untouched.
+    """
+    s = split(text)
+    if not s.has_frontmatter:
+        return None
+    newline = "\r\n" if "\r\n" in s.head else "\n"
+    out = [line for line in s.lines if not ((m := _KEY_RE.match(line)) and m.group(1) == key)]
+    out.append(f"{key}: {format_value(value)}")
+    head = "---" + newline + "".join(line + newline for line in out) + "---" + newline
+    prefix = "\ufeff" if text.startswith("\ufeff") else ""
+    return prefix + head + s.body

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 DOC_LIMIT = 1 << 20  # a capped handover is ~6 KB; anything this big is not one
+NOTICED = "noticed_at"
 
 
 def doc_path(store_dir: str, slug: str) -> str:
@@ -51,3 +52,29 @@ def consume(
         if paths.read_latest(store_dir) == slug:
             paths.clear_latest(store_dir)
         return text if flipped is not None else None
+
+
+def notice_once(
+    store_dir: str,
+    slug: str,
+    *,
+    stamp: str,
+    timeout: float | None,
+    gate: Callable[[str], bool],
+) -> str | None:
+    """Mark a doc `noticed_at: <stamp>` (an automatic handover the hook told about without
+    injecting it: the notice is given once, the doc stays pending for `recall`).
+
+    The doc's text as it was when this call marked it; None when it did not (gone, refused
+    by `gate`, which must refuse a doc already noticed). Raises `lock.LockTimeout`.
+    """
+    path = doc_path(store_dir, slug)
+    with file_lock(os.path.join(store_dir, paths.LOCK), timeout):
+        text = fileio.read_regular(path, DOC_LIMIT)
+        if text is None or not gate(text):
+            return None
+        marked = frontmatter.set_key(text, NOTICED, stamp)
+        if marked is None:
+            return None
+        fileio.atomic_write(path, marked.encode("utf-8"))
+        return text

@@ -465,7 +465,8 @@ def verify(case: Case, out: str, err: str, before: dict[str, object]) -> None:
         return
     assert out.endswith("\n") and out.count("\n") == 1, (where, out[:300])
     data = json.loads(out)
-    assert list(data) == ["hookSpecificOutput"], where
+    assert list(data) == ["hookSpecificOutput", "systemMessage"], where
+    assert "\n" not in data["systemMessage"] and case.slug in data["systemMessage"], where
     inner = data["hookSpecificOutput"]
     assert list(inner) == ["hookEventName", "additionalContext"], where
     assert inner["hookEventName"] == "SessionStart", where
