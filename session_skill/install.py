@@ -25,6 +25,16 @@ from session_skill.store.store import STORE_REL, Store, find_project_root, templ
 HOOK_MARK = "-m session_skill hook session-start"  # how we recognise our own hook entry
 MATCHER = "startup|clear"
 HOOK_TIMEOUT = 10
+END_MARK = "-m session_skill hook session-end"
+# SessionEnd matches on its reason; only /clear is of use. Its entry must set a timeout:
+# without one Claude Code kills a SessionEnd hook after ~1.5 s (seen, 2.1.328).
+END_MATCHER = "clear"
+# The hooks each client gets: (event, matcher, how our command is recognised). Codex's /clear
+# fires no SessionEnd (seen with codex-cli 0.171.0), so it gets the SessionStart hook only.
+EVENTS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "claude": (("SessionStart", MATCHER, HOOK_MARK), ("SessionEnd", END_MATCHER, END_MARK)),
+    "codex": (("SessionStart", MATCHER, HOOK_MARK),),
+}
 SKILL_MARK = "session-skill dispatch"  # how we recognise our own SKILL.md (any version)
 GITIGNORE_LINE = ".claude/state/"
 # Lines that already keep the store out of git.
@@ -274,17 +284,38 @@ def _install_skill(place: _Place) -> list[_Step]:
 
 
 def _install_hook(place: _Place, command: str) -> list[_Step]:
+    """One step writing the client's hook entries (SessionStart, and SessionEnd for Claude
+    Code): each added when missing, its command updated when the interpreter moved."""
     shown = place.show(place.settings)
     original = _read_json(place.settings, shown)
     data = json.loads(json.dumps(original))  # a deep copy to edit
-    entries = _session_start(data, shown, create=True)
+    added: list[str] = []
+    updated: list[str] = []
+    for event, matcher, mark in EVENTS[place.agent]:
+        entries = _session_start(data, shown, create=True, event=event)
+        before = json.dumps(entries)
+        if not _merge_hook(entries, command.replace(HOOK_MARK, mark), matcher, mark):
+            added.append(event)
+        elif json.dumps(entries) != before:
+            updated.append(event)
+    if data == original:
+        return []
+    if updated and added:
+        what = f"update the {_hooks(updated)} and add the {_hooks(added)} in"
+    else:
+        what = f"update the {_hooks(updated)} in" if updated else f"add the {_hooks(added)} to"
+    return [_Step(f"{what} {shown}", place.settings, _dump_json(data))]
+
+
+def _merge_hook(entries: list[Any], command: str, matcher: str, mark: str) -> bool:
+    """Our hook in one event's entries, with `command`; False when it had to be added."""
     found = False
     for entry in list(entries):
         hooks = entry.get("hooks") if isinstance(entry, dict) else None
         if not isinstance(hooks, list):
             continue
         for hook in list(hooks):
-            if not _is_ours(hook):
+            if not _is_ours(hook, mark):
                 continue
             if found:  # a duplicate of ours: one is enough
                 hooks.remove(hook)
@@ -296,14 +327,16 @@ def _install_hook(place: _Place, command: str) -> list[_Step]:
     if not found:
         entries.append(
             {
-                "matcher": MATCHER,
+                "matcher": matcher,
                 "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}],
             }
         )
-    if data == original:
-        return []
-    verb = "update the SessionStart hook in" if found else "add the SessionStart hook to"
-    return [_Step(f"{verb} {shown}", place.settings, _dump_json(data))]
+    return found
+
+
+def _hooks(events: list[str]) -> str:
+    """`SessionStart hook`, `SessionStart and SessionEnd hooks`."""
+    return " and ".join(events) + (" hooks" if len(events) > 1 else " hook")
 
 
 def _install_store(root: Path) -> list[_Step]:
@@ -391,23 +424,28 @@ def _uninstall_hook(place: _Place) -> list[_Step]:
     original = _read_json(place.settings, shown)
     data = json.loads(json.dumps(original))
     hooks_obj = data.get("hooks")
-    entries = _session_start(data, shown, create=False)
-    if entries is None or not isinstance(hooks_obj, dict):
-        return []
-    for entry in list(entries):
-        hooks = entry.get("hooks") if isinstance(entry, dict) else None
-        if not isinstance(hooks, list) or not any(_is_ours(h) for h in hooks):
+    removed: list[str] = []
+    # Both events, whatever the client: an entry of ours is removed wherever it is.
+    for event, _matcher, mark in EVENTS["claude"]:
+        entries = _session_start(data, shown, create=False, event=event)
+        if entries is None or not isinstance(hooks_obj, dict):
             continue
-        hooks[:] = [h for h in hooks if not _is_ours(h)]
-        if not hooks:  # we emptied it
-            entries.remove(entry)
+        for entry in list(entries):
+            hooks = entry.get("hooks") if isinstance(entry, dict) else None
+            if not isinstance(hooks, list) or not any(_is_ours(h, mark) for h in hooks):
+                continue
+            hooks[:] = [h for h in hooks if not _is_ours(h, mark)]
+            if not hooks:  # we emptied it
+                entries.remove(entry)
+            if event not in removed:
+                removed.append(event)
+        # Containers we emptied go too; ones that were empty before stay as they were.
+        if event in removed and not entries:
+            del hooks_obj[event]
     if data == original:
         return []
-    # Containers we emptied go too; ones that were empty before stay as they were.
-    if not entries:
-        del hooks_obj["SessionStart"]
-        if not hooks_obj:
-            del data["hooks"]
+    if isinstance(hooks_obj, dict) and not hooks_obj:
+        del data["hooks"]
     if not data and not place.settings.is_symlink():
 
         def remove() -> None:
@@ -415,7 +453,8 @@ def _uninstall_hook(place: _Place) -> list[_Step]:
             _remove_empty_dirs(place.settings.parent, place.base)
 
         return [_Step(f"remove {shown} (it held only the session-skill hook)", action=remove)]
-    return [_Step(f"remove the SessionStart hook from {shown}", place.settings, _dump_json(data))]
+    what = f"remove the {_hooks(removed)} from {shown}"
+    return [_Step(what, place.settings, _dump_json(data))]
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -438,11 +477,9 @@ def _has_line(path: Path, line: str) -> bool:
         return False
 
 
-def _is_ours(hook: object) -> bool:
+def _is_ours(hook: object, mark: str = HOOK_MARK) -> bool:
     return (
-        isinstance(hook, dict)
-        and isinstance(hook.get("command"), str)
-        and HOOK_MARK in hook["command"]
+        isinstance(hook, dict) and isinstance(hook.get("command"), str) and mark in hook["command"]
     )
 
 
@@ -475,18 +512,20 @@ def _read_json(path: Path, shown: str) -> dict[str, Any]:
     return data
 
 
-def _session_start(data: dict[str, Any], shown: str, *, create: bool) -> Any:
-    """`data["hooks"]["SessionStart"]` (created when asked); refuses shapes we don't know."""
+def _session_start(
+    data: dict[str, Any], shown: str, *, create: bool, event: str = "SessionStart"
+) -> Any:
+    """`data["hooks"][event]` (created when asked); refuses shapes we don't know."""
     hooks = data.setdefault("hooks", {}) if create else data.get("hooks")
     if hooks is None:
         return None
     if not isinstance(hooks, dict):
         raise SessionError(f'{shown}: "hooks" is not a JSON object: not touching it')
-    entries = hooks.setdefault("SessionStart", []) if create else hooks.get("SessionStart")
+    entries = hooks.setdefault(event, []) if create else hooks.get(event)
     if entries is None:
         return None
     if not isinstance(entries, list):
-        raise SessionError(f'{shown}: "hooks.SessionStart" is not a JSON list: not touching it')
+        raise SessionError(f'{shown}: "hooks.{event}" is not a JSON list: not touching it')
     return entries
 
 

@@ -68,6 +68,16 @@ def our_entry(command: str) -> dict[str, object]:
     }
 
 
+def our_end_entry(command: str) -> dict[str, object]:
+    """The SessionEnd entry (issue 12): /clear only, with a timeout (else ~1.5 s)."""
+    end = command.replace("hook session-start", "hook session-end")
+    return {"matcher": "clear", "hooks": [{"type": "command", "command": end, "timeout": 10}]}
+
+
+def claude_hooks(command: str) -> dict[str, object]:
+    return {"SessionStart": [our_entry(command)], "SessionEnd": [our_end_entry(command)]}
+
+
 FOREIGN = {
     "model": "opus",
     "permissions": {"allow": ["Bash(npm test)"], "deny": []},
@@ -94,14 +104,14 @@ def test_fresh_project(project: Path, home: Path, command: str) -> None:
     settings = project / ".claude" / "settings.json"
     raw = settings.read_text()
     assert raw.endswith("}\n") and raw.startswith('{\n  "hooks": {\n    "SessionStart": [')
-    assert json.loads(raw) == {"hooks": {"SessionStart": [our_entry(command)]}}
+    assert json.loads(raw) == {"hooks": claude_hooks(command)}
     store = project / ".claude" / "state" / "session"
     assert store.is_dir() and (store / ".gitignore").read_text() == "*\n"
     assert (project / ".gitignore").read_text() == ".claude/state/\n"
     assert report.splitlines() == [
         f"Installed session-skill for Claude Code in {project}:",
         "  - write .claude/skills/session/SKILL.md",
-        "  - add the SessionStart hook to .claude/settings.json",
+        "  - add the SessionStart and SessionEnd hooks to .claude/settings.json",
         "  - create the store .claude/state/session/",
         "  - create .gitignore with .claude/state/",
         f"Hook command: {command}",
@@ -123,9 +133,10 @@ def test_foreign_hooks_and_keys_are_kept_in_order(project: Path, home: Path, com
     do_install(project, home)
     data = json.loads(settings.read_text())
     assert list(data) == list(FOREIGN)
-    assert list(data["hooks"]) == list(FOREIGN["hooks"])
+    assert list(data["hooks"]) == [*FOREIGN["hooks"], "SessionEnd"]  # type: ignore[misc]
     expected = json.loads(json.dumps(FOREIGN))
     expected["hooks"]["SessionStart"].append(our_entry(command))
+    expected["hooks"]["SessionEnd"] = [our_end_entry(command)]
     assert data == expected
 
 
@@ -168,7 +179,7 @@ def test_foreign_formatting_is_not_rewritten_when_nothing_changes(
 ) -> None:
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
-    data = dict(FOREIGN, hooks={"SessionStart": [our_entry(command)]})
+    data = dict(FOREIGN, hooks=claude_hooks(command))
     settings.write_text(json.dumps(data, indent=4))  # not our 2-space style
     do_install(project, home)
     assert settings.read_text() == json.dumps(data, indent=4)
@@ -190,7 +201,8 @@ def test_changed_interpreter_is_replaced_not_duplicated(
     }
     settings.write_text(json.dumps(data))
     report = do_install(project, home)
-    assert "update the SessionStart hook in .claude/settings.json" in report
+    line = "update the SessionStart hook and add the SessionEnd hook in .claude/settings.json"
+    assert f"  - {line}" in report
     hooks = json.loads(settings.read_text())["hooks"]["SessionStart"]
     assert hooks == [
         {"matcher": "startup|clear", "hooks": [{"type": "command", "command": command}]}
@@ -255,7 +267,7 @@ def test_dry_run_writes_nothing(project: Path, home: Path, command: str) -> None
     assert report.splitlines() == [
         f"Dry run: nothing written. Installing for Claude Code and Codex in {project} would:",
         "  - write .claude/skills/session/SKILL.md",
-        "  - add the SessionStart hook to .claude/settings.json",
+        "  - add the SessionStart and SessionEnd hooks to .claude/settings.json",
         "  - write .agents/skills/session/SKILL.md",
         "  - add the SessionStart hook to .codex/hooks.json",
         "  - create the store .claude/state/session/",
@@ -368,11 +380,10 @@ def test_user(project: Path, home: Path, command: str) -> None:
     report = do_install(None, home, user=True, agent="all")
     assert (home / ".claude" / "skills" / "session" / "SKILL.md").is_file()
     assert (home / ".agents" / "skills" / "session" / "SKILL.md").is_file()
-    for settings, cmd in (
-        (home / ".claude" / "settings.json", command),
-        (home / ".codex" / "hooks.json", f"SESSION_SKILL_AGENT=codex {command}"),
-    ):
-        assert json.loads(settings.read_text()) == {"hooks": {"SessionStart": [our_entry(cmd)]}}
+    claude = json.loads((home / ".claude" / "settings.json").read_text())
+    assert claude == {"hooks": claude_hooks(command)}
+    codex = json.loads((home / ".codex" / "hooks.json").read_text())  # Codex: no SessionEnd
+    assert codex == {"hooks": {"SessionStart": [our_entry(f"SESSION_SKILL_AGENT=codex {command}")]}}
     assert "  - write ~/.claude/skills/session/SKILL.md" in report
     assert "in your user account (~)" in report
     assert not (home / ".claude" / "state").exists()  # no store for a user install
@@ -426,7 +437,7 @@ def test_uninstall_leaves_foreign_hooks_and_the_store(project: Path, home: Path)
     assert report.splitlines() == [
         f"Uninstalled session-skill for Claude Code and Codex from {project}:",
         "  - remove .claude/skills/session/SKILL.md",
-        "  - remove the SessionStart hook from .claude/settings.json",
+        "  - remove the SessionStart and SessionEnd hooks from .claude/settings.json",
         "  - remove .agents/skills/session/SKILL.md",
         "  - remove .codex/hooks.json (it held only the session-skill hook)",
         "Kept the store .claude/state/session/ (your handovers and parked items).",
@@ -522,3 +533,68 @@ def test_checkout_without_install_gets_pythonpath(tmp_path: Path) -> None:
         ["bash", "-c", command], input=b"{}", capture_output=True, cwd=tmp_path, timeout=60
     )
     assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
+
+
+# -- the SessionEnd hook (issue 12) ---------------------------------------------------------
+
+
+def test_an_older_install_gets_the_session_end_hook(
+    project: Path, home: Path, command: str
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [our_entry(command)]}}))
+    report = do_install(project, home)
+    assert "  - add the SessionEnd hook to .claude/settings.json" in report
+    assert json.loads(settings.read_text()) == {"hooks": claude_hooks(command)}
+
+
+def test_uninstall_removes_a_session_end_hook_left_alone(project: Path, home: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    end = our_end_entry(inst.hook_command())
+    settings.write_text(json.dumps({"hooks": {"SessionEnd": [end], "Stop": []}}))
+    report = do_uninstall(project, home)
+    assert "  - remove the SessionEnd hook from .claude/settings.json" in report
+    assert json.loads(settings.read_text()) == {"hooks": {"Stop": []}}
+
+
+def test_written_session_end_command_captures_a_clear(project: Path, home: Path) -> None:
+    do_install(project, home)
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    (entry,) = settings["hooks"]["SessionEnd"]
+    assert entry["matcher"] == "clear" and entry["hooks"][0]["timeout"] == 10
+    transcript = project.parent / "t.jsonl"
+    transcript.write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "sessionId": "s-1",
+                "cwd": str(project),
+                "timestamp": "2026-11-29T18:00:00.000Z",
+                "message": {"role": "user", "content": "Ship the installer with its end hook"},
+            }
+        )
+        + "\n"
+    )
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": str(transcript),
+        "cwd": str(project),
+        "hook_event_name": "SessionEnd",
+        "reason": "clear",
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "PYTHON"))}
+    r = subprocess.run(
+        ["bash", "-c", entry["hooks"][0]["command"]],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        cwd=project,
+        timeout=60,
+    )
+    assert r.returncode == 0 and r.stderr == b"", r.stderr
+    store = project / ".claude" / "state" / "session"
+    slug = (store / "LATEST").read_text().strip()
+    doc = (store / f"{slug}.md").read_text()
+    assert "trigger: session-end" in doc and "Ship the installer with its end hook" in doc
