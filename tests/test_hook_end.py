@@ -524,3 +524,30 @@ def test_a_dumped_doc_restore_tells_the_user(root: Path) -> None:
         out["systemMessage"]
         == "session-skill: restored handover `auth-work` (812 tokens, 3 min old)"
     )
+
+
+# -- the plugin -------------------------------------------------------------------------------
+PLUGIN_COMMAND = '"${CLAUDE_PLUGIN_ROOT}/bin/session-skill" hook session-end'
+
+
+def test_the_plugin_runs_it_on_clear_through_its_shim(root: Path, tmp_path: Path) -> None:
+    hooks = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]
+    (entry,) = hooks["SessionEnd"]
+    assert entry == {
+        "matcher": "clear",
+        "hooks": [{"type": "command", "command": PLUGIN_COMMAND, "timeout": 10}],
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "SESSION_SKILL_V"))}
+    env.update(CLAUDE_PLUGIN_ROOT=str(REPO), CLAUDE_PLUGIN_DATA=str(tmp_path / "plugin-data"))
+    r = subprocess.run(
+        ["sh", "-c", PLUGIN_COMMAND],
+        input=end_payload(root, work_transcript(root, tmp_path)),
+        capture_output=True,
+        env=env,
+        cwd=root,
+        timeout=60,
+    )
+    assert r.returncode == 0 and r.stderr == b"", r.stderr
+    message = json.loads(r.stdout)["systemMessage"]
+    assert "`/session-skill:session recall` loads it" in message  # the plugin's skill name
+    assert meta(store(root) / f"{latest(root)}.md")["trigger"] == "session-end"
