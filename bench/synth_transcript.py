@@ -421,7 +421,7 @@ _ORDINARY = [
     "For now the {m} service runs on a single node.",
     "I will explain the {o} flow step by step so it is easier to follow.",
 ]
-_LOOSE = [
+_TALK_LOOSE = [
     "I stubbed out the {o} mailer in {m} for now; {f} logs instead of sending.",
     "The {o} metrics are not wired up yet, {f} only counts them in memory.",
     "We could also precompute the {o} table when {m} starts.",
@@ -500,7 +500,7 @@ def write_conversation(path: Path, target_bytes: int, seed: int = 2) -> None:
 
 def _sentence(rng: random.Random, fill: dict[str, str]) -> str:
     roll = rng.random()
-    bank = _LOOSE if roll < 0.02 else _ORDINARY if roll < 0.05 else _NEUTRAL
+    bank = _TALK_LOOSE if roll < 0.02 else _ORDINARY if roll < 0.05 else _NEUTRAL
     return rng.choice(bank).format(**fill)
 
 
