@@ -12,10 +12,20 @@ from session_skill.commands.output import Output
 from session_skill.errors import SessionError
 from session_skill.store.store import DROPPED, Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_skill.transcripts.scan import Candidate, ReadStats
+
 NO_TRANSCRIPT = (
     "No transcript found for this session: sweep from the conversation itself "
     "(then `session-skill park` what should not be lost)."
 )
+
+
+def no_transcript(session_id: str | None) -> str:
+    if not session_id:
+        return NO_TRANSCRIPT
+    return NO_TRANSCRIPT.replace("for this session", f"for session `{session_id}`", 1)
 
 
 @dataclass
@@ -27,6 +37,7 @@ class Facts:
     pending_tasks: list[str] = field(default_factory=list)
     first_request: str = ""
     started: datetime | None = None
+    stats: ReadStats | None = None
 
 
 def known_texts(store: Store) -> list[str]:
@@ -49,6 +60,9 @@ def known_texts(store: Store) -> list[str]:
 
 
 def locate(store: Store, *, transcript: str | None, session_id: str | None) -> Path | None:
+    """The transcript named, else the session's, else the project's newest; None if none.
+
+    A session id given but not found is None, never another session's transcript."""
     from session_skill.transcripts.discovery import find_transcript
 
     if transcript:
@@ -57,9 +71,46 @@ def locate(store: Store, *, transcript: str | None, session_id: str | None) -> P
             raise SessionError(f"no such transcript: {transcript}")
         return p
     # An empty id (the skill's ${CLAUDE_SESSION_ID} substituted with nothing) means unknown.
-    return find_transcript(
-        store.root, transcript=None, session_id=session_id or None, env=os.environ, home=Path.home()
+    sid = session_id or None
+    found = find_transcript(
+        store.root, transcript=None, session_id=sid, env=os.environ, home=Path.home()
     )
+    if sid and found is not None and not _is_session_file(found, sid):
+        return None
+    return found
+
+
+def _is_session_file(path: Path, sid: str) -> bool:
+    """`<id>.jsonl` (Claude Code) or `rollout-<time>-<id>.jsonl` (a Codex thread)."""
+    name = path.name
+    return name == f"{sid}.jsonl" or (
+        name.startswith("rollout-") and name.endswith(f"-{sid}.jsonl")
+    )
+
+
+def check_transcript(path: Path, stats: ReadStats | None) -> None:
+    """Refuse a file that holds no transcript record at all (a README, random bytes)."""
+    from session_skill.transcripts.scan import transcript_records
+
+    if stats is None or transcript_records(stats) > 0:
+        return
+    lines = stats.records + stats.malformed
+    if not lines:
+        raise SessionError(f"{path} is not a transcript: it is empty")
+    raise SessionError(
+        f"{path} is not a transcript: none of its {_count(lines, 'line')} is a Claude Code "
+        "or Codex record"
+    )
+
+
+def transcript_line(path: Path, stats: ReadStats | None) -> str:
+    """`Transcript: <path>`, with how many of its lines could not be read."""
+    bad = stats.malformed if stats is not None else 0
+    return f"Transcript: {path}" + (f" ({_count(bad, 'unreadable line')} skipped)" if bad else "")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def facts_for(
@@ -83,6 +134,7 @@ def facts_for(
         pending_tasks=[_task_text(t) for t in tf.pending_tasks],
         first_request=tf.first_user_request or "",
         started=getattr(tf, "started", None),
+        stats=tf.stats,
     )
 
 
@@ -105,6 +157,11 @@ def sweep_command(
     as_json: bool,
     now: datetime,
 ) -> Output:
+    """The unlanded candidates of the session's transcript; `--park N,…` parks some.
+
+    Every candidate keeps its number, also once it is parked (or its item dropped) and
+    left out of the table: `--park 3` after `--park 1` is still the third one shown.
+    """
     from session_skill.commands.park import park as park_item
     from session_skill.transcripts import scan as sweep
 
@@ -112,41 +169,88 @@ def sweep_command(
     if path is None:
         if as_json:
             return Output(json.dumps({"transcript": None, "candidates": []}))
-        return Output(NO_TRANSCRIPT)
+        return Output(no_transcript(session_id))
     tf = sweep.analyze(path)
-    cands = sweep.filter_known(list(tf.candidates), known_texts(store))
-    picked = _picks(park, len(cands)) if park else []
-    parked_lines = [
-        park_item(store, _park_text(cands[n - 1]), as_json=False, now=now).text for n in picked
-    ]
+    check_transcript(path, tf.stats)
+    every = list(tf.candidates)
+    still = {id(c) for c in sweep.filter_known(every, known_texts(store))}
+    numbers = [n for n, c in enumerate(every, 1) if id(c) in still]
+    cands = [c for c in every if id(c) in still]
+    parked_lines = []
+    for n in _picks(park, len(every)) if park else []:
+        if id(every[n - 1]) not in still:
+            parked_lines.append(
+                f"#{n} is already parked (or was dropped): not parked again — "
+                f"{sweep.clip(every[n - 1].text, 80)}"
+            )
+            continue
+        text, cut = _park_text(every[n - 1])
+        line = park_item(store, text, as_json=False, now=now).text
+        parked_lines.append(line + (" (cut to park's 1,000-character limit)" if cut else ""))
+    left_out = [n for n in range(1, len(every) + 1) if n not in numbers]
     if as_json:
         return Output(
             json.dumps(
                 {
                     "transcript": str(path),
-                    "candidates": sweep.to_json(cands),
+                    "unreadable": tf.stats.malformed,
+                    "candidates": sweep.to_json(cands, numbers),
+                    "left_out": left_out,
                     "parked": parked_lines,
                 },
                 ensure_ascii=False,
                 indent=2,
             )
         )
-    out = [sweep.render_table(cands)]
+    out = [sweep.render_table(cands, numbers)]
+    if left_out:
+        out.append(
+            f"(#{', #'.join(map(str, left_out))} left out: already parked, or dropped; "
+            "the numbers stay)"
+        )
     if parked_lines:
         out += ["", *parked_lines]
     elif cands:
-        out += ["", "→ session-skill sweep --park 1,3 to park some; park all, a subset, or none"]
+        out += [
+            "",
+            _park_hint(numbers, transcript or (None if session_id else str(path)), session_id),
+        ]
+    out += ["", transcript_line(path, tf.stats)]
     return Output("\n".join(out))
 
 
-def _park_text(cand: object) -> str:
-    text = str(getattr(cand, "text", cand))
-    why = getattr(cand, "why", "")
-    kind = getattr(cand, "type", "")
-    return f"{text} Why: {kind.lower()}{'; ' + why if why else ''}." if kind else text
+def _park_hint(numbers: list[int], transcript: str | None, session_id: str | None) -> str:
+    """The command that parks from this same transcript, with numbers this sweep shows."""
+    import shlex
+
+    cmd = "session-skill sweep"
+    if transcript:
+        cmd += f" --transcript {shlex.quote(transcript)}"
+    if session_id:
+        cmd += f" --session-id {shlex.quote(session_id)}"
+    if len(numbers) == 1:
+        return f"→ {cmd} --park {numbers[0]} to park it; or leave it"
+    return f"→ {cmd} --park {numbers[0]},{numbers[1]} to park some; park all, a subset, or none"
+
+
+def _park_text(cand: Candidate) -> tuple[str, bool]:
+    """The whole candidate (the table shows it clipped), then why it did not land; and
+    whether it had to be cut to park's 1,000-character limit."""
+    from session_skill.commands.park import MAX_IDEA
+
+    text = " ".join((cand.full or cand.text).split())
+    why = f" Why: {cand.type.lower()}{'; ' + cand.why if cand.why else ''}."
+    if text and text[-1] not in ".!?…":
+        text += "."
+    if len(text) + len(why) <= MAX_IDEA:
+        return text + why, False
+    room = MAX_IDEA - len(why) - 1
+    return text[:room].rsplit(" ", 1)[0].rstrip(" .,;:") + "…" + why, True
 
 
 def _picks(spec: str, n: int) -> list[int]:
+    if n == 0:
+        raise SessionError("--park: this sweep found no candidates to park")
     picks: list[int] = []
     for part in spec.replace(" ", "").split(","):
         if not part:

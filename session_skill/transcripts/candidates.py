@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 UNFINISHED = "Unfinished task"
@@ -22,10 +22,12 @@ PRIORITY = {kind: rank for rank, kind in enumerate(CANDIDATE_TYPES)}
 
 @dataclass(frozen=True)
 class Candidate:
-    text: str
+    text: str  # as shown: clipped to one short line
     type: str
     why: str
     ts: str | None = None
+    # The whole (redacted) text, when `text` is a clip of it: what `sweep --park` stores.
+    full: str = field(default="", compare=False, repr=False)
 
 
 def merge_near_duplicates(candidates: list[Candidate]) -> list[Candidate]:
@@ -77,8 +79,11 @@ def filter_known(candidates: Iterable[Candidate], known: Iterable[str]) -> list[
     return kept
 
 
-def render_table(candidates: list[Candidate]) -> str:
-    """The markdown table of SPEC §7.7, or one line saying nothing was found."""
+def render_table(candidates: list[Candidate], numbers: list[int] | None = None) -> str:
+    """The markdown table of SPEC §7.7, or one line saying nothing was found.
+
+    `numbers` are the candidates' own numbers (what `sweep --park N` takes) when some were
+    left out of the table; by default they count from 1."""
     if not candidates:
         return "No unlanded items: no open tasks, unanswered questions, deferrals or side ideas."
     noun = "item" if len(candidates) == 1 else "items"
@@ -87,7 +92,7 @@ def render_table(candidates: list[Candidate]) -> str:
         "| # | Item | Type | Why it did not land |",
         "| --- | --- | --- | --- |",
     ]
-    for number, cand in enumerate(candidates, 1):
+    for number, cand in zip(numbers or range(1, len(candidates) + 1), candidates, strict=True):
         lines.append(f"| {number} | {_cell(cand.text)} | {cand.type} | {_cell(cand.why)} |")
     return "\n".join(lines)
 
@@ -96,8 +101,8 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def to_json(candidates: list[Candidate]) -> list[dict[str, Any]]:
+def to_json(candidates: list[Candidate], numbers: list[int] | None = None) -> list[dict[str, Any]]:
     return [
         {"n": number, "text": c.text, "type": c.type, "why": c.why, "ts": c.ts}
-        for number, c in enumerate(candidates, 1)
+        for number, c in zip(numbers or range(1, len(candidates) + 1), candidates, strict=True)
     ]

@@ -129,6 +129,24 @@ def analyze(path: Path) -> TranscriptFacts:
     return facts
 
 
+def _loose(text: str, kind: str, why: str, ts: str | None = None) -> Candidate:
+    """A candidate shown clipped, its whole text kept in `full` (for `sweep --park`)."""
+    return Candidate(clip(text), kind, why, ts, full=text)
+
+
+def transcript_records(stats: ReadStats) -> int:
+    """How many records read were of a kind a Claude Code transcript or a Codex rollout
+    holds: 0 means the file is not one (a README, `/etc/passwd`, some other JSON lines)."""
+    # The parsers count a record of a type they do not know under that bare type name;
+    # kinds they know and skip on purpose are top-level types of theirs, or `kind:detail`.
+    from session_skill.transcripts.codex import _CODEX_LEGACY_ITEMS, _CODEX_TYPES
+    from session_skill.transcripts.reader import _CLAUDE_SKIP
+
+    known = {k.decode() for k in _CLAUDE_SKIP} | _CODEX_TYPES | _CODEX_LEGACY_ITEMS
+    unknown = sum(n for kind, n in stats.skipped.items() if ":" not in kind and kind not in known)
+    return stats.records - unknown
+
+
 def parse_ts(ts: str | None) -> datetime | None:
     """A transcript timestamp (`2026-11-29T14:02:00.123Z`) as an aware datetime, or None."""
     if not ts:
@@ -222,7 +240,7 @@ class _Sweep:
     def _scan(self, text: str, ts: str | None) -> None:
         for kind, sentence in marked_sentences(text):
             why = f"deferred{_at(ts)}" if kind == DEFERRED else f"raised{_at(ts)}; not pursued"
-            self._add(Candidate(clip(sentence), kind, why, ts))
+            self._add(_loose(sentence, kind, why, ts))
 
     def _close_turn(self, reply: UserText | None, ending: str) -> None:
         """Settle the turn that just ended: did its last text ask something left open?"""
@@ -236,7 +254,7 @@ class _Sweep:
         if reply is not None and not reply.is_command and answers(question, options, reply.text):
             return
         why = f"asked{_at(last.ts)}; {ending}"
-        self._add(Candidate(clip(redact(question)), UNANSWERED, why, last.ts))
+        self._add(_loose(redact(question), UNANSWERED, why, last.ts))
 
     def _add(self, candidate: Candidate) -> None:
         key = " ".join(WORD.findall(candidate.text.lower()))
@@ -317,7 +335,7 @@ class _Sweep:
         if asked is not None and result.is_error:
             text, ts = asked
             why = f"asked{_at(ts)}; the user dismissed the question"
-            self._add(Candidate(clip(redact(text)), UNANSWERED, why, ts))
+            self._add(_loose(redact(text), UNANSWERED, why, ts))
         pending = self.task_calls.pop(result.tool_use_id, None)
         if pending is None:
             return
@@ -361,7 +379,7 @@ class _Sweep:
         self._close_turn(None, "the session ended")
         for text, ts in self.questions.values():
             why = f"asked{_at(ts)}; the session ended"
-            self._add(Candidate(clip(redact(text)), UNANSWERED, why, ts))
+            self._add(_loose(redact(text), UNANSWERED, why, ts))
         pending = [t for t in self.todos if t.status not in _DONE]
         pending += [
             PendingTask(redact(t.subject), t.status, "TaskCreate")
@@ -369,7 +387,7 @@ class _Sweep:
             if t.status not in _DONE
         ]
         pending += [t for t in self.plan if t.status not in _DONE]
-        tasks = [Candidate(clip(t.text), UNFINISHED, _task_why(t)) for t in pending]
+        tasks = [_loose(t.text, UNFINISHED, _task_why(t)) for t in pending]
         loose = sorted(self.pool.values(), key=lambda c: c.ts or "~")
         return TranscriptFacts(
             path=path,

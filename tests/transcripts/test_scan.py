@@ -643,3 +643,36 @@ def test_memory_is_flat_on_a_large_transcript(tmp_path: Path) -> None:
     peak_mb = int(out[0]) / 1024  # KiB on Linux
     assert int(out[1]) > 10_000
     assert peak_mb < 80
+
+
+# ---------------------------------------------------------------- issue 11 #12: not a transcript
+
+
+@pytest.mark.parametrize(
+    ("content", "records"),
+    [
+        (b"root:x:0:0:root:/root:/bin/bash\n", 0),
+        (b"# README\n\ntext\n", 0),
+        (bytes(range(256)) * 4, 0),
+        (b'{"name": "pkg"}\n{"type": "whatever"}\n[1, 2]\n', 0),
+        (b"", 0),
+    ],
+)
+def test_transcript_records_of_files_that_are_not_transcripts(
+    tmp_path: Path, content: bytes, records: int
+) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(content)
+    assert sweep.transcript_records(analyze(path).stats) == records
+
+
+@pytest.mark.parametrize(
+    ("name", "known"),
+    [
+        ("claude_loose_ends.jsonl", 16),
+        ("claude_split_sidechain_progress.jsonl", 22),  # one `future-record-kind` left out
+        ("codex_rollout.jsonl", 19),  # one `future_kind` left out
+    ],
+)
+def test_transcript_records_of_real_transcripts(name: str, known: int) -> None:
+    assert sweep.transcript_records(analyze(FIXTURES / name).stats) == known

@@ -1,0 +1,176 @@
+"""sweep (SPEC §7.7) through the CLI: which transcript it reads, what `--park N` parks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from session_skill.store.store import Store
+from session_skill.transcripts.discovery import project_key
+from tests.conftest import RunCli
+
+pytestmark = pytest.mark.usefixtures("pinned_now")
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "transcripts"
+LOOSE = FIXTURES / "claude_loose_ends.jsonl"
+LONG_IDEA = (
+    "We could also move the whole retry policy into a small declarative table keyed by "
+    "endpoint, so that every client shares one place where the limits live, and then "
+    "adjust the backoff per endpoint from configuration instead of code."
+)
+
+
+def _record(kind: str, text: str, n: int, session: str = "s-long") -> dict[str, Any]:
+    message: dict[str, Any] = {"role": kind, "content": text}
+    if kind == "assistant":
+        message = {"id": f"msg_{n}", "role": kind, "content": [{"type": "text", "text": text}]}
+    return {
+        "type": kind,
+        "sessionId": session,
+        "cwd": "/home/dev/app",
+        "isSidechain": False,
+        "timestamp": f"2026-11-29T14:0{n}:00.000Z",
+        "message": message,
+    }
+
+
+def _transcript(path: Path, *texts: tuple[str, str], session: str = "s-long") -> Path:
+    lines = [json.dumps(_record(k, t, n, session)) for n, (k, t) in enumerate(texts)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _parked(project: Path) -> list[str]:
+    return [it.line for it in Store(project).read_parked().items]
+
+
+def _numbers(out: str) -> list[int]:
+    return [int(ln.split("|")[1]) for ln in out.splitlines() if ln[:2] == "| " and ln[2].isdigit()]
+
+
+# -- #4: the whole candidate is parked, with ". " before "Why:" --------------------------------
+def test_park_keeps_the_whole_candidate_text(project: Path, tmp_path: Path, cli: RunCli) -> None:
+    t = _transcript(
+        tmp_path / "long.jsonl",
+        ("user", "Add retries to the HTTP client."),
+        ("assistant", f"Done with the retries. {LONG_IDEA}"),
+    )
+    r = cli("sweep", "--transcript", str(t))
+    assert r.code == 0, r
+    assert "…" in r.out  # the table clips the long idea
+    r = cli("sweep", "--transcript", str(t), "--park", "1")
+    assert r.code == 0, r
+    [line] = _parked(project)
+    assert LONG_IDEA.rstrip(".") in line
+    assert "adjust the backoff per endpoint from configuration instead of code. Why: " in line
+
+
+# -- #6: numbers do not shift after an earlier --park; the hint carries the inputs ---------------
+def test_park_after_park_parks_the_candidate_that_was_shown(project: Path, cli: RunCli) -> None:
+    first = cli("sweep", "--transcript", str(LOOSE))
+    assert first.code == 0, first
+    rows = [ln for ln in first.out.splitlines() if ln[:2] == "| " and ln[2].isdigit()]
+    shown = {int(ln.split("|")[1]): ln.split("|")[2].strip() for ln in rows}
+    assert len(shown) == 4
+    assert cli("sweep", "--transcript", str(LOOSE), "--park", "1").code == 0
+    r = cli("sweep", "--transcript", str(LOOSE), "--park", "3")
+    assert r.code == 0, r
+    parked = _parked(project)
+    assert len(parked) == 2
+    assert shown[3][:40] in parked[1], (shown, parked)
+    again = cli("sweep", "--transcript", str(LOOSE))
+    assert _numbers(again.out) == [2, 4]  # the parked ones are left out, the others keep theirs
+
+
+def test_parking_a_number_already_parked_says_so(project: Path, cli: RunCli) -> None:
+    assert cli("sweep", "--transcript", str(LOOSE), "--park", "2").code == 0
+    r = cli("sweep", "--transcript", str(LOOSE), "--park", "2")
+    assert r.code == 0, r
+    assert "#2 is already parked" in r.out
+    assert len(_parked(project)) == 1
+
+
+def test_the_hint_carries_the_transcript_and_the_real_numbers(
+    project: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    r = cli("sweep", "--transcript", str(LOOSE), "--session-id", "abc")
+    assert f"→ session-skill sweep --transcript {LOOSE} --session-id abc --park 1,2 " in r.out
+    one = _transcript(tmp_path / "one.jsonl", ("user", "Fix it."), ("assistant", LONG_IDEA))
+    r = cli("sweep", "--transcript", str(one))
+    assert f"→ session-skill sweep --transcript {one} --park 1 to park it" in r.out
+    assert "1,3" not in r.out
+
+
+def test_park_with_no_candidates_says_there_are_none(
+    project: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    t = _transcript(tmp_path / "quiet.jsonl", ("user", "Hi."), ("assistant", "Hello."))
+    r = cli("sweep", "--transcript", str(t), "--park", "1")
+    assert (r.code, r.err) == (1, "error: --park: this sweep found no candidates to park\n")
+    assert "from 1 to 0" not in r.err
+
+
+# -- #11: an explicit session id never falls back; the transcript is always named ----------------
+def _in_projects(home: Path, project: Path, name: str) -> Path:
+    folder = home / ".claude" / "projects" / project_key(project)
+    folder.mkdir(parents=True, exist_ok=True)
+    return _transcript(folder / f"{name}.jsonl", ("user", "Hi."), ("assistant", LONG_IDEA))
+
+
+def test_an_unknown_session_id_is_not_another_sessions_transcript(
+    project: Path, isolated_home: Path, cli: RunCli
+) -> None:
+    other = _in_projects(isolated_home, project, "other-session")
+    r = cli("sweep", "--session-id", "not-this-one")
+    assert r.code == 0, r
+    assert "No transcript found for session `not-this-one`" in r.out
+    assert "Unlanded" not in r.out and str(other) not in r.out
+    data = json.loads(cli("sweep", "--session-id", "not-this-one", "--json").out)
+    assert data == {"transcript": None, "candidates": []}
+    # Without an id, the newest transcript of the project is still the fallback, named.
+    r = cli("sweep")
+    assert f"Transcript: {other}" in r.out
+
+
+def test_sweep_names_the_transcript_it_read(
+    project: Path, isolated_home: Path, cli: RunCli
+) -> None:
+    mine = _in_projects(isolated_home, project, "my-session")
+    r = cli("sweep", "--session-id", "my-session")
+    assert r.code == 0, r
+    assert r.out.rstrip().endswith(f"Transcript: {mine}")
+
+
+# -- #12: a file that is not a transcript ----------------------------------------------------------
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n",
+        bytes(range(256)) * 8,
+        b"# A README\n\nSome text.\n",
+        b'{"name": "pkg", "version": "1.0"}\n{"name": "other"}\n',
+        b"",
+    ],
+)
+def test_sweep_of_a_file_that_is_not_a_transcript(
+    project: Path, tmp_path: Path, cli: RunCli, content: bytes
+) -> None:
+    path = tmp_path / "not-a-transcript"
+    path.write_bytes(content)
+    r = cli("sweep", "--transcript", str(path))
+    assert r.code == 1, r
+    assert r.out == ""
+    assert r.err.startswith(f"error: {path} is not a transcript: ")
+    assert len(r.err.splitlines()) == 1
+    assert not Store(project).exists()
+
+
+def test_sweep_reports_unreadable_lines(project: Path, tmp_path: Path, cli: RunCli) -> None:
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(LOOSE.read_bytes() + b"not json\n\x00\xff garbage\n")
+    r = cli("sweep", "--transcript", str(path))
+    assert r.code == 0, r
+    assert f"Transcript: {path} (2 unreadable lines skipped)" in r.out
+    assert json.loads(cli("sweep", "--transcript", str(path), "--json").out)["unreadable"] == 2
