@@ -8,6 +8,7 @@ from datetime import datetime
 
 from session_skill.commands.observe import observe, slug_for
 from session_skill.commands.output import Output
+from session_skill.commands.sweep import transcript_line
 from session_skill.handover import filestable
 from session_skill.store.store import Store
 
@@ -56,6 +57,11 @@ def brief(
     cmd = "session-skill dump"
     if name:
         cmd += f" {_shell_word(name)}"
+    # The inputs of this brief, so the doc gets the Refs shown here: the transcript named,
+    # or the one found without a session id to find it by again.
+    read = transcript or (str(obs.transcript) if obs.transcript and not session_id else None)
+    if read:
+        cmd += f" --transcript {_shell_word(read)}"
     if obs.session_id:
         cmd += f" --session-id {_shell_word(obs.session_id)}"
     cmd += " --file - <<'SESSION_DOC'\n<the doc>\nSESSION_DOC"
@@ -81,18 +87,22 @@ def brief(
             )
         )
     g = obs.git
-    git_line = (
-        f"{g.branch} · {g.commit or 'no commits'} · {g.dirty} uncommitted path"
-        f"{'s' if g.dirty != 1 else ''}"
-        if g.available
-        else "not a git repository"
-    )
+    if g.available:
+        git_line = (
+            f"{g.branch} · {g.commit or 'no commits'} · {g.dirty} uncommitted path"
+            f"{'s' if g.dirty != 1 else ''}"
+        )
+    elif g.missing:
+        git_line = "git was not found (branch, commit and Refs are unknown)"
+    else:
+        git_line = "not a git repository"
+    which = f" for session `{session_id}`" if session_id else ""
     out = [
         f"# Handover brief — slug `{slug}`",
         f"Git: {git_line}",
-        f"Transcript: {obs.transcript}"
+        transcript_line(obs.transcript, obs.stats)
         if obs.transcript
-        else "Transcript: none found (compose from the conversation alone)",
+        else f"Transcript: none found{which} (compose from the conversation alone)",
         "",
         "Compose the handover from this conversation and write it with the command at the "
         "end. Use this section order:",

@@ -12,6 +12,7 @@ from session_skill import agent
 from session_skill.commands.brief import brief as the_brief
 from session_skill.commands.observe import Observed, observe, slug_for
 from session_skill.commands.output import Output
+from session_skill.commands.sweep import check_transcript
 from session_skill.errors import OverCapError, SessionError
 from session_skill.handover import doc as handover
 from session_skill.handover import filestable, frontmatter
@@ -160,8 +161,14 @@ def write(
         if over:
             extra.append(("over_cap", True))
         extra += list(keep.items())
+        store.check_latest()  # before the doc: nothing half-done, no `-2` on the retry
         slug = _create(store, slug, meta, extra, body, replace=replace)
-        store.write_latest(slug)
+        try:
+            store.write_latest(slug)
+        except BaseException:
+            if not replace:
+                store.discard_doc(slug)
+            raise
     decisions = _bullets(body, "Decisions")
     outstanding = _bullets(body, "Outstanding")
     rel = f"{_rel(store)}/{slug}.md"
@@ -185,9 +192,12 @@ def write(
     warn = (
         f"\n⚠ over the {TOKEN_CAP}-token cap: written with --force (over_cap: true)" if over else ""
     )
+    bad = obs.stats.malformed if obs.stats is not None and capture == "extractive" else 0
+    if bad:
+        warn += f"\n⚠ {_count(bad, 'unreadable line')} of {obs.transcript} were skipped"
     return Output(
-        f"→ {rel} ({n_files} files, {decisions} decisions, {outstanding} outstanding, "
-        f"{tokens} tokens){warn}\n"
+        f"→ {rel} ({_count(n_files, 'file')}, {_count(decisions, 'decision')}, "
+        f"{outstanding} outstanding, {tokens} tokens){warn}\n"
         "Next: send /clear — the restore hook re-injects this handover in the fresh session.\n"
         "\n/clear"
     )
@@ -218,6 +228,10 @@ def _previous_of_branch(store: Store, branch: str | None, exclude: str | None = 
         if d.branch == branch and d.slug != exclude:
             return d.slug
     return None
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _bullets(body: str, title: str) -> int:
@@ -276,9 +290,12 @@ def _extractive(
     already (the SessionEnd hook checks for a user request first); the rest go to `write`."""
     obs = observed or observe(store, transcript=transcript, session_id=session_id, with_sweep=True)
     if obs.transcript is None:
+        which = f" for session `{session_id}`" if session_id else ""
         raise SessionError(
-            "no transcript found for --extractive: pass --transcript PATH or --session-id ID"
+            f"no transcript found{which} for --extractive: pass --transcript PATH or "
+            "--session-id ID"
         )
+    check_transcript(obs.transcript, obs.stats)
     goal = _clip(obs.first_request or "(no user request found in the transcript)", 300)
     parts = ["## Goal", goal, ""]
     outstanding = [f"- {c['text']} ({c['type']})" for c in obs.candidates[:15]]

@@ -13,6 +13,10 @@ from session_skill.git.info import GitState
 from session_skill.records import Record
 from session_skill.store.store import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_skill.transcripts.scan import ReadStats
+
 
 class Observed(Record):
     """What the session left behind, from git and (when found) its transcript."""
@@ -26,6 +30,7 @@ class Observed(Record):
         "transcript",
         "session_id",
         "started",
+        "stats",
     )
 
     def __init__(
@@ -38,6 +43,7 @@ class Observed(Record):
         transcript: Path | None = None,
         session_id: str | None = None,
         started: datetime | None = None,
+        stats: ReadStats | None = None,  # how the transcript read: unreadable lines…
     ) -> None:
         self.git = git
         self.written = written or []
@@ -47,6 +53,7 @@ class Observed(Record):
         self.transcript = transcript
         self.session_id = session_id
         self.started = started
+        self.stats = stats
 
 
 def observe(
@@ -70,6 +77,7 @@ def observe(
         transcript=facts.path,
         session_id=facts.session_id or session_id,
         started=facts.started,
+        stats=facts.stats,
     )
 
 

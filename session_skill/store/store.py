@@ -154,7 +154,18 @@ class Store:
         if slug is None:
             storepaths.clear_latest(str(self.dir))
             return
-        fileio.atomic_write(self.dir / LATEST, (slug + "\n").encode())
+        try:
+            fileio.atomic_write(self.dir / LATEST, (slug + "\n").encode())
+        except OSError as exc:
+            raise StoreError(f"cannot write {self.dir / LATEST}: {exc.strerror or exc}") from None
+
+    def check_latest(self) -> None:
+        """Refuse, before a doc is written, a LATEST that could not be pointed at it."""
+        path = self.dir / LATEST
+        if path.is_dir() and not path.is_symlink():
+            raise StoreError(
+                f"{path} is a directory, not the LATEST file: move it away, then dump again"
+            )
 
     # -- files --------------------------------------------------------------
     def read(self, name: str) -> str | None:
@@ -218,6 +229,13 @@ class Store:
             fileio.atomic_write(path, text.encode("utf-8"))
         except OSError as exc:
             raise StoreError(f"cannot write {path}: {exc.strerror}") from None
+
+    def discard_doc(self, slug: str) -> None:
+        """Take back a doc just created (callers hold the lock): its LATEST failed."""
+        try:
+            os.unlink(self.doc_path(slug))
+        except OSError:
+            pass
 
     def consume(self, slug: str, by: str, stamp: str) -> bool:
         """Mark a doc consumed once (the hook's step, shared); True if this call did it."""

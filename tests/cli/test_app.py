@@ -73,7 +73,7 @@ def test_new_user_walkthrough(project: Path, sub: RunCli) -> None:
     r = sub("dump", env=PIN, input=doc)
     assert r.code == 0, r
     assert r.out.splitlines()[0].startswith(
-        f"→ .claude/state/session/{SLUG}.md (0 files, 1 decisions, 0 outstanding, "
+        f"→ .claude/state/session/{SLUG}.md (0 files, 1 decision, 0 outstanding, "
     )
     assert r.out.endswith("\n\n/clear\n")
     assert (store / f"{SLUG}.md").is_file()

@@ -403,3 +403,165 @@ def test_extractive_without_a_transcript(
         1,
         "error: no transcript found for --extractive: pass --transcript PATH or --session-id ID\n",
     )
+
+
+# -- issue 11 -------------------------------------------------------------------------------------
+def _transcript(path: Path, session: str = "s-brief", *, junk: int = 0) -> Path:
+    """A small Claude Code transcript begun long ago (so every commit since counts)."""
+    records = [
+        {
+            "type": "user",
+            "sessionId": session,
+            "cwd": "/home/dev/app",
+            "timestamp": "2020-01-01T10:00:00.000Z",
+            "message": {"role": "user", "content": "Add token expiry to the auth module."},
+        },
+        {
+            "type": "assistant",
+            "sessionId": session,
+            "timestamp": "2020-01-01T10:01:00.000Z",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Done. We could revisit the refresh flow later."}
+                ],
+            },
+        },
+    ]
+    lines = [json.dumps(r) for r in records] + ["{not json"] * junk
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_brief_command_carries_its_transcript(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    """#10: the Refs the brief showed (`committed`) are the ones the doc gets."""
+    (project / "auth.py").write_text("x\n")
+    git(project, "add", "auth.py")
+    git(project, "commit", "-q", "-m", "auth")
+    t = _transcript(tmp_path / "session.jsonl")
+    brief = cli("dump", "--brief", "--transcript", str(t))
+    assert brief.code == 0, brief
+    assert "| `auth.py` |  | unlisted | committed |" in brief.out
+    command = next(ln for ln in brief.out.splitlines() if ln.startswith("session-skill dump"))
+    assert command == (
+        f"session-skill dump --transcript {t} --session-id s-brief --file - <<'SESSION_DOC'"
+    )
+    r = cli("dump", "--transcript", str(t), "--session-id", "s-brief", "--file", "-", input=DOC)
+    assert r.code == 0, r
+    _, body = _doc(store_dir)
+    assert "| `auth.py` |  | unlisted | committed |" in body
+
+
+def test_an_unknown_session_id_never_reads_another_transcript(
+    project: Path, store_dir: Path, cli: RunCli, isolated_home: Path
+) -> None:
+    """#11: the brief and --extractive say none was found; they never take the newest."""
+    from session_skill.transcripts.discovery import project_key
+
+    folder = isolated_home / ".claude" / "projects" / project_key(project)
+    folder.mkdir(parents=True)
+    _transcript(folder / "someone-else.jsonl", "someone-else")
+    brief = cli("dump", "--brief", "--session-id", "mine")
+    assert "Transcript: none found for session `mine`" in brief.out, brief
+    assert "someone-else" not in brief.out
+    r = cli("dump", "--extractive", "--session-id", "mine")
+    assert (r.code, r.err) == (
+        1,
+        "error: no transcript found for session `mine` for --extractive: "
+        "pass --transcript PATH or --session-id ID\n",
+    )
+    assert not list(store_dir.glob("*.md")) or [p.name for p in store_dir.glob("*.md")] == [
+        "PARKED.md"
+    ]
+
+
+@pytest.mark.parametrize(
+    "content", [b"root:x:0:0:root:/root:/bin/bash\n", b"# README\n\nhello\n", bytes(range(256))]
+)
+def test_extractive_of_a_file_that_is_not_a_transcript(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path, content: bytes
+) -> None:
+    """#12: exit 1, one error line, no doc."""
+    path = tmp_path / "passwd"
+    path.write_bytes(content)
+    r = cli("dump", "--extractive", "--transcript", str(path))
+    assert r.code == 1, r
+    assert r.err.startswith(f"error: {path} is not a transcript: ") and r.err.count("\n") == 1
+    assert not list(store_dir.glob("*-*.md"))
+    assert Store(project).read_latest() is None
+
+
+def test_extractive_reports_unreadable_lines(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    t = _transcript(tmp_path / "t.jsonl", junk=3)
+    r = cli("dump", "--extractive", "--transcript", str(t))
+    assert r.code == 0, r
+    assert f"⚠ 3 unreadable lines of {t} were skipped" in r.out
+    brief = cli("dump", "--brief", "--transcript", str(t))
+    assert f"Transcript: {t} (3 unreadable lines skipped)" in brief.out
+
+
+def test_latest_as_a_directory_stops_before_the_doc(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """#20: nothing half-done, and no `-2` on the retry."""
+    (store_dir / "LATEST").mkdir(parents=True)
+    r = cli("dump", input=DOC)
+    assert r.code == 1, r
+    assert r.err == (
+        f"error: {store_dir / 'LATEST'} is a directory, not the LATEST file: "
+        "move it away, then dump again\n"
+    )
+    assert not list(store_dir.glob("*.md")) or all(
+        p.name == "PARKED.md" for p in store_dir.glob("*.md")
+    )
+    assert not [p for p in store_dir.iterdir() if p.name.startswith(".tmp")]
+    (store_dir / "LATEST").rmdir()
+    r = cli("dump", input=DOC)
+    assert r.code == 0, r
+    assert r.out.startswith(f"→ .claude/state/session/{SLUG}.md "), r
+
+
+def test_a_failed_latest_write_takes_the_doc_back(
+    project: Path, store_dir: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from session_skill.store import fileio
+
+    real = fileio.atomic_write
+
+    def fail_latest(path: Path, data: bytes) -> None:
+        if Path(path).name == "LATEST":
+            raise OSError(28, "No space left on device")
+        real(path, data)
+
+    monkeypatch.setattr(fileio, "atomic_write", fail_latest)
+    r = cli("dump", input=DOC)
+    assert r.code == 1, r
+    assert r.err.startswith("error: cannot write ") and "LATEST" in r.err
+    assert not (store_dir / f"{SLUG}.md").exists()
+
+
+def test_git_not_found_is_said_plainly(
+    project: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#25"""
+    monkeypatch.setenv("PATH", str(project / "no-bin"))
+    r = cli("dump", "--brief")
+    assert r.code == 0, r
+    assert "Git: git was not found (branch, commit and Refs are unknown)" in r.out
+    assert "not a git repository" not in r.out
+
+
+def test_the_written_line_says_1_file_and_1_decision(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """#26"""
+    (project / "README.md").write_text("changed\n")
+    doc = DOC.replace("- keep refresh tokens in the DB — why: revocation\n", "")
+    r = cli("dump", input=doc)
+    assert r.code == 0, r
+    assert f"→ .claude/state/session/{SLUG}.md (1 file, 1 decision, 1 outstanding, " in r.out
