@@ -156,6 +156,18 @@ def frontmatter(path: Path) -> dict[str, str]:
     }
 
 
+def skill_run(w: PluginWorld, args: str) -> str:
+    """`/session-skill:session <args>` headless: the model runs the skill's command and
+    relays it; the command's output, which must have exited 0."""
+    w.mock.script([run_skill_command(), relay_result()])
+    mark = w.mock.mark()
+    w.check(w.run_p(f"{SKILL} {args}"))
+    req = w.mock.main_requests(since=mark)[1]
+    out = last_tool_result(req.body)
+    assert not last_tool_is_error(req.body), f"{SKILL} {args}: {out}"
+    return out
+
+
 def test_plugin_alone_parks_dumps_and_restores(plugin_world: PluginWorld) -> None:
     w = plugin_world
     env = w.env()
@@ -188,15 +200,14 @@ def test_plugin_alone_parks_dumps_and_restores(plugin_world: PluginWorld) -> Non
     assert (venv / "ready").read_text().strip() == str(w.root / "market")
 
     # 2. the venv is ready: no setup line; the hint names the plugin's command
-    w.mock.script([run_skill_command(), relay_result()])
-    mark = w.mock.mark()
     started = time.monotonic()
-    w.check(w.run_p(f"{SKILL} list"))
+    listed = skill_run(w, "list")
     warm_s = time.monotonic() - started
-    listed = last_tool_result(w.mock.main_requests(since=mark)[1].body)
     assert "first run" not in listed and "session-skill:" not in listed.split("\n")[0], listed
     assert f"{SKILL} drop" in listed, listed
     print(f"[plugin] first command (venv build + park): {first_s:.1f} s; warm list: {warm_s:.1f} s")
+    swept = skill_run(w, "sweep")
+    assert "error:" not in swept, swept
 
     # 3. dump → /clear → restore, interactive
     t = w.tui()
@@ -236,4 +247,11 @@ def test_plugin_alone_parks_dumps_and_restores(plugin_world: PluginWorld) -> Non
     assert frontmatter(doc)["consumed"] == "true"
     assert w.latest() is None
     t.wait_screen("Picking up the handover.")
+
+    # 4. the other modes, headless, through the plugin alone
+    recalled = skill_run(w, "recall plugin-work")
+    assert GOAL in recalled and NEXT in recalled, recalled
+    dropped = skill_run(w, "drop cache the parsed transcript")
+    assert "Dropped: " in dropped, dropped
+    assert IDEA not in skill_run(w, "list")
     print(f"[plugin] injected after /clear:\n{injected}\n", file=sys.stderr)
