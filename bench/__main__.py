@@ -25,7 +25,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import context, plugin, session_end
+from bench import context, plugin, search, session_end
 from bench.fixtures import Project
 from bench.proc import Case, Run, measure, peak_rss_mb
 
@@ -332,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="runs per measurement (default 15)")
     parser.add_argument(
         "--only",
-        choices=("startup", "scale", "sweep", "session-end", "plugin"),
+        choices=("startup", "scale", "sweep", "session-end", "search", "plugin"),
         action="append",
         help="run only these",
     )
@@ -343,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = args.runs or (5 if args.quick else 15)
     sweep_runs = args.runs or (3 if args.quick else 15)
-    groups = args.only or ["startup", "scale", "sweep", "session-end", "plugin"]
+    groups = args.only or ["startup", "scale", "sweep", "session-end", "search", "plugin"]
     started = time.monotonic()
 
     def log(message: str) -> None:
@@ -364,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         if "session-end" in groups:
             end = cli("hook", "session-end")
             rows += session_end.rows(tmp, env, runs, log, row=Row, floor_argv=FLOOR, argv=end)
+        if "search" in groups:
+            rows += search.rows(tmp, env, runs, log, row=Row, floor_argv=FLOOR, cli=cli)
         if "plugin" in groups:
             rows += plugin.rows(tmp, env, runs, log, row=Row, floor_argv=FLOOR)
     finally:

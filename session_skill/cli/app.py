@@ -183,6 +183,35 @@ def sweep(
 
 
 @app.command()
+def search(
+    ctx: typer.Context,
+    words: Annotated[list[str] | None, typer.Argument(help="Words the handover said.")] = None,
+    # A string, checked by the command: the fast path and /session say the same thing.
+    limit: Annotated[
+        str | None, typer.Option("--limit", metavar="N", help="Show at most N hits (default 10).")
+    ] = None,
+    json_out: JsonOpt = False,
+    project: ProjectOpt = None,
+) -> int:
+    """Rank every stored handover, consumed ones too, by what it says."""
+    return _run(ctx)
+
+
+@app.command()
+def history(
+    ctx: typer.Context,
+    slug: Annotated[str | None, typer.Argument(help="Start from this handover.")] = None,
+    branch: Annotated[
+        str | None, typer.Option("--branch", help="The newest handover of branch B.")
+    ] = None,
+    json_out: JsonOpt = False,
+    project: ProjectOpt = None,
+) -> int:
+    """A branch's handovers, newest first, by their `follows` links."""
+    return _run(ctx)
+
+
+@app.command()
 def dispatch(
     ctx: typer.Context,
     raw: Annotated[str | None, typer.Argument(help="The /session argument string.")] = None,

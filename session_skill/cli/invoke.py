@@ -165,6 +165,25 @@ def _sweep(call: Call) -> Output:
     )
 
 
+def _search(call: Call) -> Output:
+    from session_skill.commands.search import parse_limit, search
+
+    limit = parse_limit(call.values.get("--limit"))
+    return search(store_of(call), call.words, limit=limit, as_json=call.flag("--json"), now=now())
+
+
+def _history(call: Call) -> Output:
+    from session_skill.commands.history import history
+
+    return history(
+        store_of(call),
+        call.name,
+        branch=call.value("--branch"),
+        as_json=call.flag("--json"),
+        now=now(),
+    )
+
+
 def _dispatch(call: Call) -> Output:
     from session_skill.cli.dispatch import run as dispatch
 
@@ -273,6 +292,8 @@ _RUNNERS: dict[str, Callable[[Call], Output]] = {
     "park": _park,
     "drop": _drop,
     "sweep": _sweep,
+    "search": _search,
+    "history": _history,
     "dispatch": _dispatch,
     "install": _install,
     "uninstall": _uninstall,

@@ -89,6 +89,13 @@ COMMANDS: tuple[Command, ...] = (
         fast=True,
         mode=True,
     ),
+    # Find any past handover (issue 15): by what it said, and a branch's chain of dumps.
+    Command(
+        "search", flags=("--json",), values=("--limit", *_STORE), words=None, fast=True, mode=True
+    ),
+    Command(
+        "history", flags=("--json",), values=("--branch", *_STORE), words=1, fast=True, mode=True
+    ),
     Command(
         "dispatch",
         flags=("--ignore-unknown-flags",),

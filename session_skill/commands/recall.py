@@ -63,6 +63,11 @@ def _resolve_doc(store: Store, name: str) -> str:
             lines.append(f"{n}. `{docs[i].slug}` — {_goal_line(docs[i])[:100]}")
         lines.append(f"→ {agent.hint('recall <slug>')}")
         raise ChoiceNeeded(f"{shown(name)} matches several handovers", stdout="\n".join(lines))
+    from session_skill.commands.search import recall_by_content  # by what the docs say
+
+    found = recall_by_content(store, name)
+    if found is not None:
+        return found
     raise SessionError(f"no handover matches {shown(name)}", stdout=handover_table(docs, None))
 
 

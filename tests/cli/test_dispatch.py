@@ -79,7 +79,7 @@ def test_unknown_flags() -> None:
         dispatch.parse("list --x --verbose=2")
     assert info.value.stdout == (
         "! Unknown flag(s): `--x`, `--verbose=2`. Supported modes: dump, recall, list, park, "
-        "sweep, drop.\n"
+        "sweep, drop, search, history.\n"
         "(a) Abort\n(b) Continue ignoring — re-run with --ignore-unknown-flags"
     )
     req = dispatch.parse("list --x --json", ignore_unknown_flags=True)
@@ -99,7 +99,8 @@ def test_dispatch_unknown_flag_exact_line(project: Path, cli: RunCli) -> None:
     r = cli("dispatch", "list --x")
     assert r.code == 4, r
     assert r.out.splitlines() == [
-        "! Unknown flag(s): `--x`. Supported modes: dump, recall, list, park, sweep, drop.",
+        "! Unknown flag(s): `--x`. Supported modes: dump, recall, list, park, sweep, drop, "
+        "search, history.",
         "(a) Abort",
         "(b) Continue ignoring — re-run with --ignore-unknown-flags",
     ]
@@ -220,3 +221,29 @@ def test_dispatch_sweep_session_id_flag(
     assert cli("dispatch", "--session-id", "outer", "sweep --session-id inner").code == 0
     assert cli("dispatch", "--session-id", "outer", "sweep").code == 0
     assert seen == ["inner", "outer"]
+
+
+# -- search and history (issue 15) ---------------------------------------------------------
+def test_dispatch_recall_by_words_the_body_holds(project: Path, cli: RunCli) -> None:
+    from tests.conftest import STORE_REL, write_doc
+
+    body = (
+        "## Goal\nMake the cache survive restarts.\n\n## Decisions\n"
+        "- keep the redis fallback behind the breaker — why: timeouts\n\n## Next step\nx\n"
+    )
+    write_doc(project / STORE_REL, "cache-restarts", body=body)
+    write_doc(project / STORE_REL, "csv-export", body="## Goal\nShip CSV.\n\n## Next step\nx\n")
+    r = cli("dispatch", "recall the redis fallback work")
+    assert r.code == 0, r
+    assert r.out.startswith("Handover `cache-restarts` · ")
+    r = cli("dispatch", "search redis fallback --limit 1")
+    assert r.code == 0, r
+    assert r.out.splitlines()[1] == "1. `cache-restarts` · <1 min · main · consumed"
+
+
+def test_dispatch_search_and_history_flags(project: Path, cli: RunCli) -> None:
+    r = cli("dispatch", "search redis --verbose")
+    assert r.code == 4, r
+    assert r.out.startswith("! Unknown flag(s): `--verbose`.")
+    r = cli("dispatch", "history --json")
+    assert (r.code, r.err) == (1, "error: no stored handovers\n")

@@ -80,8 +80,8 @@ def test_aliases_run_the_same_callback_hidden(alias: str) -> None:
     assert _shape(aliased) == _shape(target)
 
 
-def test_the_modes_are_the_six() -> None:
-    assert MODES == ("dump", "recall", "list", "park", "sweep", "drop")
+def test_the_modes_are_the_eight() -> None:
+    assert MODES == ("dump", "recall", "list", "park", "sweep", "drop", "search", "history")
 
 
 # -- dispatch "X" ≡ session-skill X ------------------------------------------------------
@@ -116,6 +116,15 @@ EQUIVALENT = [
     "dump huge --file {BIG} --force",
     "dump --extractive --transcript {T} --json",
     "dump --extractive",  # no transcript: exit 1
+    "search auth token",
+    "search refresh --json --limit 1",
+    "search kubernetes",  # nothing matches: exit 1
+    "search auth --limit 0",  # exit 2
+    "recall token refresh rework --peek",
+    "history",
+    "history --json",
+    "history auth-plan",
+    "history --branch nope",  # exit 1
 ]
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 
