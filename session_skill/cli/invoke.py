@@ -86,7 +86,22 @@ def emit(out: Output) -> int:
 def store_of(call: Call) -> Store:
     from session_skill.store.store import Store, find_project_root
 
+    if call.project is not None:
+        _check_project(call.project)
     return Store(find_project_root(call.project))
+
+
+def _check_project(project: str) -> None:
+    """`--project` names a directory that exists: a typo never creates a project."""
+    import os
+
+    from session_skill.errors import SessionError
+
+    path = os.path.expanduser(project)
+    if not os.path.exists(path):
+        raise SessionError(f"--project {project}: no such directory")
+    if not os.path.isdir(path):
+        raise SessionError(f"--project {project} is not a directory")
 
 
 def now() -> datetime:
