@@ -266,7 +266,11 @@ def _scan(
         entries = list(os.scandir(store_dir))
     except OSError:
         return 0, []
-    probes = [t.probes for t in terms]
+    # A probe of four letters or more is looked for in `data.lower()` (cheaper than the fold,
+    # and it holds every word the fold holds, plus the same letters inside other words: a
+    # candidate too many, never one too few); a shorter one, at a word start in the fold.
+    probes = [[(p[1:], False) if len(p) > 4 else (p, True) for p in t.probes] for t in terms]
+    folds = bool(typos) or any(at_start for ps in probes for _, at_start in ps)
     counted = 0
     kept: list[_Doc] = []
     for entry in entries:
@@ -284,12 +288,13 @@ def _scan(
             continue
         counted += 1
         body_at, created = head
-        folded = data.translate(_FLAT)
+        lowered = data.lower()
+        folded = data.translate(_FLAT) if folds else lowered
         slug = _slug_words(name[:-3])
         mask = 0
         for k, alternatives in enumerate(probes):
-            for p in alternatives:
-                if folded.find(p, body_at - 1) >= 0 or p in slug:
+            for p, at_start in alternatives:
+                if (folded if at_start else lowered).find(p, body_at - 1) >= 0 or p in slug:
                     mask |= 1 << k
                     break
         held = [set(p.findall(folded, body_at - 1)) | set(p.findall(slug)) for p in typos or ()]
