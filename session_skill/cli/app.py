@@ -185,7 +185,9 @@ def sweep(
 @app.command()
 def search(
     ctx: typer.Context,
-    words: Annotated[list[str] | None, typer.Argument(help="Words the handover said.")] = None,
+    words: Annotated[
+        list[str] | None, typer.Argument(metavar="WORDS", help="Words the handover said.")
+    ] = None,
     # A string, checked by the command: the fast path and /session say the same thing.
     limit: Annotated[
         str | None, typer.Option("--limit", metavar="N", help="Show at most N hits (default 10).")
@@ -200,9 +202,11 @@ def search(
 @app.command()
 def history(
     ctx: typer.Context,
-    slug: Annotated[str | None, typer.Argument(help="Start from this handover.")] = None,
+    slug: Annotated[
+        str | None, typer.Argument(metavar="SLUG", help="Start from this handover.")
+    ] = None,
     branch: Annotated[
-        str | None, typer.Option("--branch", help="The newest handover of branch B.")
+        str | None, typer.Option("--branch", metavar="B", help="Start from branch B's newest.")
     ] = None,
     json_out: JsonOpt = False,
     project: ProjectOpt = None,

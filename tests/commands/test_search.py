@@ -318,3 +318,40 @@ def test_recall_of_words_nothing_holds_still_lists(store: Path, cli: RunCli) -> 
     assert r.code == 1, r
     assert r.err == "error: no handover matches 'kubernetes helm'\n"
     assert "### Handovers" in r.out
+
+
+# -- the fast path answers as Typer does ------------------------------------------------------
+FAST = [
+    ["search", "redis", "fallback"],
+    ["search", "export", "--json", "--limit", "1"],
+    ["search", "--limit=2", "the", "parser"],
+    ["search", "kubernetes"],
+    ["search", "redis", "--limit", "0"],
+    ["search"],
+    ["history"],
+    ["history", "--json"],
+    ["history", "csv-export"],
+    ["history", "--branch", "docs"],
+    ["history", "--branch=nope"],
+    ["history", "a", "--branch", "b"],
+]
+
+
+@pytest.mark.parametrize("argv", FAST, ids=[" ".join(a) for a in FAST])
+def test_the_fast_path_answers_as_typer(
+    argv: list[str], store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from session_skill.cli import app, fastpath
+
+    assert fastpath.parse(argv) is not None
+    results = []
+    for entry in (fastpath.main, app.main):
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = entry(list(argv))
+        results.append((code, out.getvalue(), err.getvalue()))
+    assert results[0] == results[1]
+    assert "Traceback" not in results[0][2]
