@@ -31,5 +31,18 @@ def main() -> int:
     return cli_main(argv)
 
 
+def _unshadow() -> None:
+    """`python -m` put the working directory first on sys.path, and the installed hooks run
+    there, in the user's project: its own `token.py` or `json.py` would stand in for the
+    standard library's (seen: a project's token.py broke the SessionEnd hook). Unless the
+    package itself is there (a checkout run in place), that entry goes."""
+    import os
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if sys.path and sys.path[0] == os.getcwd() != here:
+        del sys.path[0]
+
+
 if __name__ == "__main__":
+    _unshadow()
     sys.exit(main())

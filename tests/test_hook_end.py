@@ -551,3 +551,17 @@ def test_the_plugin_runs_it_on_clear_through_its_shim(root: Path, tmp_path: Path
     message = json.loads(r.stdout)["systemMessage"]
     assert "`/session-skill:session recall` loads it" in message  # the plugin's skill name
     assert meta(store(root) / f"{latest(root)}.md")["trigger"] == "session-end"
+
+
+def test_the_projects_own_modules_do_not_shadow_the_standard_library(
+    root: Path, tmp_path: Path, sub: RunCli
+) -> None:
+    # The installed hooks run `python -m session_skill` in the project: its folder comes
+    # first on sys.path, so a project's token.py or json.py would replace the stdlib's.
+    for name in ("token", "json", "re", "dataclasses"):
+        (root / f"{name}.py").write_text("raise SystemExit('the project shadowed the stdlib')\n")
+    transcript = work_transcript(root, tmp_path)
+    r = sub("hook", "session-end", input=end_payload(root, transcript), cwd=root)
+    assert r.code == 0 and r.err == "" and "systemMessage" in r.out, r
+    r = sub("hook", "session-start", input=start_payload(root), cwd=root)
+    assert r.code == 0 and r.err == "" and "No /session dump ran" in r.out, r
