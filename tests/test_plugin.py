@@ -529,12 +529,14 @@ def test_hook_mode_builds_nothing_and_exports_the_data_folder(
     assert got["prefix"] != str(data / "venv")  # python3 from PATH: no venv yet
     assert not (data / "venv").exists()
     sourced = subprocess.run(
-        ["sh", "-c", '. "$1"; printf %s "$SESSION_SKILL_PLUGIN_DATA"', "sh", str(env_file)],
+        ["sh", "-c", '. "$1"; printf "%s|%s" "$SESSION_SKILL_PLUGIN_DATA" "$SESSION_SKILL_VIA"',
+         "sh", str(env_file)],
         capture_output=True,
         text=True,
         check=True,
-    )
-    assert sourced.stdout == str(data)
+    )  # fmt: skip
+    # SESSION_SKILL_VIA too: a pip-installed session-skill earlier on PATH names the plugin's form
+    assert sourced.stdout == f"{data}|plugin"
 
     # once a command built the venv there, the hooks use its python
     give_venv(built, data, root)
