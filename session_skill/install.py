@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -215,8 +217,9 @@ def install(*, project: Path | None, user: bool, agent: str, dry_run: bool, home
         steps += _install_gitignore(base)
     where = "your user account (~)" if user else str(base)
     agents = " and ".join(AGENT_NAMES[p.agent] for p in places)
+    warn = _path_warning()
     if not steps:
-        return "Already installed: nothing to change."
+        return "\n".join(["Already installed: nothing to change.", *warn])
     shown_commands = [
         f"Hook command{f' ({AGENT_NAMES[a]})' if len(commands) > 1 else ''}: {c}"
         for a, c in commands.items()
@@ -224,7 +227,7 @@ def install(*, project: Path | None, user: bool, agent: str, dry_run: bool, home
     if dry_run:
         lines = [f"Dry run: nothing written. Installing for {agents} in {where} would:"]
         lines += [f"  - {s.what}" for s in steps]
-        lines += shown_commands
+        lines += shown_commands + warn
         return "\n".join(lines)
     for step in steps:
         step.apply()
@@ -237,7 +240,21 @@ def install(*, project: Path | None, user: bool, agent: str, dry_run: bool, home
     lines.append(f"Next: start a new session so the hook is loaded, then {forms} before `/clear`.")
     if codex_hook is not None:
         lines += _codex_trust_notes(base, user, updated=codex_hook)
-    return "\n".join(lines)
+    return "\n".join(lines + warn)
+
+
+def _path_warning() -> list[str]:
+    """The skill runs `session-skill` by name (and pre-approves `Bash(session-skill *)`, so
+    a path would not do): say so when it cannot be found on PATH."""
+    if shutil.which("session-skill"):
+        return []
+    script = Path(sys.executable).parent / "session-skill"
+    fix = (
+        f"add {script.parent} to PATH (it holds this install's session-skill)"
+        if script.is_file()
+        else "install the package where its `session-skill` script lands on PATH (pipx, pip)"
+    )
+    return [f"⚠ `session-skill` is not on PATH, and the skill runs it by that name: {fix}."]
 
 
 def _codex_trust_notes(base: Path, user: bool, *, updated: bool) -> list[str]:
@@ -304,7 +321,8 @@ def _install_hook(place: _Place, command: str) -> list[_Step]:
         what = f"update the {_hooks(updated)} and add the {_hooks(added)} in"
     else:
         what = f"update the {_hooks(updated)} in" if updated else f"add the {_hooks(added)} to"
-    return [_Step(f"{what} {shown}", place.settings, _dump_json(data))]
+    data_bytes = _dump_json(data, _json_style(place.settings, shown))
+    return [_Step(f"{what} {shown}", place.settings, data_bytes)]
 
 
 def _merge_hook(entries: list[Any], command: str, matcher: str, mark: str) -> bool:
@@ -454,7 +472,7 @@ def _uninstall_hook(place: _Place) -> list[_Step]:
 
         return [_Step(f"remove {shown} (it held only the session-skill hook)", action=remove)]
     what = f"remove the {_hooks(removed)} from {shown}"
-    return [_Step(what, place.settings, _dump_json(data))]
+    return [_Step(what, place.settings, _dump_json(data, _json_style(place.settings, shown)))]
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -529,5 +547,53 @@ def _session_start(
     return entries
 
 
-def _dump_json(data: dict[str, Any]) -> bytes:
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+class _JsonStyle:
+    """How a settings file is written, so a rewrite keeps it: a BOM, CRLF, its indentation
+    (None: all on one line), `"key":value` without a space, a final line break."""
+
+    def __init__(
+        self,
+        bom: bool = False,
+        newline: str = "\n",
+        indent: str | None = "  ",
+        compact: bool = False,
+        final_newline: bool = True,
+    ) -> None:
+        self.bom = bom
+        self.newline = newline
+        self.indent = indent
+        self.compact = compact
+        self.final_newline = final_newline
+
+
+def _json_style(path: Path, shown: str) -> _JsonStyle:
+    raw = _read_bytes(path, shown)
+    if raw is None or not raw.strip():
+        return _JsonStyle()
+    bom = raw.startswith(b"\xef\xbb\xbf")
+    text = raw.decode("utf-8-sig", "replace")
+    body = text.strip()
+    indent: str | None = None
+    if "\n" in body:
+        found = re.search(r"\n([ \t]+)\S", body)
+        indent = found.group(1) if found else "  "
+    return _JsonStyle(
+        bom=bom,
+        newline="\r\n" if "\r\n" in text else "\n",
+        indent=indent,
+        compact=re.search(r'"\s*:\s', body) is None,
+        final_newline=text.endswith("\n"),
+    )
+
+
+def _dump_json(data: dict[str, Any], style: _JsonStyle | None = None) -> bytes:
+    style = style or _JsonStyle()
+    if style.indent is None:
+        separators = (",", ":") if style.compact else (", ", ": ")
+    else:
+        separators = (",", ":" if style.compact else ": ")
+    text = json.dumps(data, indent=style.indent, separators=separators, ensure_ascii=False)
+    if style.final_newline:
+        text += "\n"
+    text = text.replace("\n", style.newline)  # JSON strings hold `\n` escaped: structure only
+    return (b"\xef\xbb\xbf" if style.bom else b"") + text.encode("utf-8")

@@ -33,6 +33,19 @@ def project(tmp_path: Path) -> Path:
     return p
 
 
+@pytest.fixture(autouse=True)
+def session_skill_on_path(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`session-skill` on PATH, as after `pip install`: install's output does not depend on
+    the shell the tests run in (the PATH warning has tests of its own)."""
+    bin_dir = tmp_path_factory.mktemp("bin")
+    script = bin_dir / "session-skill"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
 @pytest.fixture(scope="module")
 def command() -> str:
     return inst.hook_command()
@@ -598,3 +611,67 @@ def test_written_session_end_command_captures_a_clear(project: Path, home: Path)
     slug = (store / "LATEST").read_text().strip()
     doc = (store / f"{slug}.md").read_text()
     assert "trigger: session-end" in doc and "Ship the installer with its end hook" in doc
+
+
+# -- issue 11 #21: settings.json keeps its BOM, line endings and indentation -------------------
+STYLED = {
+    "bom-crlf-4": (
+        '\ufeff{\r\n    "model": "opus",\r\n    "env": {\r\n        "A": "1"\r\n    }\r\n}\r\n'
+    ),
+    "tabs": '{\n\t"model": "opus",\n\t"permissions": {\n\t\t"allow": []\n\t}\n}\n',
+    "one-line": '{"model": "opus", "env": {"A": "1"}}\n',
+    "one-line-compact-no-newline": '{"model":"opus"}',
+}
+
+
+@pytest.mark.parametrize("name", list(STYLED))
+def test_install_and_uninstall_keep_the_settings_style(
+    project: Path, home: Path, command: str, name: str
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    original = STYLED[name].encode("utf-8")
+    settings.write_bytes(original)
+    do_install(project, home)
+    raw = settings.read_bytes()
+    text = raw.decode("utf-8-sig")
+    assert json.loads(text)["hooks"] == claude_hooks(command)
+    assert raw.startswith(b"\xef\xbb\xbf") == original.startswith(b"\xef\xbb\xbf")
+    if b"\r\n" in original:
+        assert b"\n" not in raw.replace(b"\r\n", b"")
+    if name.startswith("one-line"):
+        assert text.count("\n") == original.count(b"\n")
+        assert (": " in text) == (b": " in original)
+    if name == "tabs":
+        assert '\n\t"hooks": {\n\t\t"SessionStart": [' in text
+    if name == "bom-crlf-4":
+        assert '\r\n    "hooks": {\r\n        "SessionStart": [' in text
+    do_uninstall(project, home)
+    assert settings.read_bytes() == original
+
+
+# -- issue 11 #18: the skill runs `session-skill`: say so when it is not on PATH ----------------
+def test_install_warns_when_session_skill_is_not_on_path(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    for out in (do_install(project, home, dry_run=True), do_install(project, home)):
+        warning = [ln for ln in out.splitlines() if ln.startswith("⚠")]
+        assert len(warning) == 1, out
+        assert "`session-skill` is not on PATH" in warning[0]
+        assert "the skill runs it by that name" in warning[0]
+    assert "`session-skill` is not on PATH" in do_install(project, home)  # nothing to change
+
+
+def test_install_is_quiet_about_path_when_session_skill_is_found(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    exe = bin_dir / "session-skill"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    assert "not on PATH" not in do_install(project, home)
