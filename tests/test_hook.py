@@ -678,3 +678,29 @@ def test_hook_command_imports_only_cheap_stdlib(tmp_path: Path) -> None:
         if m.split(".")[0] not in sys.stdlib_module_names and m.split(".")[0] != "session_skill"
     }
     assert not foreign
+
+
+# -- issue 11 #24: a pending handover that is not UTF-8 -------------------------------------------
+@pytest.mark.parametrize("source", ["clear", "startup"])
+def test_a_pending_doc_that_is_not_utf8_is_named_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    root = make_project(tmp_path)
+    doc = write_doc(root)
+    doc.write_bytes(doc.read_bytes().replace(b"Add token expiry", b"Add t\xf6ken expiry"))
+    before = doc.read_bytes()
+    assert run_hook(root, source) == ""
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(doc) in err and "not UTF-8" in err, err
+    assert doc.read_bytes() == before
+    assert (store_dir(root) / "LATEST").exists()
+
+
+def test_a_missing_pending_doc_stays_silent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path)
+    doc = write_doc(root)
+    doc.unlink()
+    assert run_hook(root) == ""
+    assert capsys.readouterr().err == ""
