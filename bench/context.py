@@ -15,6 +15,8 @@ CALLS = [
     ("park", 1, "`dispatch`"),
     ("drop", 1, "`dispatch` (a 2nd only after the user picks from an exit-4 list)"),
     ("sweep", 1, "`dispatch` (a 2nd, `sweep --park N,…`, only if the user parks some)"),
+    ("search", 1, "`dispatch`"),
+    ("history", 1, "`dispatch`"),
 ]
 
 
