@@ -152,8 +152,9 @@ def notice(
     """(the model's notice, ≤ NOTICE_LIMIT characters; the user's line) for an automatic
     handover left pending; `current` names the branch checked out when it differs."""
     from session_skill import agent
+    from session_skill.handover.doc import section_content
 
-    slug, recall = pending.slug, agent.hint("recall", env)
+    slug, recall, dump = pending.slug, agent.hint("recall", env), agent.hint("dump", env)
     files, items = captured(pending.body)
     what = f"{_count(files, 'file')} and {_count(items, 'open item')}"
     moved = (
@@ -161,23 +162,21 @@ def notice(
         if current
         else ""
     )
-    text = (
-        f"No {agent.hint('dump', env)} ran before /clear, so session-skill saved the previous "
-        f"conversation as an automatic handover `{slug}` {_ago(pending.age)}, built from its "
-        f"transcript and git (extractive, no model). Goal: {{goal}}. It holds {what}; it was "
-        f"not loaded here.{moved} `{recall}` loads it."
+    head = (
+        f"No {dump} ran before /clear, so session-skill saved the previous conversation as an "
+        f"automatic handover `{slug}` {_ago(pending.age)}, built from its transcript and git "
+        f"(extractive, no model). Goal: "
     )
-    from session_skill.handover.doc import section_content
-
+    tail = f". It holds {what}; it was not loaded here.{moved} `{recall}` loads it."
     goal = " ".join(section_content(pending.body, "Goal").split()) or "(none recorded)"
-    room = NOTICE_LIMIT - len(text) + len("{goal}")
+    room = NOTICE_LIMIT - len(head) - len(tail)
     if len(goal) > room:
         goal = goal[: max(room - 1, 0)].rstrip() + "…"
     message = (
-        f"session-skill: no {agent.hint('dump', env)} before /clear; the conversation was "
-        f"saved as `{slug}` ({what}), not loaded — `{recall}` loads it"
+        f"session-skill: no {dump} before /clear; the conversation was saved as `{slug}` "
+        f"({what}), not loaded — `{recall}` loads it"
     )
-    return text.replace("{goal}", goal)[:NOTICE_LIMIT], message
+    return (head + goal + tail)[:NOTICE_LIMIT], message
 
 
 def captured(body: str) -> tuple[int, int]:
