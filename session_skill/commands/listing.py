@@ -22,12 +22,12 @@ def list_store(store: Store, *, as_json: bool, now: datetime) -> Output:
     docs: list[DocInfo] = []
     items: list[Item] = []
     if store.exists():
-        docs = all_docs(store)
+        docs = all_docs(store, now)
         expired = [d.slug for d in docs if now - d.when >= timedelta(days=EXPIRE_DAYS)]
         if expired:
 
             def still_expired(path: Path) -> bool:
-                fresh = docinfo(path)
+                fresh = docinfo(path, now)
                 return fresh is not None and now - fresh.when >= timedelta(days=EXPIRE_DAYS)
 
             swept = store.expire(expired, still_expired)
@@ -88,7 +88,8 @@ def handover_table(docs: list[DocInfo], now: datetime | None) -> str:
         stale = now - d.when >= timedelta(days=STALE_DAYS)
         label = f"`⚠ stale {d.slug}`" if stale else f"`{d.slug}`"
         rows.append(
-            f"| {label} | {age((now - d.when).total_seconds())} | {d.branch or '—'} | "
+            f"| {label} | {age((now - d.when).total_seconds())}"
+            f"{' (created in the future)' if d.future else ''} | {d.branch or '—'} | "
             f"{'yes' if d.consumed else 'no'} |"
         )
     return "\n".join(rows)

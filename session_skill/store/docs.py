@@ -12,29 +12,43 @@ from session_skill.store.store import Store
 from session_skill.times import parse_time
 
 _HEAD = 8192
+# A `created` this far past now is not believed (a wrong clock, a hand edit): the skew the
+# restore hook tolerates (SPEC §8 step 2).
+FUTURE_SKEW = 120.0
 
 
 class DocInfo(Record):
-    __slots__ = ("slug", "path", "meta", "created", "mtime")
+    __slots__ = ("slug", "path", "meta", "created", "mtime", "future")
     slug: str  # from the file name: what LATEST and commands use
     path: Path
     meta: dict[str, str]
     created: datetime | None
     mtime: float
+    future: bool  # `created` is in the future: the doc is dated by its mtime
 
     def __init__(
-        self, slug: str, path: Path, meta: dict[str, str], created: datetime | None, mtime: float
+        self,
+        slug: str,
+        path: Path,
+        meta: dict[str, str],
+        created: datetime | None,
+        mtime: float,
+        future: bool = False,
     ) -> None:
         self.slug = slug
         self.path = path
         self.meta = meta
         self.created = created
         self.mtime = mtime
+        self.future = future
 
     @property
     def when(self) -> datetime:
-        """`created`, else the file's mtime (hand-made docs)."""
-        return self.created or datetime.fromtimestamp(self.mtime, timezone.utc)
+        """`created`; the file's mtime when there is none (hand-made docs) or when it lies
+        in the future — so such a doc sorts, ages and expires by when it was written."""
+        if self.created is None or self.future:
+            return datetime.fromtimestamp(self.mtime, timezone.utc)
+        return self.created
 
     @property
     def consumed(self) -> bool:
@@ -81,7 +95,9 @@ def _read(fd: int, limit: int | None) -> bytes:
     return b"".join(chunks)
 
 
-def info(path: Path) -> DocInfo | None:
+def info(path: Path, now: datetime | None = None) -> DocInfo | None:
+    """The doc's head; `now` (default: the clock, `SESSION_SKILL_NOW` pinning it) decides
+    whether its `created` lies in the future."""
     meta = read_meta(path)
     if meta is None:
         return None
@@ -89,12 +105,18 @@ def info(path: Path) -> DocInfo | None:
         mtime = os.stat(path).st_mtime
     except OSError:
         return None
-    return DocInfo(path.name[:-3], path, meta, parse_time(meta.get("created")), mtime)
+    created = parse_time(meta.get("created"))
+    future = False
+    if created is not None:
+        from session_skill.times import now_epoch
+
+        future = created.timestamp() - (now.timestamp() if now else now_epoch()) > FUTURE_SKEW
+    return DocInfo(path.name[:-3], path, meta, created, mtime, future)
 
 
-def all_docs(store: Store) -> list[DocInfo]:
+def all_docs(store: Store, now: datetime | None = None) -> list[DocInfo]:
     """Every handover doc, newest first."""
-    out = [d for p in store.doc_files() if (d := info(p)) is not None]
+    out = [d for p in store.doc_files() if (d := info(p, now)) is not None]
     out.sort(key=lambda d: d.when, reverse=True)
     return out
 
