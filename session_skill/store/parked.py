@@ -1,4 +1,9 @@
-"""PARKED.md (SPEC §6): items are bullet lines; every other byte is kept as it is."""
+"""PARKED.md (SPEC §6): items are bullet lines; every other byte is kept as it is.
+
+Not items: bullets inside a closed ``` or ~~~ fence (a code sample stays a code sample),
+done checkboxes (`- [x]`), a bare `- ` with nothing after it, and indented lines. The
+indented lines right under an item are its notes: `remove` takes them with it.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,11 @@ from session_skill.records import FrozenRecord
 HEADING = "# Parked items"
 _init = object.__setattr__  # Item is frozen: its __init__ sets fields past __setattr__
 _BULLET = re.compile(r"^(?:[-*] \[[ xX]\] |[-*] )(.*)$")
+_DONE = re.compile(r"^[-*] \[[xX]\](?: |$)")
+# A fence opens with ``` or ~~~ (a backtick fence's info string holds no backtick) and
+# closes with a line of the same character, at least as long, and nothing else.
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
+_PARTS = re.compile(r"\b(Why|Next):\s*", re.IGNORECASE)
 _SLUG = re.compile(r"^\*\*([^*\n]{1,120})\*\*\s*(?:[—–:-]+\s*)?(.*)$")
 _RAISED = re.compile(r"\bRaised:\s*(\d{4}-\d{2}-\d{2})\b\.?")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
@@ -73,11 +83,18 @@ def _without_raised(text: str) -> str:
     return text[: first.start()] + text[first.end() :]
 
 
+def strip_raised(text: str) -> str:
+    """The text without its `Raised: YYYY-MM-DD` dates: the tool owns that field."""
+    return _RAISED.sub("", text) if "Raised:" in text else text
+
+
 def parse_item(line_no: int, line: str) -> Item | None:
     m = _BULLET.match(line)
-    if not m:
+    if not m or _DONE.match(line):
         return None
     rest = m.group(1).strip()
+    if not rest:
+        return None  # a bare `- ` (or `- [ ] `): no text, no item
     raised = None
     # The regex starts where the literal is: str.find is far cheaper than a \b scan.
     at = rest.find("Raised:")
@@ -108,6 +125,29 @@ def parse_item(line_no: int, line: str) -> Item | None:
     return Item(line_no, line, slug, summary, raised, explicit)
 
 
+def fenced_lines(parts: list[str]) -> set[int]:
+    """Indexes of the lines inside closed fences, the fence lines included.
+
+    A fence left open at the end of the file is not a fence: CommonMark would run it to
+    the end, but then an item appended after it would never be listed.
+    """
+    inside: set[int] = set()
+    opened: tuple[int, str] | None = None
+    for i, part in enumerate(parts):
+        line = part.rstrip("\r")
+        if opened is None:
+            m = _FENCE_OPEN.match(line)
+            if m:
+                opened = (i, m.group(1))
+        else:
+            start, fence = opened
+            bare = line.strip(" \t")
+            if bare and bare == fence[0] * len(bare) and len(bare) >= len(fence):
+                inside.update(range(start, i + 1))
+                opened = None
+    return inside
+
+
 class Parked:
     """The file as lines (endings kept) plus the items found in them."""
 
@@ -117,18 +157,27 @@ class Parked:
         parts = text.split("\n")
         self.lines = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
         self.newline = "\r\n" if text.find("\r\n") >= 0 else "\n"
+        # Fences are rare: one substring search spares the line-by-line scan.
+        self.fenced = fenced_lines(parts) if ("```" in text or "~~~" in text) else set()
         # _scan, on the parts: each is its line without the "\n" (an empty last part is
         # no line, and no item either).
+        fenced = self.fenced
         self.items = [
             item
             for i, part in enumerate(parts)
-            if (item := parse_item(i, part.rstrip("\r"))) is not None
+            if (not fenced or i not in fenced)
+            and (item := parse_item(i, part.rstrip("\r"))) is not None
         ]
 
     def _scan(self) -> list[Item]:
+        parts = [raw.rstrip("\n") for raw in self.lines]
+        text_has_fence = any("```" in p or "~~~" in p for p in parts)
+        self.fenced = fenced_lines(parts) if text_has_fence else set()
         items = []
-        for i, raw in enumerate(self.lines):
-            item = parse_item(i, raw.rstrip("\r\n"))
+        for i, part in enumerate(parts):
+            if i in self.fenced:
+                continue
+            item = parse_item(i, part.rstrip("\r"))
             if item is not None:
                 items.append(item)
         return items
@@ -157,17 +206,62 @@ class Parked:
         self.lines[item.line_no] = bullet + ending
         self.items = self._scan()
 
-    def remove(self, item: Item) -> None:
-        gone = item.line_no
-        del self.lines[gone]
-        # The lines after it moved up by one; none changed, so none is parsed again.
+    def notes(self, item: Item) -> list[str]:
+        """The indented lines right under an item (endings stripped): its sub-notes.
+
+        They run to the first blank or unindented line; a fenced block among them is
+        taken whole, blank lines and all.
+        """
+        out: list[str] = []
+        i = item.line_no + 1
+        while i < len(self.lines):
+            line = self.lines[i].rstrip("\r\n")
+            in_block = i in self.fenced and (i - 1) in self.fenced and bool(out)
+            if not in_block and not (line[:1] in (" ", "\t") and line.strip()):
+                break
+            out.append(line)
+            i += 1
+        return out
+
+    def remove(self, item: Item) -> list[str]:
+        """Remove the item's line and its notes (`notes`); returns the notes removed."""
+        notes = self.notes(item)
+        gone, count = item.line_no, 1 + len(notes)
+        del self.lines[gone : gone + count]
+        if self.fenced:
+            self.fenced = {
+                i if i < gone else i - count for i in self.fenced if not gone <= i < gone + count
+            }
+        # The lines after them moved up; none changed, so none is parsed again.
         self.items = [
             it
             if it.line_no < gone
-            else Item(it.line_no - 1, it.line, it.slug, it.summary, it.raised, it.explicit_slug)
+            else Item(it.line_no - count, it.line, it.slug, it.summary, it.raised, it.explicit_slug)
             for it in self.items
             if it.line_no != gone
         ]
+        return notes
+
+
+def split_parts(summary: str) -> tuple[str, dict[str, str]]:
+    """An item's text as its idea and its `Why:` / `Next:` parts (keys `Why`, `Next`)."""
+    pieces = _PARTS.split(summary)
+    idea = pieces[0].strip().rstrip(" .;")
+    parts: dict[str, str] = {}
+    for label, value in zip(pieces[1::2], pieces[2::2], strict=True):
+        key = label.capitalize()
+        text = value.strip().rstrip(" .;")
+        parts[key] = "; ".join(t for t in (parts.get(key, ""), text) if t)
+    return idea, parts
+
+
+def join_parts(idea: str, parts: dict[str, str]) -> str:
+    """`split_parts` put back together: `<idea>. Why: <why>. Next: <next>`."""
+    out = idea.strip().rstrip(" .")
+    for key in ("Why", "Next"):
+        if parts.get(key):
+            out += f"{'. ' if out else ''}{key}: {parts[key]}"
+    return out
 
 
 def bullet(slug: str, summary: str, raised: date | str) -> str:

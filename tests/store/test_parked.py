@@ -8,7 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_skill.store.parked import HEADING, Parked, bullet, derive_slug, parse_item
+from session_skill.store.parked import (
+    HEADING,
+    Parked,
+    bullet,
+    derive_slug,
+    join_parts,
+    parse_item,
+    split_parts,
+    strip_raised,
+)
 
 SAMPLE = (
     "# Parked items\n"
@@ -49,13 +58,12 @@ def test_items_are_found_with_their_slugs_and_dates() -> None:
         ("retry-backoff", date(2026, 11, 20), True),
         ("split-ratio", date(2026, 11, 2), True),
         ("plain-checkbox-item-without-slug", None, False),
-        ("done-thing", None, True),
         ("item-with-a-bad-date", None, False),
     ]
     first = p.items[0]
     assert first.summary == "revisit exponential vs linear. Why: bench first. Next: compare p99"
     assert first.display.startswith("**retry-backoff** — revisit")
-    assert p.items[3].summary == "finished already"
+    assert p.items[3].summary == "item with a bad date"  # `- [x]` is done, not open
 
 
 @given(text_st)
@@ -64,19 +72,27 @@ def test_parse_render_is_byte_identical(text: str) -> None:
 
 
 @given(bullet_lines, st.sampled_from(["\n", "\r\n"]), st.booleans())
-def test_remove_takes_exactly_one_line(lines: list[str], nl: str, final: bool) -> None:
+def test_remove_takes_the_item_line_and_its_notes(lines: list[str], nl: str, final: bool) -> None:
     text = nl.join(lines) + (nl if final else "")
     p = Parked(text)
     for index in range(len(p.items)):
         q = Parked(text)
         item = q.items[index]
-        q.remove(item)
+        notes = q.notes(item)
+        assert q.remove(item) == notes
         # Lines end at "\n" only (a "\x0c" or "\u2028" inside a bullet does not split it).
         raw = [part + "\n" for part in text.split("\n")]
         raw[-1] = raw[-1][:-1]
-        del raw[item.line_no]
+        # The notes are the indented, non-blank lines right under it (no fences here).
+        end = item.line_no + 1
+        while end < len(raw) and raw[end][:1] in (" ", "\t") and raw[end].strip():
+            end += 1
+        assert [r.rstrip("\r\n") for r in raw[item.line_no + 1 : end]] == notes
+        del raw[item.line_no : end]
         assert q.render() == "".join(raw)
         assert len(q.items) == len(p.items) - 1
+        assert q.render() == Parked(q.render()).render()
+        assert [it.line for it in q.items] == [it.line for it in Parked(q.render()).items]
 
 
 def test_append_keeps_the_newline_style_and_a_missing_final_newline() -> None:
@@ -156,3 +172,88 @@ def test_derive_slug(text: str, slug: str) -> None:
 def test_non_items_stay_non_items() -> None:
     for line in ["# Parked items", "", "  - nested", "-x", "text"]:
         assert parse_item(0, line) is None
+
+
+# -- issue 11: what is not an item --------------------------------------------------------
+FENCED = (
+    "# Parked items\n"
+    "\n"
+    "- **before** — a real item\n"
+    "```sh\n"
+    "- **in-backticks** — a bullet in a code sample\n"
+    "* another\n"
+    "```\n"
+    "~~~~\n"
+    "- in tildes\n"
+    "~~~\n"  # shorter than the opener: not its end
+    "- still in tildes\n"
+    "~~~~~\n"
+    "- **after** — a real item\n"
+)
+
+
+def test_bullets_in_fences_are_not_items_and_stay_byte_for_byte() -> None:
+    p = Parked(FENCED)
+    assert [it.slug for it in p.items] == ["before", "after"]
+    while p.items:
+        p.remove(p.items[0])
+    assert p.render() == FENCED.replace("- **before** — a real item\n", "").replace(
+        "- **after** — a real item\n", ""
+    )
+    q = Parked(FENCED)
+    q.append(bullet("new", "appended", "2026-11-29"))
+    assert q.render() == FENCED + "- **new** — appended. Raised: 2026-11-29.\n"
+    assert [it.slug for it in q.items] == ["before", "after", "new"]
+    r = Parked(FENCED.replace("\n", "\r\n"))
+    assert [it.slug for it in r.items] == ["before", "after"]
+
+
+def test_an_unclosed_fence_hides_nothing() -> None:
+    # Were it a fence to the end of the file, an item appended after it would never list.
+    text = "# Parked items\n\n```\n- **kept** — an item after an open fence\n"
+    assert [it.slug for it in Parked(text).items] == ["kept"]
+
+
+def test_an_inline_triple_backtick_does_not_open_a_fence() -> None:
+    text = "```not a fence``` said the note\n- **one** — item\n```\n- **two** — item\n"
+    assert [it.slug for it in Parked(text).items] == ["one", "two"]
+
+
+@pytest.mark.parametrize(
+    "line", ["- [x] done", "* [X] **done** — yes", "- ", "-  ", "- [ ] ", "* [x]"]
+)
+def test_done_and_empty_bullets_are_not_open_items(line: str) -> None:
+    assert parse_item(0, line) is None
+    assert Parked(line + "\n").render() == line + "\n"
+
+
+def test_notes_are_the_indented_lines_under_an_item() -> None:
+    text = (
+        "- **a** — item\n"
+        "  - note\n"
+        "  ```\n"
+        "\n"  # blank, but inside the note's fence
+        "  code\n"
+        "  ```\n"
+        "\n"
+        "  after a blank line: not a note\n"
+        "- **b** — item\n"
+    )
+    p = Parked(text)
+    assert p.notes(p.items[0]) == ["  - note", "  ```", "", "  code", "  ```"]
+    assert p.notes(p.items[1]) == []
+    p.remove(p.items[0])
+    assert p.render() == "\n  after a blank line: not a note\n- **b** — item\n"
+    assert [it.line_no for it in p.items] == [2]
+
+
+def test_split_and_join_parts() -> None:
+    idea, parts = split_parts("revisit exp. Why: bench first. next: compare p99.")
+    assert (idea, parts) == ("revisit exp", {"Why": "bench first", "Next": "compare p99"})
+    assert join_parts(idea, parts) == "revisit exp. Why: bench first. Next: compare p99"
+    assert split_parts("just an idea") == ("just an idea", {})
+
+
+def test_strip_raised() -> None:
+    assert strip_raised("fix it. Raised: 2020-01-01. Why: x") == "fix it.  Why: x"
+    assert strip_raised("no date here") == "no date here"
