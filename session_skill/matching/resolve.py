@@ -60,6 +60,13 @@ STOPWORDS = frozenset(
 )
 
 _TRAILERS = re.compile(r"\b(?:why|next|raised)\s*:", re.IGNORECASE)
+# The hedges an idea is often said with: "Maybe X" restates "X" (park's duplicate check).
+_HEDGE = re.compile(
+    r"^(?:\W*(?:maybe|perhaps|possibly|probably|todo|idea|i think|i guess|i wonder if|"
+    r"we should|we could|we might|we need to|we ought to|should we|could we|"
+    r"it would be nice to|it might be worth|let'?s|lets|someday|later)\b[\s,:;.!?-]*)+",
+    re.IGNORECASE,
+)
 
 
 _init = object.__setattr__  # frozen records set their fields past __setattr__
@@ -206,9 +213,14 @@ def resolve(query: str, choices: Sequence[Choice]) -> Resolution:
         tied = [(i, 100.0) for i in exact[:MAX_CANDIDATES]]
         return Resolution("ambiguous", None, 100.0, tied)
 
-    query_words = _significant(words(query))
-    if not query_words or not choices:
+    all_words = words(query)
+    query_words = [w for w in all_words if w not in STOPWORDS]
+    if not all_words or not choices:
         return Resolution("none", None, 0.0, [])
+    if not query_words:
+        # Filler alone ("the", "it", "the one") names nothing: never a match. An item that
+        # has the word in its slug is offered, as a short query's would be.
+        return _short_query(all_words, choices)
     if sum(len(w) for w in query_words) < MIN_QUERY_CHARS:
         return _short_query(query_words, choices)
     query_text = " ".join(query_words)
@@ -274,8 +286,10 @@ def resolve(query: str, choices: Sequence[Choice]) -> Resolution:
 
 
 def _idea(text: str) -> str:
-    """The idea itself: a parked bullet's `Why:` / `Next:` / `Raised:` tail cut off."""
-    return _TRAILERS.split(text, maxsplit=1)[0]
+    """The idea itself: a leading hedge ("Maybe", "We should") and a parked bullet's
+    `Why:` / `Next:` / `Raised:` tail cut off."""
+    idea = _TRAILERS.split(text, maxsplit=1)[0]
+    return _HEDGE.sub("", idea, count=1) or idea
 
 
 def duplicate_score(text: str, choice: Choice) -> float:

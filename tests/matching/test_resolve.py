@@ -343,3 +343,31 @@ def test_importing_does_not_load_rapidfuzz() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True)
     assert run.stdout.strip() == "False", run.stderr
+
+
+# -- issue 11 ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("query", ["the", "it", "the one", "of the", "a"])
+def test_filler_words_alone_are_never_a_match(query: str) -> None:
+    one = [Choice("retry-the-flaky-upload", ("retry the flaky upload", "retry the flaky upload"))]
+    assert resolve(query, one).kind != "match"
+    assert resolve(query, CHOICES).kind != "match"
+    assert resolve("the", [Choice("the", ("the",))]).kind == "match"  # an exact key still is
+
+
+@pytest.mark.parametrize(
+    "hedged",
+    [
+        "Maybe revisit exponential vs linear backoff for the uploader",
+        "Perhaps: revisit exponential vs linear backoff for the uploader.",
+        "We should revisit exponential vs linear backoff for the uploader",
+        "I think we should revisit exponential vs linear backoff for the uploader!",
+        "Let's revisit exponential vs linear backoff for the uploader",
+    ],
+)
+def test_a_leading_hedge_is_not_part_of_the_idea(hedged: str) -> None:
+    assert best_duplicate(hedged, CHOICES) == 0
+    # Either side may carry it.
+    hedged_item = [Choice("x", (hedged,))]
+    assert (
+        best_duplicate("revisit exponential vs linear backoff for the uploader", hedged_item) == 0
+    )
