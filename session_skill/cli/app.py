@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from typer.core import TyperArgument
+from typer.core import TyperArgument, TyperCommand
 
 from session_skill import __version__
 from session_skill.errors import EXIT_USAGE, SessionError, UsageError, run_command
 
 if TYPE_CHECKING:
+    from typer._click.core import Context as ClickContext
+
     from session_skill.cli.invoke import Call
 
 app = typer.Typer(
@@ -47,6 +49,21 @@ SessionOpt = Annotated[
     str | None, typer.Option("--session-id", help="Session whose transcript to read.")
 ]
 VERBATIM = {"ignore_unknown_options": True, "allow_extra_args": False}
+
+
+class _Verbatim(TyperCommand):
+    """park and drop: a payload word is never an option (`- **x** — a copied bullet`
+    held an `h`, and click read it as `-h`). The words are split as the fast path splits
+    them (`fastpath.split_verbatim`) and handed to click after a `--`."""
+
+    def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
+        from session_skill.cli.fastpath import verbatim_argv
+        from session_skill.cli.table import lookup
+
+        command = lookup(self.name or "")
+        if command is not None and command.verbatim:
+            args = verbatim_argv(command, args)
+        return super().parse_args(ctx, args)
 
 
 def _version(value: bool) -> None:
@@ -145,7 +162,7 @@ def list_cmd(ctx: typer.Context, json_out: JsonOpt = False, project: ProjectOpt 
     return _run(ctx)
 
 
-@app.command(context_settings=VERBATIM)
+@app.command(cls=_Verbatim, context_settings=VERBATIM)
 def park(
     ctx: typer.Context,
     idea: Annotated[list[str] | None, typer.Argument(help="The idea (else stdin).")] = None,
@@ -156,7 +173,7 @@ def park(
     return _run(ctx)
 
 
-@app.command(context_settings=VERBATIM)
+@app.command(cls=_Verbatim, context_settings=VERBATIM)
 def drop(
     ctx: typer.Context,
     item: Annotated[
@@ -313,7 +330,9 @@ def _aliases() -> None:
             target = by_name[command.name]
             callback = target.callback
             assert callback is not None
-            app.command(alias, hidden=True, context_settings=target.context_settings)(callback)
+            app.command(
+                alias, cls=target.cls, hidden=True, context_settings=target.context_settings
+            )(callback)
 
 
 _aliases()

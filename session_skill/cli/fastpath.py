@@ -15,7 +15,51 @@ tests/cli/test_fastpath.py runs a table of invocations both ways and compares th
 from __future__ import annotations
 
 from session_skill.cli.invoke import Call
-from session_skill.cli.table import PROJECT, lookup
+from session_skill.cli.table import PROJECT, Command, lookup
+
+HELP = ("-h", "--help")
+
+
+def split_verbatim(command: Command, args: list[str]) -> tuple[list[str], list[str]]:
+    """park/drop: (options, payload words) of the arguments after the command.
+
+    Only the command's own options, spelled exactly, are options; every other word is
+    payload, kept in order — `- **x** — a copied bullet`, `-5 degrees`, `--weird`. Help
+    (`-h`, `--help`) is help only when there is no payload word at all. A bare `--` is
+    eaten, and everything after it is payload. The Typer app parses park and drop
+    through this too (`app._Verbatim`), so both paths read the same words the same way.
+    """
+    kinds: list[tuple[str, str]] = []  # ("option" | "help" | "word", the token)
+    i = 0
+    while i < len(args):
+        word = args[i]
+        name, eq, _value = word.partition("=")
+        if word == "--":
+            kinds += [("word", w) for w in args[i + 1 :]]
+            break
+        if word in command.flags:
+            kinds.append(("option", word))
+        elif name in command.values:
+            kinds.append(("option", word))
+            if not eq and i + 1 < len(args):
+                i += 1
+                kinds.append(("option", args[i]))  # its value, whatever it looks like
+        elif word in HELP:
+            kinds.append(("help", word))
+        else:
+            kinds.append(("word", word))
+        i += 1
+    has_words = any(kind == "word" for kind, _ in kinds)
+    options = [w for kind, w in kinds if kind == "option" or (kind == "help" and not has_words)]
+    words = [w for kind, w in kinds if kind == "word" or (kind == "help" and has_words)]
+    return options, words
+
+
+def verbatim_argv(command: Command, args: list[str]) -> list[str]:
+    """`split_verbatim` as an argument list for an option parser: the options, then
+    `--` and the payload words, so that no payload word can be read as an option."""
+    options, words = split_verbatim(command, args)
+    return options + (["--", *words] if words else [])
 
 
 def _option_value(args: list[str], i: int, eq: str, value: str) -> tuple[str, int] | None:
@@ -54,6 +98,8 @@ def parse(argv: list[str]) -> Call | None:
         return None
     call = Call(command.name, root_project=root_project)
     args = rest[1:]
+    if command.verbatim:
+        args = verbatim_argv(command, args)
     only_words = False
     i = 0
     while i < len(args):
@@ -79,9 +125,6 @@ def parse(argv: list[str]) -> Call | None:
             if got is None or (name == PROJECT and not got[0]):
                 return None
             call.values[name], i = got
-        elif command.verbatim and name != "--help":
-            call.words.append(word)  # park/drop keep unknown `--x` words as payload
-            i += 1
         else:
             return None  # --help, or an option the command does not have
     if command.words is not None and len(call.words) > command.words:

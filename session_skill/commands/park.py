@@ -7,12 +7,26 @@ from datetime import datetime
 
 from session_skill.commands.output import Output, dumps
 from session_skill.errors import SessionError
-from session_skill.store.parked import Item, Parked, bullet
+from session_skill.store.parked import (
+    Item,
+    Parked,
+    bullet,
+    join_parts,
+    split_parts,
+    strip_raised,
+)
 from session_skill.store.store import Store, valid_slug
 
 MAX_IDEA = 1000
-# C0 controls and DEL that `fold` leaves in place (it turns whitespace ones into spaces).
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
+# C0 controls and DEL that `fold` leaves in place (it turns whitespace ones into spaces),
+# the C1 controls (U+009B is an escape on some terminals), and the bidi embeddings,
+# overrides and isolates that make text display in another order than it is stored.
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# What surrounds an item when a line is copied back from PARKED.md or `list`: a bullet
+# marker, `list`'s number and its stale mark (these two only before a `**slug**`).
+_COPIED = re.compile(
+    r"^(?:[-*] (?:\[[ xX]\] )?)?(?:\d{1,9}\. (?=(?:⚠ stale )?\*\*))?(?:⚠ stale (?=\*\*))?"
+)
 
 
 def fold(text: str) -> str:
@@ -28,7 +42,14 @@ def park(store: Store, idea: str, *, as_json: bool, now: datetime) -> Output:
     if _CONTROL.search(text):
         # A NUL makes grep call PARKED.md binary; an escape sequence would run in the
         # terminal of whoever lists it. (Tabs and line breaks were folded into spaces.)
-        raise SessionError("the idea contains control characters (NUL, escapes); not parked")
+        raise SessionError(
+            "the idea contains control characters (NUL, escapes, bidi overrides); not parked"
+        )
+    # The tool owns `Raised:` (today for a new item, the old date for an update), and a
+    # copied bullet or `list` line is the item it shows, not a new one holding its marks.
+    text = fold(strip_raised(_COPIED.sub("", text, count=1))).rstrip()
+    if not text:
+        raise SessionError("nothing to park: give the idea as text (or on stdin)")
     from session_skill.store.parked import _SLUG
     from session_skill.store.slugs import item_slug
 
@@ -47,27 +68,45 @@ def park(store: Store, idea: str, *, as_json: bool, now: datetime) -> Output:
     with store.lock():
         parked = store.read_parked()
         action = "Parked"
+        kept: list[str] = []
         same = parked.find_slug(slug)
         if same is not None and explicit:
+            summary, kept = _keep_parts(same.summary, summary)
+            if summary.rstrip(" .") == same.summary:
+                return _exists(same, len(parked.items), as_json)
             parked.replace(same, bullet(slug, summary, same.raised or now.date().isoformat()))
             action = "Updated"
         else:
             dup = _near_duplicate(parked, summary)
             if dup is not None:
-                msg = f"Already parked as {dup.slug}"
-                open_n = len(parked.items)
-                return Output(
-                    dumps({"action": "exists", "slug": dup.slug, "open": open_n})
-                    if as_json
-                    else f"{msg} ({open_n} open)"
-                )
+                return _exists(dup, len(parked.items), as_json)
             slug = _free_slug(parked, slug)
             parked.append(bullet(slug, summary, now.date().isoformat()))
         store.write_parked(parked)
         n = len(parked.items)
     if as_json:
-        return Output(dumps({"action": action.lower(), "slug": slug, "open": n}))
-    return Output(f"{action}: {slug} ({n} open)")
+        return Output(dumps({"action": action.lower(), "slug": slug, "open": n, "kept": kept}))
+    keeping = f", keeping its {' and '.join(k + ':' for k in kept)}" if kept else ""
+    return Output(f"{action}: {slug} ({n} open){keeping}")
+
+
+def _exists(item: Item, open_n: int, as_json: bool) -> Output:
+    if as_json:
+        return Output(dumps({"action": "exists", "slug": item.slug, "open": open_n, "kept": []}))
+    return Output(f"Already parked as {item.slug} ({open_n} open)")
+
+
+def _keep_parts(old: str, new: str) -> tuple[str, list[str]]:
+    """The new text of an edited item, with the old `Why:` / `Next:` it does not replace.
+
+    Returns the text and the labels kept from the old one.
+    """
+    idea, parts = split_parts(new)
+    _old_idea, old_parts = split_parts(old)
+    kept = [k for k in ("Why", "Next") if old_parts.get(k) and k not in parts]
+    if not kept:
+        return new, []
+    return join_parts(idea, {**parts, **{k: old_parts[k] for k in kept}}), kept
 
 
 def _near_duplicate(parked: Parked, summary: str) -> Item | None:

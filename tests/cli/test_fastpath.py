@@ -57,7 +57,15 @@ TABLE: list[tuple[list[str], bytes | None]] = [
     (["park", "**retry-budget**", "—", "cap", "retries", "per", "user"], None),
     (["park", "revisit", "exponential", "vs", "linear", "backoff"], None),  # a near-duplicate
     (["park", "x" * 1001], None),  # too long: exit 1
+    # A payload word is never an option (issue 11): a copied bullet, a leading dash, `-h`
+    # or `--help` among other words, an option spelled with a value it does not take.
+    (["park", "- **copied** — a bullet copied with its dash, h and all."], None),
+    (["park", "-x", "short", "options"], None),
+    (["park", "use", "-h", "or", "--help", "to", "see"], None),
+    (["park", "--json=1", "idea"], None),
+    (["drop", "-5"], None),  # nothing close: exit 1
     (["drop", "retry-backoff"], None),
+    (["drop", "#1", "#3"], None),
     (["drop", "#2"], None),
     (["drop", "#99"], None),  # exit 1
     (["drop", "retry"], None),  # ambiguous: exit 4
@@ -94,8 +102,8 @@ FALLBACK = [
     ["list", "-h"],
     ["list", "--help"],
     ["park", "--help"],
-    ["park", "-x", "short", "options"],
-    ["drop", "-5"],
+    ["park", "-h"],
+    ["drop", "--json", "-h"],
     ["list", "extra"],
     ["list", "--bogus"],
     ["list", "--json=yes"],
@@ -104,7 +112,6 @@ FALLBACK = [
     ["--project=", "list"],
     ["--project"],
     ["recall", "--peek=1"],
-    ["park", "--json=1", "idea"],
     ["dispatch", "a", "b"],
     ["dispatch", "--session-id"],
     ["--version", "list"],

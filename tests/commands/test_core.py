@@ -387,7 +387,7 @@ def test_park_exactly_1000_characters_is_fine(project: Path, cli: RunCli) -> Non
 
 def test_park_json(project: Path, cli: RunCli) -> None:
     data = json.loads(cli("park", "--json", "json idea here").out)
-    assert data == {"action": "parked", "slug": "json-idea-here", "open": 1}
+    assert data == {"action": "parked", "slug": "json-idea-here", "open": 1, "kept": []}
 
 
 # -- drop -------------------------------------------------------------------------

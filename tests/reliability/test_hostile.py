@@ -362,13 +362,12 @@ CASES = [
         "park-markdown-injection-is-one-line",
         ("park",),
         0,
-        out="Parked: x-injected-heading (4 open)",
+        # A pasted bullet is that item (issue 11): its `- ` marker is not part of the text.
+        out="Parked: x (4 open)",
         stdin=b"- **x** \xe2\x80\x94 injected\n# Heading\n- second\n",
         changes=PARKED,
         check=appended(
-            "- **x-injected-heading** — - **x** — injected # Heading - second. Raised: ".encode()
-            + TODAY.encode()
-            + b".\n"
+            "- **x** — injected # Heading - second. Raised: ".encode() + TODAY.encode() + b".\n"
         ),
     ),
     Case("drop-nul", ("drop",), 1, "no parked item matches 'zz\\x00yy'", stdin=b"zz\x00yy"),

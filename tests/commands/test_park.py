@@ -1,0 +1,188 @@
+"""park (SPEC §7.5, issue 11): nothing the user wrote is lost, nothing is stored twice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from session_skill.cli import fastpath
+from tests.conftest import RunCli
+
+pytestmark = pytest.mark.usefixtures("pinned_now")
+TODAY = "2026-11-29"
+
+
+def _parked(store_dir: Path, *lines: str) -> Path:
+    store_dir.mkdir(parents=True, exist_ok=True)
+    p = store_dir / "PARKED.md"
+    p.write_text("# Parked items\n\n" + "".join(line + "\n" for line in lines))
+    return p
+
+
+def _bullets(store_dir: Path) -> list[str]:
+    text = (store_dir / "PARKED.md").read_text()
+    return [ln for ln in text.splitlines() if ln.startswith("- ")]
+
+
+# -- editing an item keeps what the new text does not replace ------------------------------
+def test_editing_keeps_why_and_next(project: Path, store_dir: Path, cli: RunCli) -> None:
+    _parked(
+        store_dir, "- **alpha** — old text. Why: users asked. Next: ask design. Raised: 2026-11-20."
+    )
+    r = cli("park", "**alpha** — new text")
+    assert (r.code, r.out) == (0, "Updated: alpha (1 open), keeping its Why: and Next:\n")
+    assert _bullets(store_dir) == [
+        "- **alpha** — new text. Why: users asked. Next: ask design. Raised: 2026-11-20."
+    ]
+
+
+def test_editing_replaces_only_the_parts_given(project: Path, store_dir: Path, cli: RunCli) -> None:
+    _parked(
+        store_dir, "- **alpha** — old text. Why: users asked. Next: ask design. Raised: 2026-11-20."
+    )
+    r = cli("park", "**alpha** — new text. Next: ship it")
+    assert r.out == "Updated: alpha (1 open), keeping its Why:\n"
+    assert _bullets(store_dir) == [
+        "- **alpha** — new text. Why: users asked. Next: ship it. Raised: 2026-11-20."
+    ]
+    data = json.loads(cli("park", "--json", "**alpha** — newer. Why: a. Next: b").out)
+    assert data == {"action": "updated", "slug": "alpha", "open": 1, "kept": []}
+    assert _bullets(store_dir) == ["- **alpha** — newer. Why: a. Next: b. Raised: 2026-11-20."]
+
+
+# -- the tool owns Raised ----------------------------------------------------------------
+def test_a_payload_raised_date_is_not_stored(project: Path, store_dir: Path, cli: RunCli) -> None:
+    r = cli("park", "fix the thing. Raised: 2020-01-01")
+    assert (r.code, r.out) == (0, "Parked: fix-the-thing (1 open)\n")
+    assert _bullets(store_dir) == [f"- **fix-the-thing** — fix the thing. Raised: {TODAY}."]
+    assert "⚠ stale" not in cli("list").out
+
+
+@pytest.mark.parametrize(
+    "copied",
+    [
+        "1. **retry-backoff** — revisit exponential vs linear. Raised: 2026-11-20.",
+        "2. ⚠ stale **retry-backoff** — revisit exponential vs linear. Raised: 2026-11-20.",
+        "- **retry-backoff** — revisit exponential vs linear. Raised: 2026-11-20.",
+    ],
+)
+def test_reparking_a_copied_line_is_not_a_second_item(
+    project: Path, store_dir: Path, cli: RunCli, copied: str
+) -> None:
+    line = "- **retry-backoff** — revisit exponential vs linear. Raised: 2026-11-20."
+    _parked(store_dir, line)
+    r = cli("park", input=copied)
+    assert (r.code, r.out) == (0, "Already parked as retry-backoff (1 open)\n")
+    assert _bullets(store_dir) == [line]
+
+
+def test_a_copied_line_with_new_words_updates_keeping_one_raised(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    _parked(store_dir, "- **retry-backoff** — revisit exponential vs linear. Raised: 2026-11-20.")
+    r = cli("park", input="1. **retry-backoff** — settled on exponential. Raised: 2026-11-20.")
+    assert r.out == "Updated: retry-backoff (1 open)\n"
+    assert _bullets(store_dir) == [
+        "- **retry-backoff** — settled on exponential. Raised: 2026-11-20."
+    ]
+
+
+# -- a payload is never read as options (both entry points) -------------------------------
+BULLET = "- **x** — copied bullet with dash."
+
+
+def test_a_payload_starting_with_a_dash_is_parked(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    r = cli("park", BULLET)  # Typer: the `h` in "with" was read as -h, help, exit 0
+    assert (r.code, r.out) == (0, "Parked: x (1 open)\n")
+    assert _bullets(store_dir) == [f"- **x** — copied bullet with dash. Raised: {TODAY}."]
+    call = fastpath.parse(["park", BULLET])
+    assert call is not None and call.words == [BULLET]
+
+
+@pytest.mark.parametrize(
+    ("argv", "words", "flags"),
+    [
+        (["park", "-x", "short"], ["-x", "short"], set()),
+        (["park", "--json", "-5", "degrees"], ["-5", "degrees"], {"--json"}),
+        (["park", "use", "--help", "to", "see"], ["use", "--help", "to", "see"], set()),
+        (["park", "a", "-h", "b"], ["a", "-h", "b"], set()),
+        (["park", "--json=1", "idea"], ["--json=1", "idea"], set()),
+        (["park", "--", "--json", "is", "words"], ["--json", "is", "words"], set()),
+        (["drop", "-5"], ["-5"], set()),
+        (["drop", "#1", "#3", "--json"], ["#1", "#3"], {"--json"}),
+    ],
+)
+def test_only_the_commands_own_options_are_options(
+    argv: list[str], words: list[str], flags: set[str]
+) -> None:
+    call = fastpath.parse(argv)
+    assert call is not None
+    assert (call.words, call.flags) == (words, flags)
+
+
+@pytest.mark.parametrize("argv", [["park", "-h"], ["park", "--help"], ["drop", "--json", "-h"]])
+def test_help_alone_is_still_help(cli: RunCli, argv: list[str]) -> None:
+    assert fastpath.parse(argv) is None  # Typer prints it
+    r = cli(*argv)
+    assert r.code == 0 and r.out.startswith("Usage: session-skill "), r
+
+
+# -- near-duplicates ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "again",
+    [
+        "Maybe fix the flaky upload test",
+        "Perhaps fix the flaky upload test.",
+        "We should fix the flaky upload test",
+        "I think we should fix the flaky upload test!",
+        "FIX THE FLAKY-UPLOAD TEST",
+        "TODO: fix the flaky upload test",
+    ],
+)
+def test_a_hedged_restatement_is_already_parked(
+    project: Path, store_dir: Path, cli: RunCli, again: str
+) -> None:
+    assert cli("park", "fix the flaky upload test").code == 0
+    before = (store_dir / "PARKED.md").read_bytes()
+    r = cli("park", again)
+    assert (r.code, r.out) == (0, "Already parked as fix-the-flaky-upload-test (1 open)\n")
+    assert (store_dir / "PARKED.md").read_bytes() == before
+
+
+def test_a_different_idea_after_a_hedge_is_parked(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    assert cli("park", "fix the flaky upload test").code == 0
+    assert cli("park", "Maybe delete the flaky upload test").out.startswith("Parked: ")
+
+
+# -- control characters ------------------------------------------------------------------
+@pytest.mark.parametrize("char", ["\u202e", "\u202a", "\u2066", "\u2069", "\x9b"])
+def test_bidi_and_c1_controls_are_refused(
+    project: Path, store_dir: Path, cli: RunCli, char: str
+) -> None:
+    r = cli("park", f"harmless {char}looking idea")
+    assert r.code == 1, r
+    assert r.err == (
+        "error: the idea contains control characters (NUL, escapes, bidi overrides); not parked\n"
+    )
+    assert not (store_dir / "PARKED.md").exists()
+
+
+# -- fenced blocks -----------------------------------------------------------------------
+def test_park_never_rewrites_a_fenced_bullet(project: Path, store_dir: Path, cli: RunCli) -> None:
+    fenced = "~~~\n- **sample** — kept as written\n~~~\n"
+    p = store_dir / "PARKED.md"
+    store_dir.mkdir(parents=True)
+    p.write_text("# Parked items\n\n" + fenced)
+    r = cli("park", "**sample** — a real item of that name")
+    assert r.out == "Parked: sample (1 open)\n"
+    assert p.read_text() == (
+        "# Parked items\n\n"
+        + fenced
+        + f"- **sample** — a real item of that name. Raised: {TODAY}.\n"
+    )
