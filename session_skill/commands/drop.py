@@ -1,17 +1,28 @@
-"""drop (SPEC §7.6): close a parked item and log it; a wrong item is never dropped."""
+"""drop (SPEC §7.6): close parked items and log them; a wrong item is never dropped.
+
+`#N` takes the numbers printed last (`store/numbers.py`), and `#2 #3` drops both items or
+neither. After a drop the remaining items are printed again with their numbers.
+"""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from session_skill import agent
-from session_skill.commands.listing import item_line
+from session_skill.commands.listing import item_json, item_line, show_numbers, viewer
 from session_skill.commands.output import Output, dumps, shown
 from session_skill.commands.park import fold
 from session_skill.errors import ChoiceNeeded, SessionError
+from session_skill.store.numbers import Numbers, number
 from session_skill.store.parked import Item, Parked
-from session_skill.store.store import Store
+from session_skill.store.store import NUMBERS, Store
 from session_skill.times import format_time
+
+# The reprint after a drop: enough to pick the next one, not a 10,000-line PARKED.md.
+REPRINT_MAX = 25
+_NUMBER = re.compile(r"#(\d{1,9})")
+_SEPARATORS = re.compile(r"[\s,]+")
 
 
 def drop(store: Store, query: str, *, as_json: bool, now: datetime) -> Output:
@@ -24,61 +35,170 @@ def drop(store: Store, query: str, *, as_json: bool, now: datetime) -> Output:
 
     with store.lock():
         parked = store.read_parked()
-        item, score = _resolve_item(parked, query, now)
-        parked.remove(item)
-        record = {
-            "ts": format_time(now),
-            "item": item.slug,
-            "action": "dropped",
-            "summary": item.summary,
-            "raised": item.raised.isoformat() if item.raised else None,
-            "query": query,
-            "score": round(score, 1),
-            "line": item.line,
-        }
+        before = store.read_numbers()
+        targets = _resolve_items(store, parked, query, now, before)
+        # The numbers the items have now, recorded before any of them goes: without a
+        # record they are their places in the file, and those shift when a line goes.
+        if before is None or before.broken:
+            before = number(parked.items, None, viewer(), fresh=True)[1]
+        records = []
+        note_lines = 0
+        for item, score in targets:
+            record: dict[str, object] = {
+                "ts": format_time(now),
+                "item": item.slug,
+                "action": "dropped",
+                "summary": item.summary,
+                "raised": item.raised.isoformat() if item.raised else None,
+                "query": query,
+                "score": round(score, 1),
+                "line": item.line,
+            }
+            notes = parked.notes(item)
+            if notes:
+                record["notes"] = notes  # the indented lines that go with it, verbatim
+                note_lines += len(notes)
+            records.append(record)
         # Log first: a drop killed between the two writes leaves the item logged and still
         # parked (dropping it again is harmless), never gone without a trace.
-        store.log_dropped(record)
+        for record in records:
+            store.log_dropped(record)
+        for item, _score in sorted(targets, key=lambda t: -t[0].line_no):
+            parked.remove(item)  # bottom up: the lines above keep their places
         store.write_parked(parked)
-        n = len(parked.items)
+        left = parked.items
+        shown = range(min(len(left), REPRINT_MAX))
+        pairs = show_numbers(store, left, fresh=False, shown=shown, before=before)
+    slugs = [item.slug for item, _ in targets]
     if as_json:
-        return Output(dumps({"action": "dropped", "slug": item.slug, "open": n, "record": record}))
-    return Output(f"Dropped: {item.slug} ({n} open)")
+        return Output(
+            dumps(
+                {
+                    "action": "dropped",
+                    "slug": slugs[0],
+                    "open": len(left),
+                    "record": records[0],
+                    "dropped": records,
+                    "parked": [item_json(n, it, now) for n, it in pairs],
+                }
+            )
+        )
+    head = f"Dropped: {', '.join(slugs)} ({len(left)} open)"
+    if note_lines:
+        head += f", with {_count(note_lines, 'indented note line')} (logged in dropped.jsonl)"
+    if not left:
+        return Output(head)
+    return Output("\n".join([head, "", *_numbered(pairs, len(left), now)]))
 
 
-def _resolve_item(parked: Parked, query: str, now: datetime) -> tuple[Item, float]:
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _numbered(pairs: list[tuple[int, Item]], total: int, now: datetime) -> list[str]:
+    lines = [f"### Parked ({total} open)"] + [item_line(n, it, now) for n, it in pairs]
+    if total > len(pairs):
+        lines.append(f"… and {total - len(pairs)} more: {agent.hint('list')}")
+    numbers = [n for n, _ in pairs]
+    if numbers != list(range(1, len(numbers) + 1)):
+        lines.append(f"(numbers stay as shown until the next {agent.hint('list')})")
+    return lines
+
+
+def _resolve_items(
+    store: Store, parked: Parked, query: str, now: datetime, record: Numbers | None
+) -> list[tuple[Item, float]]:
     items = parked.items
     if not items:
         raise SessionError("no parked items", stdout="No parked items.")
-    if query.startswith("#") and query[1:].isdigit():
-        n = int(query[1:])
-        if 1 <= n <= len(items):
-            return items[n - 1], 100.0
-        raise SessionError(
-            f"there is no item #{n} ({len(items)} open)", stdout=_parked_list(items, now)
-        )
+    numbers = _numbers_in(query)
+    if numbers is not None:
+        return _by_numbers(store, items, numbers, now, record)
     exact = parked.find_slug(query.strip("*` "))
     if exact is not None:
-        return exact, 100.0
+        return [(exact, 100.0)]
     from session_skill.matching.resolve import Choice, resolve
 
     choices = [Choice(it.slug, (it.slug.replace("-", " "), it.summary)) for it in items]
     res = resolve(query, choices)
     if res.kind == "match" and res.index is not None:
-        return items[res.index], res.score
+        return [(items[res.index], res.score)]
     if res.kind == "ambiguous":
-        lines = [f"Which item did you mean by {shown(query)}?"]
-        for n, (i, _s) in enumerate(res.candidates, 1):
-            lines.append(f"({chr(96 + n)}) **{items[i].slug}** — {items[i].summary[:120]}")
-        lines.append(f"→ {agent.hint('drop <slug>')} (or #N from {agent.hint('list')})")
-        raise ChoiceNeeded(
-            f"{shown(query)} matches more than one parked item", stdout="\n".join(lines)
+        indexes = [i for i, _s in res.candidates]
+        pairs = show_numbers(store, items, fresh=False, shown=indexes)
+        number_of = dict(zip(sorted(set(indexes)), (n for n, _ in pairs), strict=True))
+        one = len(indexes) == 1
+        lines = [
+            f"Is this the item you meant by {shown(query)}?"
+            if one
+            else f"Which item did you mean by {shown(query)}?"
+        ]
+        for i in indexes:
+            it = items[i]
+            lines.append(f"{number_of[i]}. **{it.slug}** — {it.summary[:120]}")
+        lines.append(
+            f"→ {agent.hint('drop #N')} with a number above, or {agent.hint('drop <slug>')}"
         )
-    raise SessionError(f"no parked item matches {shown(query)}", stdout=_parked_list(items, now))
-
-
-def _parked_list(items: list[Item], now: datetime) -> str:
-    return "\n".join(
-        [f"### Parked ({len(items)} open)"]
-        + [item_line(n, it, now) for n, it in enumerate(items, 1)]
+        why = "is only a loose match" if one else "matches more than one parked item"
+        raise ChoiceNeeded(f"{shown(query)} {why}", stdout="\n".join(lines))
+    raise SessionError(
+        f"no parked item matches {shown(query)}", stdout=_parked_list(store, items, now)
     )
+
+
+def _numbers_in(query: str) -> list[int] | None:
+    """`#2`, `#2 #3`, `#2, #3 and #5`: the numbers, in order, once each; else None."""
+    words = [w for w in _SEPARATORS.split(query) if w and w.lower() != "and"]
+    found: list[int] = []
+    for w in words:
+        m = _NUMBER.fullmatch(w)
+        if m is None:
+            return None
+        if int(m.group(1)) not in found:
+            found.append(int(m.group(1)))
+    return found or None
+
+
+def _by_numbers(
+    store: Store, items: list[Item], numbers: list[int], now: datetime, record: Numbers | None
+) -> list[tuple[Item, float]]:
+    """Every number's item, or a refusal before anything is dropped."""
+    from session_skill.store.numbers import lookup
+
+    session = viewer()
+    found: list[tuple[Item, float]] = []
+    for n in numbers:
+        got = lookup(items, record, session, n)
+        if got.status == "ok" and got.item is not None:
+            found.append((got.item, 100.0))
+            continue
+        nothing = "nothing dropped" if len(numbers) > 1 else ""
+        tail = f"; {nothing}" if nothing else ""
+        if got.status == "none":
+            raise SessionError(
+                f"there is no item #{n} ({len(items)} open){tail}",
+                stdout=_parked_list(store, items, now),
+            )
+        if got.status in ("gone", "changed"):
+            what = "is no longer parked" if got.status == "gone" else "was edited since"
+            raise ChoiceNeeded(
+                f"#{n} was {got.slug} when the list was shown, and it {what}; nothing dropped",
+                stdout=_parked_list(store, items, now),
+            )
+        why = (
+            "were shown in another session"
+            if got.status == "session"
+            else f"last shown cannot be read ({store.dir / NUMBERS})"
+        )
+        raise ChoiceNeeded(
+            f"the numbers {why}; nothing dropped — check them and pick again",
+            stdout=_parked_list(store, items, now, fresh=True),
+        )
+    return found
+
+
+def _parked_list(store: Store, items: list[Item], now: datetime, *, fresh: bool = False) -> str:
+    pairs = show_numbers(store, items, fresh=fresh)
+    lines = [f"### Parked ({len(items)} open)"] + [item_line(n, it, now) for n, it in pairs]
+    lines.append(f"→ {agent.hint('drop #N')} with a number above, or {agent.hint('drop <slug>')}")
+    return "\n".join(lines)

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from session_skill import agent
-from session_skill.commands.output import Output, dumps
+from session_skill.commands.output import Output, cell, code, dumps
+from session_skill.errors import SessionError, StoreError
 from session_skill.store.docs import DocInfo, all_docs
 from session_skill.store.docs import info as docinfo
 from session_skill.store.parked import Item
 from session_skill.store.store import Store
 from session_skill.times import age, format_time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_skill.store.numbers import Numbers
 
 EXPIRE_DAYS = 30
 STALE_DAYS = 14
@@ -21,6 +28,8 @@ def list_store(store: Store, *, as_json: bool, now: datetime) -> Output:
     swept: list[str] = []
     docs: list[DocInfo] = []
     items: list[Item] = []
+    pairs: list[tuple[int, Item]] = []
+    parked_error: str | None = None
     if store.exists():
         docs = all_docs(store, now)
         expired = [d.slug for d in docs if now - d.when >= timedelta(days=EXPIRE_DAYS)]
@@ -32,26 +41,46 @@ def list_store(store: Store, *, as_json: bool, now: datetime) -> Output:
 
             swept = store.expire(expired, still_expired)
             docs = [d for d in docs if d.slug not in swept]
-        items = store.read_parked().items
+        try:
+            items = store.read_parked().items
+        except StoreError as exc:
+            # The handovers are still worth listing; the problem is one line naming the file.
+            parked_error = exc.message
+        else:
+            pairs = show_numbers(store, items, fresh=True)
+    out = _render(swept, docs, pairs, parked_error, as_json=as_json, now=now)
+    if parked_error is not None:
+        raise SessionError(parked_error, stdout=out)
+    return Output(out)
+
+
+def _render(
+    swept: list[str],
+    docs: list[DocInfo],
+    pairs: list[tuple[int, Item]],
+    parked_error: str | None,
+    *,
+    as_json: bool,
+    now: datetime,
+) -> str:
     if as_json:
-        return Output(
-            dumps(
-                {
-                    "swept": swept,
-                    "handovers": [
-                        {
-                            "slug": d.slug,
-                            "created": format_time(d.when),
-                            "age": age((now - d.when).total_seconds()),
-                            "branch": d.branch,
-                            "consumed": d.consumed,
-                            "stale": now - d.when >= timedelta(days=STALE_DAYS),
-                        }
-                        for d in docs
-                    ],
-                    "parked": [_item_json(n, it, now) for n, it in enumerate(items, 1)],
-                }
-            )
+        return dumps(
+            {
+                "swept": swept,
+                "handovers": [
+                    {
+                        "slug": d.slug,
+                        "created": format_time(d.when),
+                        "age": age((now - d.when).total_seconds()),
+                        "branch": d.branch,
+                        "consumed": d.consumed,
+                        "stale": now - d.when >= timedelta(days=STALE_DAYS),
+                    }
+                    for d in docs
+                ],
+                "parked": [item_json(n, it, now) for n, it in pairs],
+                "parked_error": parked_error,
+            }
         )
     out: list[str] = []
     if swept:
@@ -60,21 +89,57 @@ def list_store(store: Store, *, as_json: bool, now: datetime) -> Output:
             + ", ".join(swept),
             "",
         ]
-    if not docs and not items:
+    if not docs and not pairs and parked_error is None:
         out.append("No stored handovers, no parked items.")
-        return Output("\n".join(out))
+        return "\n".join(out)
     out += [f"## Session store — {now.date().isoformat()}", ""]
     if docs:
         out.append(handover_table(docs, now))
         out.append("")
-    out.append(f"### Parked ({len(items)} open)")
-    out += [item_line(n, it, now) for n, it in enumerate(items, 1)] or ["(none)"]
-    out += [
-        "",
-        f"→ {agent.hint('recall <slug>')} to print a handover back into context",
-        f"→ {agent.hint('drop <item>')} to close a parked item",
-    ]
-    return Output("\n".join(out))
+    if parked_error is None:
+        out.append(f"### Parked ({len(pairs)} open)")
+        out += [item_line(n, it, now) for n, it in pairs] or ["(none)"]
+        out.append("")
+    out.append(f"→ {agent.hint('recall <slug>')} to print a handover back into context")
+    if parked_error is None:
+        out.append(f"→ {agent.hint('drop <item>')} to close a parked item")
+    return "\n".join(out)
+
+
+def viewer(env: Mapping[str, str] | None = None) -> str:
+    """The session reading the numbers (Claude Code, Codex); "" when unknown."""
+    env = os.environ if env is None else env
+    return env.get("CLAUDE_CODE_SESSION_ID") or env.get("CODEX_THREAD_ID") or ""
+
+
+def show_numbers(
+    store: Store,
+    items: list[Item],
+    *,
+    fresh: bool,
+    shown: Iterable[int] | None = None,
+    before: Numbers | None = None,
+) -> list[tuple[int, Item]]:
+    """Number the items about to be printed (`store/numbers.py`) and record the numbers.
+
+    `fresh` is `list`'s 1 to N; otherwise the numbers already shown are kept (`before`:
+    the record as it was before this command changed the items, else the stored one).
+    When the record cannot be written (and so is removed), the numbers are file order:
+    what `#N` then takes.
+    """
+    from session_skill.store.numbers import number
+
+    picked = range(len(items)) if shown is None else sorted(set(shown))
+    stored = store.read_numbers() if before is None else before
+    if stored is None:
+        # No record: `#N` is the Nth item, the number printed. Only a drop moves items,
+        # and a drop records them first (`before`); nothing to write until then.
+        return [(i + 1, items[i]) for i in picked]
+    old = None if fresh else stored
+    pairs, new = number(items, old, viewer(), fresh=fresh, shown=picked)
+    if store.write_numbers(new):
+        return pairs
+    return [(i + 1, items[i]) for i in picked]
 
 
 def handover_table(docs: list[DocInfo], now: datetime | None) -> str:
@@ -86,10 +151,10 @@ def handover_table(docs: list[DocInfo], now: datetime | None) -> str:
     rows = ["### Handovers", "| Slug | Age | Branch | Consumed |", "| --- | --- | --- | --- |"]
     for d in docs:
         stale = now - d.when >= timedelta(days=STALE_DAYS)
-        label = f"`⚠ stale {d.slug}`" if stale else f"`{d.slug}`"
+        label = code(f"⚠ stale {d.slug}" if stale else d.slug)
         rows.append(
             f"| {label} | {age((now - d.when).total_seconds())}"
-            f"{' (created in the future)' if d.future else ''} | {d.branch or '—'} | "
+            f"{' (created in the future)' if d.future else ''} | {cell(d.branch) or '—'} | "
             f"{'yes' if d.consumed else 'no'} |"
         )
     return "\n".join(rows)
@@ -103,7 +168,7 @@ def item_line(n: int, it: Item, now: datetime) -> str:
     return f"{n}. {'⚠ stale ' if _stale(it, now) else ''}{it.display}"
 
 
-def _item_json(n: int, it: Item, now: datetime) -> dict[str, object]:
+def item_json(n: int, it: Item, now: datetime) -> dict[str, object]:
     return {
         "n": n,
         "slug": it.slug,

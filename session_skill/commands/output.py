@@ -25,3 +25,21 @@ def dumps(obj: object) -> str:
 def shown(text: str, limit: int = 80) -> str:
     """What the user typed, quoted for a message: a pasted 10 KB query is not echoed whole."""
     return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def cell(text: str) -> str:
+    """Text for a markdown table cell: on one line, its `|` and backticks escaped."""
+    text = " ".join(text.split())
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+
+
+def code(text: str) -> str:
+    """`text` as a code span, whatever backticks it holds (CommonMark: a longer fence)."""
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    if not longest:
+        return f"`{text}`"
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}"

@@ -26,11 +26,13 @@ from session_skill.store.paths import valid_slug as valid_slug
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from session_skill.store.numbers import Numbers
     from session_skill.store.parked import Parked
 
 STORE_REL = Path(*storepaths.STORE_PARTS)
 PARKED = "PARKED.md"
 DROPPED = "dropped.jsonl"
+NUMBERS = "numbers.json"  # the parked-item numbers last shown (store/numbers.py)
 NON_DOCS = frozenset({PARKED})
 # A temp file older than this belongs to a writer that crashed.
 TMP_MAX_AGE = 60.0
@@ -281,3 +283,39 @@ class Store:
         import json
 
         fileio.append_line(self.path(DROPPED), json.dumps(record, ensure_ascii=False))
+
+    # -- numbers.json: the numbers `drop #N` takes ----------------------------------------
+    def read_numbers(self) -> Numbers | None:
+        """The numbers last shown for parked items; None when none were ever recorded.
+
+        A record that cannot be read comes back `broken` (every `#N` is then refused).
+        """
+        from session_skill.store.numbers import Numbers, parse
+
+        try:
+            text = self.read(NUMBERS)
+        except (StoreError, OSError):
+            return Numbers(broken=True)
+        return None if text is None else parse(text)
+
+    def write_numbers(self, numbers: Numbers) -> bool:
+        """Record the numbers about to be shown. False when it could not (disk full…).
+
+        A failed write removes the old record if it can: numbers that no longer match
+        what is printed must not be taken. With no record `#N` is the Nth item in file
+        order, so a caller that gets False prints the items numbered that way.
+        """
+        from session_skill.store.numbers import render
+
+        text = render(numbers)
+        try:
+            if self.read(NUMBERS) == text:
+                return True  # the same numbers again: no write
+            self.write(NUMBERS, text)
+            return True
+        except (StoreError, OSError):
+            try:
+                os.unlink(self.path(NUMBERS))
+            except (StoreError, OSError):
+                pass
+            return False

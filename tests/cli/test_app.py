@@ -49,7 +49,10 @@ def test_new_user_walkthrough(project: Path, sub: RunCli) -> None:
     # drop by a fuzzy query removes the right one and logs it.
     before = (store / "PARKED.md").read_text()
     r = sub("drop", "dashboard dark mode", env=PIN)
-    assert (r.code, r.out) == (0, "Dropped: dark-mode-for-the-dashboard-why (2 open)\n")
+    assert r.code == 0, r
+    # The rest is shown again with the numbers `list` gave them: #3 still means the third.
+    assert r.out.startswith("Dropped: dark-mode-for-the-dashboard-why (2 open)\n\n")
+    assert "\n1. **retry-backoff" in r.out and "\n3. **check-git-log" in r.out
     after = (store / "PARKED.md").read_text()
     removed = [ln for ln in before.splitlines() if ln not in after.splitlines()]
     assert len(removed) == 1 and "Dark mode" in removed[0]
@@ -236,7 +239,7 @@ def test_exit_4_ambiguous_drop(project: Path, sub: RunCli) -> None:
     sub("park", "**retry-budget** — cap total retries")
     r = sub("drop", "retry")
     assert r.code == 4, r
-    assert "(a) **retry-b" in r.out and "(b) **retry-b" in r.out
+    assert "\n1. **retry-b" in r.out and "\n2. **retry-b" in r.out  # their #N numbers
 
 
 def test_interrupt_is_130(project: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -126,7 +126,12 @@ def test_dispatch_matches_the_command(project: Path, cli: RunCli) -> None:
     assert via.code == 1
     assert via.err == "error: no parked item matches '--json #1'\n"
     r = cli("dispatch", "drop #1")
-    assert (r.code, r.out) == (0, "Dropped: first-idea-about-caching (1 open)\n")
+    assert (r.code, r.out) == (
+        0,
+        "Dropped: first-idea-about-caching (1 open)\n\n### Parked (1 open)\n"
+        "2. **second-idea-about-logging** — second idea about logging. Raised: 2026-11-29.\n"
+        "(numbers stay as shown until the next /session list)\n",
+    )
     r = cli("dispatch", "restore")
     assert (r.code, r.out) == (0, "No pending handover. → /session list\n")
     r = cli("dispatch", "recall nothing-like-this")
@@ -138,7 +143,7 @@ def test_dispatch_drop_ambiguous_exit_4(project: Path, cli: RunCli) -> None:
     cli("park", "**retry-budget** — cap retries per request")
     r = cli("dispatch", "drop retry")
     assert r.code == 4
-    assert "(a) **retry-b" in r.out
+    assert "\n1. **retry-b" in r.out and "\n2. **retry-b" in r.out
 
 
 def test_dispatch_drop_without_payload_shows_the_list(project: Path, cli: RunCli) -> None:

@@ -51,7 +51,7 @@ def worker(root: str, wid: int, seed: int, ops: int, log_path: str) -> None:
                             arg = f"#{numbers[slug]}"
                 code, out, err = run(["--project", root, "drop", arg])
                 rec = {"op": "drop", "arg": arg, "code": code, "out": out, "err": err}
-                m = re.match(r"^Dropped: (\S+) \(\d+ open\)$", out.strip())
+                m = re.match(r"^Dropped: (\S+) \(\d+ open\)$", out.strip().split("\n", 1)[0])
                 if code == 0 and m and m.group(1) in mine:
                     mine.remove(m.group(1))
                 elif code != 0 and slug in mine:

@@ -232,7 +232,8 @@ BROKEN_YAML = (
 LATEST_DOC = frozenset({S + "LATEST"})
 DOC_AND_LATEST = lambda slug: frozenset({S + f"{slug}.md", S + "LATEST"})  # noqa: E731
 PARKED = frozenset({S + "PARKED.md"})
-PARKED_AND_LOG = frozenset({S + "PARKED.md", S + "dropped.jsonl"})
+# A drop also records the numbers it reprints the other items with (issue 11).
+PARKED_AND_LOG = frozenset({S + "PARKED.md", S + "dropped.jsonl", S + "numbers.json"})
 BULLET = f"- **{{}}** — {{}}. Raised: {TODAY}."
 
 CASES = [

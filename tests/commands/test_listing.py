@@ -1,0 +1,86 @@
+"""list (SPEC §7.4, issue 11): what is listed as open, and what still lists when a file is bad."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RunCli, write_doc
+
+pytestmark = pytest.mark.usefixtures("pinned_now")
+
+
+def _parked(store_dir: Path, text: str) -> Path:
+    store_dir.mkdir(parents=True, exist_ok=True)
+    p = store_dir / "PARKED.md"
+    p.write_text(text)
+    return p
+
+
+def _numbered(out: str) -> list[str]:
+    return [ln for ln in out.splitlines() if ln[:1].isdigit()]
+
+
+def test_only_open_items_are_listed(project: Path, store_dir: Path, cli: RunCli) -> None:
+    _parked(
+        store_dir,
+        "# Parked items\n\n"
+        "- [x] **shipped** — done last week\n"
+        "- \n"
+        "- [ ] \n"
+        "* [X] also done\n"
+        "- [ ] **open-box** — still open\n"
+        "```markdown\n"
+        "- **example** — a bullet in a code sample\n"
+        "```\n"
+        "- **real** — a real item\n",
+    )
+    r = cli("list")
+    assert r.code == 0, r
+    assert _numbered(r.out) == ["1. **open-box** — still open", "2. **real** — a real item"]
+    assert "### Parked (2 open)" in r.out
+
+
+def test_a_pipe_in_the_branch_stays_in_its_cell(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    write_doc(store_dir, "odd-branch", branch="feat/a|b`c")
+    r = cli("list")
+    (row,) = [ln for ln in r.out.splitlines() if ln.startswith("| `odd-branch`")]
+    assert row == "| `odd-branch` | <1 min | feat/a\\|b\\`c | no |"
+    # Four cells: the escaped pipe is not a separator.
+    assert row.replace("\\|", "").count("|") == 5
+
+
+def test_a_non_utf8_parked_md_still_lists_the_handovers(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    write_doc(store_dir, "plan-x")
+    p = store_dir / "PARKED.md"
+    p.write_bytes(b"# Parked items\n\n- caf\xe9 latin-1\n")
+    r = cli("list")
+    assert r.code == 1, r
+    assert "| `plan-x` |" in r.out and "### Parked" not in r.out
+    assert r.err == f"error: {p} is not UTF-8 text; not touching it\n"
+    assert p.read_bytes() == b"# Parked items\n\n- caf\xe9 latin-1\n"
+    data = json.loads(cli("list", "--json").out)
+    assert [d["slug"] for d in data["handovers"]] == ["plan-x"]
+    assert data["parked"] == [] and "is not UTF-8" in data["parked_error"]
+
+
+def test_list_records_the_numbers_it_shows(project: Path, store_dir: Path, cli: RunCli) -> None:
+    _parked(store_dir, "# Parked items\n\n- **a** — one\n- **b** — two\n- **c** — three\n")
+    cli("drop", "b")
+    record = json.loads((store_dir / "numbers.json").read_text())
+    assert record["slugs"] == ["a", "b", "c"] and len(record["keys"]) == 3
+    cli("list")  # afresh
+    record = json.loads((store_dir / "numbers.json").read_text())
+    assert record["slugs"] == ["a", "c"]
+    assert json.loads(cli("list", "--json").out)["parked_error"] is None
+
+
+def test_list_without_a_store_writes_nothing(project: Path, cli: RunCli) -> None:
+    assert cli("list").code == 0
+    assert not (project / ".claude").exists()
