@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime
 
 from session_skill import agent
 from session_skill.commands.listing import handover_table
-from session_skill.commands.output import Output, dumps, shown
+from session_skill.commands.output import Output, code, dumps, shown
 from session_skill.errors import ChoiceNeeded, SessionError
 from session_skill.handover.doc import parse_doc
 from session_skill.store import fileio
@@ -58,11 +59,19 @@ def _resolve_doc(store: Store, name: str) -> str:
     if res.kind == "match" and res.index is not None:
         return docs[res.index].slug
     if res.kind == "ambiguous":
-        lines = [f"Several handovers match {shown(name)}:"]
+        # One loose candidate is still a question (recalling consumes the doc), asked as one.
+        one = len(res.candidates) == 1
+        lines = [
+            f"One handover is close to {shown(name)}; is it this one?"
+            if one
+            else f"Several handovers match {shown(name)}:"
+        ]
         for n, (i, _score) in enumerate(res.candidates, 1):
-            lines.append(f"{n}. `{docs[i].slug}` — {_goal_line(docs[i])[:100]}")
-        lines.append(f"→ {agent.hint('recall <slug>')}")
-        raise ChoiceNeeded(f"{shown(name)} matches several handovers", stdout="\n".join(lines))
+            lines.append(f"{n}. {code(docs[i].slug)} — {_goal_line(docs[i])[:100]}")
+        slug = docs[res.candidates[0][0]].slug if one else "<slug>"
+        lines.append(f"→ {agent.hint('recall ' + slug)}")
+        why = "is only a loose match for one handover" if one else "matches several handovers"
+        raise ChoiceNeeded(f"{shown(name)} {why}", stdout="\n".join(lines))
     from session_skill.commands.search import recall_by_content  # by what the docs say
 
     found = recall_by_content(store, name)
@@ -119,7 +128,7 @@ def _print_doc(store: Store, slug: str, *, peek: bool, as_json: bool, now: datet
                     "pending": True,
                     "slug": slug,
                     "path": str(path),
-                    "meta": doc.meta,
+                    "meta": typed_meta(doc.meta),
                     "body": doc.body,
                     "drift": bool(drift),
                     "consumed_now": consumed,
@@ -127,3 +136,23 @@ def _print_doc(store: Store, slug: str, *, peek: bool, as_json: bool, now: datet
             )
         )
     return Output("\n".join(lines) + "\n\n" + doc.body.rstrip("\r\n"))
+
+
+# Frontmatter is read as strings; `--json` gives each known field its type, as `list
+# --json` and `dump --json` do. Unknown keys stay the strings they were written as.
+_BOOLEANS = frozenset({"consumed", "over_cap"})
+_INTEGERS = frozenset({"dirty", "tokens"})
+_INTEGER = re.compile(r"-?[0-9]{1,18}")
+
+
+def typed_meta(meta: dict[str, str]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in meta.items():
+        low = value.strip().lower()
+        if key in _BOOLEANS and low in ("true", "false"):
+            out[key] = low == "true"
+        elif key in _INTEGERS and _INTEGER.fullmatch(low):
+            out[key] = int(low)
+        else:
+            out[key] = value
+    return out
