@@ -5,7 +5,8 @@ Every message that tells the user (or the model) what to type next names the ski
 `skill(env)`, so a hint is right for the install that shows it. Standard library only and
 nothing but `os`: both hooks import this.
 
-- Codex names skills `$session`; there is no slash form there.
+- Codex names skills `$session`; there is no slash form there. Its plugin's skill is
+  `$session-skill:session` (the Codex plugin runs the same `bin/session-skill`).
 - A Claude Code plugin's skill is reachable only namespaced (`/session-skill:session`);
   the plugin's `bin/session-skill` and its hooks say so with SESSION_SKILL_VIA=plugin.
 - `SESSION_SKILL_AGENT` (`claude-code` or `codex`) states the client outright; the
@@ -25,6 +26,7 @@ CODEX = "codex"
 PLUGIN_SKILL = "/session-skill:session"
 PROJECT_SKILL = "/session"
 CODEX_SKILL = "$session"
+CODEX_PLUGIN_SKILL = "$session-skill:session"
 
 
 def agent(env: Mapping[str, str] | None = None) -> str:
@@ -50,19 +52,19 @@ def _in_codex(env: Mapping[str, str]) -> bool:
 
 
 def via_plugin(env: Mapping[str, str] | None = None) -> bool:
-    """Whether the Claude Code plugin started us: its `bin/session-skill` sets
-    SESSION_SKILL_VIA=plugin for every command and hook it runs (a pip-installed
-    `session-skill` earlier on PATH does not, and then says `/session`)."""
+    """Whether a plugin started us: its `bin/session-skill` (the same for the Claude Code
+    and the Codex plugin) sets SESSION_SKILL_VIA=plugin for every command and hook it runs
+    (a pip-installed `session-skill` earlier on PATH does not, and then says `/session`)."""
     env = os.environ if env is None else env
     return env.get("SESSION_SKILL_VIA", "") == "plugin"
 
 
 def skill(env: Mapping[str, str] | None = None) -> str:
-    """How the user invokes the skill in this client: `/session`, `/session-skill:session`
-    or `$session`."""
+    """How the user invokes the skill in this client: `/session`, `/session-skill:session`,
+    `$session` or `$session-skill:session`."""
     env = os.environ if env is None else env
     if agent(env) == CODEX:
-        return CODEX_SKILL
+        return CODEX_PLUGIN_SKILL if via_plugin(env) else CODEX_SKILL
     return PLUGIN_SKILL if via_plugin(env) else PROJECT_SKILL
 
 

@@ -86,12 +86,49 @@ _CODEX_EDITS = (
 )
 
 
-def _codex_skill(text: str) -> str:
-    for old, new in _CODEX_EDITS:
+def _codex_skill(text: str, edits: tuple[tuple[str, str], ...] = _CODEX_EDITS) -> str:
+    for old, new in edits:
         if old not in text:  # the packaged skill changed under these edits: fail loudly
             raise SessionError(f"cannot make the Codex copy of the skill: {old.strip()!r} is gone")
         text = text.replace(old, new)
     return text
+
+
+# The Codex plugin's copy (codex/skills/session/SKILL.md, generated from the Codex copy;
+# tests/test_codex_plugin.py keeps the committed file equal to this). Seen in codex-cli 0.171.0:
+# the plugin's skill is `$session-skill:session`; its bin/ is not on the shell's PATH and a
+# skill body gets no substitution, but the skill message gives the SKILL.md's absolute path
+# (`<path>`); the shell tool's sandbox may neither write the plugin's data folder nor download,
+# so the first command (it installs the dependencies) must be re-run outside it.
+PLUGIN_CLI = '"<plugin>/bin/session-skill"'
+_CODEX_PLUGIN_EDITS = (
+    ("Use for $session, or when", "Use for $session-skill:session, or when"),
+    ("after $session, verbatim>", "after $session-skill:session, verbatim>"),
+    (
+        "The `session-skill` CLI does the mechanics. Run exactly this;",
+        "The `session-skill` CLI does the mechanics. It comes with this plugin and is not on "
+        f"PATH: run it as `{PLUGIN_CLI}`, where `<plugin>` is this SKILL.md's path without "
+        "`/codex/skills/session/SKILL.md`, written out — here and in every command its output "
+        "prints (`session-skill dump …`). Run exactly this;",
+    ),
+    ("```bash\nsession-skill dispatch", f"```bash\n{PLUGIN_CLI} dispatch"),
+    (
+        "- **1** — relay the `error:` line",
+        "- **1** after a line `session-skill: setup needed: …` — the plugin's one-time setup "
+        "(it installs its Python dependencies, 20–60 s) cannot run in Codex's sandbox: run the "
+        'same command again with `sandbox_permissions: "require_escalated"` and the '
+        'justification "session-skill installs its Python dependencies (once)".\n'
+        "- **1** — relay the `error:` line",
+    ),
+    ("   session-skill dump <as printed>", f"   {PLUGIN_CLI} dump <as printed>"),
+    ("`session-skill sweep --park 1,3`", f"`{PLUGIN_CLI} sweep --park 1,3`"),
+    ("```bash\nsession-skill park <<", f"```bash\n{PLUGIN_CLI} park <<"),
+)
+
+
+def codex_plugin_skill_text() -> str:
+    """The SKILL.md of the Codex plugin (codex/skills/session/SKILL.md)."""
+    return _codex_skill(skill_text("codex"), _CODEX_PLUGIN_EDITS)
 
 
 def hook_command(python: str | None = None, agent: str = "claude") -> str:

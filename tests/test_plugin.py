@@ -108,8 +108,9 @@ def test_via_plugin_names_the_plugin_command() -> None:
     assert (
         agent.hint("recall x", {"SESSION_SKILL_VIA": "plugin"}) == "/session-skill:session recall x"
     )
-    # the plugin is Claude Code's: inside Codex the skill stays $session
-    assert agent.skill({"SESSION_SKILL_VIA": "plugin", "CODEX_THREAD_ID": "t"}) == "$session"
+    # inside Codex the same bin/session-skill is the Codex plugin's
+    codex = {"SESSION_SKILL_VIA": "plugin", "CODEX_THREAD_ID": "t"}
+    assert agent.skill(codex) == "$session-skill:session"
 
 
 # -- hooks.json -------------------------------------------------------------------------------
