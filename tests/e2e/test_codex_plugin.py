@@ -214,7 +214,7 @@ def rerun_outside_the_sandbox(log: list[str]) -> Callable[[dict[str, Any]], Item
     return step
 
 
-def relay_when_done(mock: MockResponses) -> Callable[[dict[str, Any]], Item]:
+def relay_when_done(mock: MockResponses, prefix: str = "") -> Callable[[dict[str, Any]], Item]:
     """Step: poll a command still running (`write_stdin`, nothing written) until it exits,
     then relay its output."""
 
@@ -225,7 +225,7 @@ def relay_when_done(mock: MockResponses) -> Callable[[dict[str, Any]], Item]:
             mock.script([step])
             poll = {"session_id": int(running.group(1)), "chars": "", "yield_time_ms": 120000}
             return function_call("write_stdin", poll)
-        return message(tool_stdout(out).rstrip())
+        return message(prefix + tool_stdout(out).rstrip())
 
     return step
 
@@ -281,7 +281,11 @@ def test_codex_plugin_alone_parks_dumps_and_gives_the_notice(
 
     commands: list[str] = []
     w.mock.script(
-        [run_plugin_skill(commands), rerun_outside_the_sandbox(commands), relay_when_done(w.mock)]
+        [
+            run_plugin_skill(commands),
+            rerun_outside_the_sandbox(commands),
+            relay_when_done(w.mock, "Relayed:\n"),
+        ]
     )
     t.type(f"{SKILL} park {IDEA}")
     t.wait_screen("Would you like to run the following command?", timeout=60)
@@ -289,7 +293,7 @@ def test_codex_plugin_alone_parks_dumps_and_gives_the_notice(
     assert "bin/session-skill" in screen, screen
     setup_started = time.monotonic()
     t.keys("y")  # 1. Yes, proceed
-    t.wait_screen("Parked: ", timeout=150, what="the parked line relayed")
+    t.wait_screen("Relayed:", timeout=150, what="the model's reply")
     setup_s = time.monotonic() - setup_started
 
     first, refused, *_, done = w.mock.main_requests()
