@@ -7,7 +7,8 @@ a branch mismatch), or inject the handover and mark it consumed. Then it runs th
 2,000 cases in process through `hook.run`, 300 more through the real
 `python -m session_skill hook session-start` — and asserts:
 
-- exit 0 (in process: no exception), nothing on stderr, no traceback;
+- exit 0 (in process: no exception), nothing on stderr (but the one line naming a pending
+  doc that is not UTF-8), no traceback;
 - stdout is empty or one JSON object of exactly the SessionStart shape, under 10,000
   characters, its context under 9,500, and it is the expected kind of output;
 - the sandbox outside the store is unchanged byte for byte, and inside it the only changes
@@ -56,6 +57,7 @@ class Case:
     latest_rel: str = ""
     lock_existed: bool = True
     labels: dict[str, str] = field(default_factory=dict)
+    warns: bool = False  # a pending doc that is not UTF-8: one stderr line names it
 
 
 def _pick(rng: random.Random, weighted: dict[str, int]) -> str:
@@ -450,12 +452,18 @@ def build(rng: random.Random, d: Path) -> Case:
         latest_rel=str(STORE / "LATEST"),
         lock_existed=lock_existed,
         labels=labels,
+        warns=bool(
+            acts and finds_proj and store_kind == "dir" and latest_ok and doc_kind == "binary"
+        ),
     )
 
 
 def verify(case: Case, out: str, err: str, before: dict[str, object]) -> None:
     where = f"{case.labels} expect={case.expect}"
-    assert err == "", (where, err)
+    if case.warns:  # issue 11 #24: silent on stdout, the file named on stderr
+        assert err.count("\n") == 1 and f"{case.slug}.md is not UTF-8" in err, (where, err)
+    else:
+        assert err == "", (where, err)
     assert len(out) < 10_000, where
     after = snapshot(case.dir)
     moved = changed(before, after)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,9 +206,13 @@ def stdout_len(n_lines: int) -> Callable[[Path, Path, Result], None]:
 
 
 def same_sweep_as_clean(proj: Path, tmp: Path, r: Result) -> None:
-    clean = run_cli(proj, "sweep", "--transcript", str(FIXTURES / "claude_loose_ends.jsonl"))
+    clean_path = str(FIXTURES / "claude_loose_ends.jsonl")
+    clean = run_cli(proj, "sweep", "--transcript", clean_path)
     assert clean.code == 0 and "## Unlanded — 4 items" in clean.out
-    assert r.out == clean.out  # the junk lines were skipped, nothing else changed
+    # The junk lines were skipped and counted (issue 11 #12), nothing else changed.
+    got = r.out.replace(str(tmp / "t.jsonl"), clean_path)
+    assert re.search(r" \(\d+ unreadable lines skipped\)\n$", got), r.out
+    assert re.sub(r" \(\d+ unreadable lines skipped\)\n$", "\n", got) == clean.out
 
 
 def hook_silent(proj: Path, tmp: Path, r: Result) -> None:
@@ -761,9 +766,10 @@ CASES = [
         check=same_sweep_as_clean,
     ),
     Case(
-        "sweep-binary-transcript",
+        "sweep-binary-transcript",  # not a transcript at all: refused (issue 11 #12)
         ("sweep", "--transcript", "{tmp}/t.jsonl"),
-        0,
+        1,
+        "t.jsonl is not a transcript: none of its",
         setup=with_(transcript("binary")),
     ),
     Case(
