@@ -32,7 +32,7 @@ class Candidate:
 
 def merge_near_duplicates(candidates: list[Candidate]) -> list[Candidate]:
     """Fold candidates saying the same thing (token_set_ratio ≥ 90); keep the stronger type."""
-    from rapidfuzz import fuzz, utils
+    from session_skill.matching.fuzzy import fuzz, utils
 
     kept: list[Candidate] = []
     processed: list[str] = []
@@ -64,7 +64,7 @@ _ITEM_NOISE = re.compile(r"\*\*|Raised:\s*\d{4}-\d{2}-\d{2}\.?|^\s*(?:[-*]\s+(?:
 
 def filter_known(candidates: Iterable[Candidate], known: Iterable[str]) -> list[Candidate]:
     """Drop candidates matching an open parked item's or a dropped item's text (fuzzy ≥ 88)."""
-    from rapidfuzz import fuzz, utils
+    from session_skill.matching.fuzzy import fuzz, utils
 
     known_texts = [utils.default_process(_ITEM_NOISE.sub(" ", k).replace("-", " ")) for k in known]
     known_texts = [k for k in known_texts if k]
