@@ -413,6 +413,26 @@ def test_the_capture_path_imports_no_cli_and_no_tiktoken(root: Path, tmp_path: P
     assert "session_skill.cli.app" not in modules and "session_skill.cli.fastpath" not in modules
 
 
+def test_the_capture_works_with_no_third_party_package(root: Path, tmp_path: Path) -> None:
+    """The plugin's hooks run on plain python3 before its first command built the venv."""
+    blocked = ("rapidfuzz", "slugify", "yaml", "tiktoken", "tiktoken_ext", "typer", "click")
+    code = (
+        "import sys\n"
+        f"for name in {blocked!r}: sys.modules[name] = None\n"
+        "sys.argv = ['session-skill', 'hook', 'session-end']\n"
+        "from session_skill.__main__ import main\n"
+        "sys.exit(main())\n"
+    )
+    payload = end_payload(root, work_transcript(root, tmp_path))
+    r = subprocess.run(
+        [sys.executable, "-c", code], input=payload, capture_output=True, env=_env(), cwd=root
+    )
+    assert r.returncode == 0 and r.stderr == b"", r.stderr[-2000:]
+    assert b"systemMessage" in r.stdout
+    (doc,) = new_docs(root)
+    assert f"## Goal\n{REQUEST}\n" in body(doc)
+
+
 def test_the_paths_that_write_nothing_import_only_cheap_stdlib(root: Path, tmp_path: Path) -> None:
     cmd = [sys.executable, "-X", "importtime", "-m", "session_skill", "hook", "session-end"]
     write_doc(store(root), "auth-work", extra=f"session_id: {SESSION}\n")
