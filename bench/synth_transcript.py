@@ -558,12 +558,12 @@ def _talk(
             "stop_sequence": None,
             "usage": usage,
         }
-        return record(
-            "assistant",
-            message=message,
-            requestId=f"req_{turn:016x}",
-            timestamp=clock.tick(rng.uniform(1, 8)),
-        )
+        # Claude Code writes an assistant record's message before its type.
+        rec = {k: v for k, v in _envelope("assistant", state["parent"]).items() if k != "type"}
+        rec.update(message=message, requestId=f"req_{turn:016x}", type="assistant")
+        rec["uuid"] = state["parent"] = uid()
+        rec["timestamp"] = clock.tick(rng.uniform(1, 8))
+        return rec
 
     if rng.random() < 0.6:
         thought = " ".join(_sentence(rng, fill) for _ in range(rng.randint(1, 4)))

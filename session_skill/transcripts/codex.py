@@ -18,6 +18,7 @@ from session_skill.transcripts.events import (
     AssistantText,
     CompactBoundary,
     Event,
+    Interrupted,
     ReadStats,
     SessionMeta,
     ToolCall,
@@ -129,7 +130,9 @@ class CodexParser:
             if not text:
                 return
             if role == "user":
-                if not text.startswith(_CODEX_INJECTED):
+                if text.startswith("<turn_aborted>"):
+                    yield Interrupted(ts)
+                elif not text.startswith(_CODEX_INJECTED):
                     yield _user_text(text, ts)
             elif role == "assistant":
                 yield AssistantText(text, ts, str_or_none(item.get("id")))

@@ -2,6 +2,10 @@
 
 Kept apart from the reader (`transcript`) and the Codex parser (`codex`) so that both can
 build events without importing each other; `transcript` re-exports everything public here.
+
+The events made for nearly every line (texts, tool calls and results) are slotted and not
+frozen: a frozen dataclass costs twice as much to build, and a long conversation builds
+tens of thousands of them. Treat them as read-only all the same.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ class SessionMeta:
     agent: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class UserText:
     """Something the user typed: a request, or a slash command (`is_command`)."""
 
@@ -35,14 +39,14 @@ class UserText:
     command_args: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class AssistantText:
     text: str
     ts: str | None
     msg_id: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ToolCall:
     name: str
     input: dict[str, Any]
@@ -50,7 +54,7 @@ class ToolCall:
     ts: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ToolResult:
     tool_use_id: str | None
     content: object
@@ -77,8 +81,31 @@ class ClearSplit:
     ts: str | None
 
 
+@dataclass(frozen=True)
+class CommandPrompt:
+    """The prompt a slash command expanded to (the record right after the command)."""
+
+    text: str
+    ts: str | None
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    """The user stopped the turn in progress (Claude Code's `[Request interrupted…]`)."""
+
+    ts: str | None
+
+
 Event: TypeAlias = (
-    SessionMeta | UserText | AssistantText | ToolCall | ToolResult | CompactBoundary | ClearSplit
+    SessionMeta
+    | UserText
+    | AssistantText
+    | ToolCall
+    | ToolResult
+    | CompactBoundary
+    | ClearSplit
+    | CommandPrompt
+    | Interrupted
 )
 
 

@@ -1,72 +1,86 @@
 """The prose heuristics of the sweep: which sentences defer, diverge or ask something open.
 
 They favour precision: a table full of chit-chat teaches the user to ignore the sweep, so a
-sentence is only taken when it carries an explicit marker. Kept apart from the streaming
-pass (`sweep`) because they work on one message's text and know nothing of transcripts.
+sentence is only taken when it carries an explicit marker (the phrasing classes live in
+`phrasing`). Kept apart from the streaming pass (`scan`) because they work on one message's
+text and know nothing of transcripts.
+
+Every message of a session passes through here, so the common case is made cheap: the
+message's words are intersected with the words a marker needs, and only the few messages
+that share one are split into sentences and tried against the classes.
 """
 
 from __future__ import annotations
 
 import re
 
-from session_skill.transcripts.candidates import DEFERRED, DIVERGING
-from session_skill.transcripts.redact import redact
+from session_skill.transcripts.candidates import DEFERRED, UNANSWERED
+from session_skill.transcripts.landed import WORD, content_stems
+from session_skill.transcripts.phrasing import (
+    _BEFORE,
+    ANCHORS,
+    ATTEMPT,
+    LEAD_IN,
+    NEXT_LIST,
+    RULES,
+    STILL_OPEN,
+    Rule,
+    confirmed,
+)
+from session_skill.transcripts.redact import redact as _redact
+
+# Every pattern of `redact` needs one of these (the token shapes, case and all; the
+# assignment keywords, lowercased): a text holding none is returned as it is, unscanned.
+_SECRET_SHAPES: tuple[str, ...] = (
+    "-----BEGIN",
+    "AKIA",
+    "ASIA",
+    "sk-",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+)
+_SECRET_SHAPES += ("github_pat_", "xox", "eyJ", "Bearer ")
+_SECRET_WORDS = ("passw", "secret", "token", "apikey", "api_key", "api-key", "access")
+
+
+def redact(text: str) -> str:
+    """`redact.redact`, skipped for the (most) texts no secret pattern can match."""
+    if any(shape in text for shape in _SECRET_SHAPES):
+        return _redact(text)
+    low = text.lower()
+    if any(word in low for word in _SECRET_WORDS):
+        return _redact(text)
+    return text
+
+
+__all__ = [
+    "CLIP_CHARS",
+    "WORD",
+    "anchor_words",
+    "answers",
+    "classify",
+    "clip",
+    "final_question",
+    "listed_items",
+    "marked_sentences",
+    "redact",
+    "still_open",
+]
 
 CLIP_CHARS = 160
 # Only the head of a long message is scanned: a pasted log is not where ideas live, and
 # regexes over megabytes would dominate the pass.
 _SCAN_CHARS = 16_000
+_LIST_ITEMS_MAX = 8
 
 _FENCE = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|\[[ xX]\])\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`A-Z0-9])")
-_DEFERRED = re.compile(
-    r"""\b(?:
-        (?:come|get|circle|go)\s+back\s+to
-      | follow[- ]?up\b(?!\s+questions?)
-      | next\s+time\b
-      | out\s+of\s+scope
-      | park\s+(?:this|that|it|these|those)\b
-      | (?:for|until)\s+later\b
-      | (?:handle|do|tackle|address|fix|add|implement|revisit|look\s+(?:at|into)|deal\s+with
-         |clean\s+up|optimi[sz]e|refactor|investigate|check|test|finish|wire\s+up)\b
-        [^.?!\n]{0,40}?\blater\b(?!\s+(?:in|version|versions|release|releases)\b)
-      | revisit\b
-      | (?:in|as|for)\s+a\s+(?:later|future|follow[- ]?up|separate|subsequent)\s+
-        (?:step|pr|pull\s+request|pass|change|iteration|commit|issue|ticket|session|task|phase)
-      | future\s+work | down\s+the\s+road
-      | at\s+some\s+point\s+(?:we|you|i)\b
-      | (?:defer|postpone|punt)(?:red|ed|ing|s)?\s+(?:on\s+)?(?:this|that|it)\b
-      | not\s+(?:right\s+)?now\b
-      | (?:skip|leave|ignore|stub|hard-?code|punt\s+on|keep|disable|bypass|comment\s+out)\b
-        [^.?!\n]{0,60}?\bfor\s+now\b
-      | for\s+now,?\s+(?:let\s+me|let's|i'll|we'll|i\s+will|we\s+will)\s+
-        (?:just\s+)?(?:try\s+(?:to\s+)?)?
-        (?:skip|leav|ignor|stub|hard-?cod|disabl|bypass|comment(?:ing)?\s+out|work(?:ing)?\s+around)
-    )""",
-    re.IGNORECASE | re.VERBOSE,
-)
-# TODO is a marker only in capitals and as a note ("TODO:", "left a TODO"), never "TODO app".
-_TODO = re.compile(
-    r"\bTODO\s*[:(]|\b(?:left|leave|leaving|add|added|adding)\s+(?:an?\s+)?TODOs?\b"
-    r"(?!\s+(?:apps?|lists?|items?|application|component|manager)\b)"
-)
-_DIVERGING = re.compile(
-    r"""\b(?:
-        we\s+could\s+also | could\s+also\s+(?:add|use|try|consider|make|switch|support|cache)
-      | (?:another|one\s+other|an\s+alternative)\s+(?:option|approach|idea|way)
-      | alternatively
-      | worth\s+(?:trying|exploring|considering|a\s+try|looking\s+into|investigating)
-      | (?:might|may|could)\s+be\s+worth
-      | what\s+if\s+we
-      | it\s+would\s+be\s+(?:nice|good|cool|interesting)\s+to
-      | we\s+(?:might|may)\s+(?:also\s+)?want\s+to
-      | (?:one|an)\s+idea\s+(?:is|would\s+be)
-      | instead\s+we\s+could
-      | (?:could|might)\s+(?:also\s+)?(?:explore|experiment\s+with)
-    )""",
-    re.IGNORECASE | re.VERBOSE,
-)
+_DONE_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX]\]|~~|✅|✓|✔)|\((?:done|fixed)\)", re.I)
+
 _ANSWER_START = re.compile(
     r"^\s*(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay|go\s+ahead|go\s+for\s+it|do\s+it"
     r"|don'?t|please|proceed|continue|sounds|agreed?|correct|right|exactly|absolutely"
@@ -74,6 +88,33 @@ _ANSWER_START = re.compile(
     r"|lgtm|approved?)(?!\w)|^\s*(?:\d+|[a-d])[).:]",
     re.IGNORECASE,
 )
+# A counter-proposal answers a question as surely as a yes: the user chose another way.
+_COUNTER_START = re.compile(
+    r"^\s*(?:how\s+about|what\s+about|what\s+if|why\s+(?:don'?t|not)\b|instead\b|rather\b"
+    r"|actually\b|i'?d\s+(?:rather|prefer)|i\s+(?:would\s+)?(?:rather|prefer)"
+    r"|let'?s\s+(?:first|rather|instead)\b|first\b|before\s+that\b)",
+    re.IGNORECASE,
+)
+_COUNTER = re.compile(
+    r"\b(?:can|could|shall|should)\s+(?:we|you|i)\b[^?.!]{0,80}?"
+    r"\b(?:first|instead|rather|before\s+(?:that|this|we|you))\b",
+    re.IGNORECASE,
+)
+# A question that asks the user to try something and report: pasted output answers it.
+_ASKS_RESULT = re.compile(
+    r"\b(?:does|did|do|is|are|was)\s+(?:it|that|this|they|the\s+\w+)\s+(?:\w+\s+)?"
+    r"(?:show|work|print|pass|fail|run|start|load|appear|display|find|return|look|resume)"
+    r"|\bwhat\s+(?:do|did|does)\s+(?:you|it)\s+(?:see|get|say|print|show|return)"
+    r"|\bcan\s+you\s+(?:run|try|check|paste|share|confirm|test|send)\b|\blet\s+me\s+know\b"
+    r"|\bwhat\s+(?:error|output|message)",
+    re.IGNORECASE,
+)
+_PASTED = re.compile(
+    r"^\s*(?:\(\S+\)\s*)?[\w.-]+@[\w.-]+[:~]|^\s*[$#%>]\s+\S|^```|Traceback \(most recent"
+    r"|^\s*(?:error|fatal|exception|warning)\b[:\[]",
+    re.IGNORECASE | re.MULTILINE,
+)
+_OR = re.compile(r",?\s+or\s+(?!not\b)", re.IGNORECASE)
 # Closing pleasantries end many turns with a question that asks for nothing in particular.
 _GENERIC_QUESTION = re.compile(
     r"\b(?:anything\s+else|what(?:'s|\s+is)\s+next|how\s+can\s+i\s+help"
@@ -83,18 +124,13 @@ _GENERIC_QUESTION = re.compile(
     r"|(?:does|did)\s+(?:this|that)\s+(?:help|work\s+for\s+you)|any\s+(?:other\s+)?questions)\b",
     re.IGNORECASE,
 )
-# A word as the heuristics count them; the sweep keys its pool of loose ends on these too.
-WORD = re.compile(r"[a-z0-9][a-z0-9_'-]+")
-_STOPWORDS = frozenset(
-    "about after also before being could does doing from have into just like make more "
-    "need only other should some than that their them then there these they this those "
-    "want what when where which while will with would your you yours shall might".split()
-)
 
 
 def _units(text: str) -> list[tuple[str, bool]]:
     """Sentences of the prose in `text` (code blocks dropped), each flagged as a list item."""
-    text = _FENCE.sub("\n", text[:_SCAN_CHARS])
+    text = text[:_SCAN_CHARS]
+    if "```" in text or "~~~" in text:
+        text = _FENCE.sub("\n", text)
     units: list[tuple[str, bool]] = []
     for line in text.splitlines():
         is_item = _LIST_MARK.match(line) is not None
@@ -133,40 +169,138 @@ def clip(text: str, limit: int = CLIP_CHARS) -> str:
     return cut.rstrip(" ,;:-") + "…"
 
 
-# Words one of the markers above needs; a text holding none of them is not scanned further
-# (plain substring tests are far cheaper than the marker regexes).
-_MARKER_WORDS = tuple(
-    "back to|follow|next time|of scope|park|later|revisit|future|the road|some point|defer|"
-    "postpon|punt|not now|right now|for now|could also|other option|other approach|"
-    "other idea|other way|alternative|worth|what if|would be|want to|idea|instead|explor|"
-    "experiment".split("|")
-)
+def classify(sentence: str) -> tuple[str, str] | None:
+    """(class name, candidate type) of the first phrasing rule `sentence` matches."""
+    words = {ANCHORS[w] for w in ANCHORS.keys() & sentence.lower().split()}
+    if not words:
+        return None
+    for rule in RULES:
+        if words.isdisjoint(rule.words):
+            continue
+        found = _match(rule, sentence)
+        if found is None:
+            continue
+        if "for now" in found.group(0).lower() and ATTEMPT.search(sentence):
+            continue  # "for now, let me try skipping …" is an attempt, told as it happens
+        return rule.name, rule.kind
+    return None
 
 
-def marked_sentences(text: str) -> list[tuple[str, str]]:
-    """(type, sentence) for each prose sentence of `text` that defers or diverges."""
+def _match(rule: Rule, sentence: str) -> re.Match[str] | None:
+    if rule.before is None:
+        return rule.pattern.search(sentence)
+    for found in rule.pattern.finditer(sentence):
+        start = found.start()
+        if rule.before.search(sentence[max(0, start - _BEFORE) : start]):
+            return found
+    return None
+
+
+def anchor_words(tokens: list[str]) -> set[str]:
+    """The anchor words among a message's split tokens (usually none)."""
+    return ANCHORS.keys() & tokens
+
+
+def marked_sentences(text: str, words: set[str] | None = None) -> list[tuple[str, str]]:
+    """(type, sentence) for each prose sentence of `text` that defers or diverges.
+
+    `words` are `anchor_words` of the head of `text`, when the caller has them already.
+    """
     head = text[:_SCAN_CHARS]
-    lowered = head.lower()
-    if not any(map(lowered.__contains__, _MARKER_WORDS)) and "TODO" not in head:
-        return []
-    if not (_DEFERRED.search(head) or _DIVERGING.search(head) or _TODO.search(head)):
+    low = head.lower()
+    if words is None:
+        words = anchor_words(low.split())
+    if not words or not confirmed(low, words):
         return []
     found: list[tuple[str, str]] = []
-    for sentence, _ in _units(redact(head)):
-        if not _is_prose(sentence):
-            continue
-        if _DEFERRED.search(sentence) or _TODO.search(sentence):
-            found.append((DEFERRED, sentence))
-        elif _DIVERGING.search(sentence):
-            found.append((DIVERGING, sentence))
+    for sentence, _ in _units(head):
+        hit = classify(sentence)
+        if hit is not None:
+            sentence = redact(sentence)
+            if _is_prose(sentence):
+                found.append((hit[1], sentence))
     return found
+
+
+def still_open(text: str) -> list[str]:
+    """Sentences of a turn's closing text saying something is still broken."""
+    head = text[-_SCAN_CHARS:]
+    if "still" not in head:
+        return []
+    return [s for s, _ in _units(redact(head)) if _is_prose(s) and STILL_OPEN.search(s)]
+
+
+def listed_items(text: str, words: set[str] | None = None) -> list[tuple[str, str, str]]:
+    """(type, item, heading) for the items listed under a "Next steps"-like heading."""
+    head = text[:_SCAN_CHARS]
+    low = head.lower()
+    if "\n" not in head.strip():
+        return []  # a heading and its list take several lines
+    if words is not None and not any(ANCHORS[w] in _LIST_ANCHORS for w in words):
+        return []
+    if not any(word in low for word in _LIST_WORDS):
+        return []
+    lines = _FENCE.sub("\n", head).splitlines()
+    found: list[tuple[str, str, str]] = []
+    n = 0
+    while n < len(lines):
+        line = lines[n].strip()
+        n += 1
+        heading = NEXT_LIST.match(line) or LEAD_IN.match(line)
+        if heading is None or _LIST_MARK.match(line):
+            continue
+        title = line.strip("#*_: ").rstrip(":").strip() or "Next steps"
+        while n < len(lines) and (not lines[n].strip() or LEAD_IN.match(lines[n].strip())):
+            n += 1
+        taken = 0
+        while n < len(lines) and _LIST_MARK.match(lines[n]) and taken < _LIST_ITEMS_MAX:
+            item = lines[n]
+            n += 1
+            if _DONE_ITEM.search(item):
+                continue
+            item = redact(_LIST_MARK.sub("", item).replace("**", "").replace("`", "").strip())
+            if len(item.split()) >= 3:
+                kind = UNANSWERED if item.rstrip().endswith("?") else DEFERRED
+                found.append((kind, item, redact(title)))
+                taken += 1
+    return found
+
+
+_LIST_ANCHORS = frozenset(
+    "next remaining still left todo todos to-do yet open outstanding follow follow-up "
+    "follow-ups followup future known pending".split()
+)
+_LIST_WORDS = (
+    "next step",
+    "remaining",
+    "still to do",
+    "left to do",
+    "todo",
+    "to-do",
+    "not yet",
+    "open items",
+    "open questions",
+    "open issues",
+    "open tasks",
+    "outstanding",
+    "follow-up",
+    "follow up",
+    "future work",
+    "known issues",
+    "known limitations",
+    "known gaps",
+    "pending",
+)
 
 
 def final_question(text: str) -> tuple[str, list[str]] | None:
     """The question a turn's last text ends on, with the options listed after it, if any."""
-    if "?" not in text[-_SCAN_CHARS:]:
+    tail = text[-_SCAN_CHARS:]
+    if "?" not in tail:
         return None
-    units = _units(text[-_SCAN_CHARS:])
+    units = _last_line_units(tail)
+    if units is None:
+        units = _units(tail)
     if not units:
         return None
     index = len(units) - 1
@@ -176,26 +310,84 @@ def final_question(text: str) -> tuple[str, list[str]] | None:
         if index < 0 or index == len(units) - 1 or not _ends_question(units[index][0]):
             return None
     question = units[index][0]
-    if len(question.split()) < 3 or _GENERIC_QUESTION.search(question):
+    if len(question.split()) < 3:
+        return None
+    low = question.lower()
+    if any(w in low for w in _GENERIC_WORDS) and _GENERIC_QUESTION.search(question):
         return None
     return question, [unit for unit, _ in units[index + 1 :]]
+
+
+# Each closing pleasantry holds one of these.
+_GENERIC_WORDS = ("else", "next", "help", "like", "want", "question", "work for")
+
+
+def _last_line_units(tail: str) -> list[tuple[str, bool]] | None:
+    """The common case, cheaply: a text whose last line is a plain sentence ending in "?".
+
+    Only that sentence is returned: it is all `final_question` looks at in this case.
+    """
+    body = tail.rstrip()
+    start = body.rfind("\n") + 1
+    line = body[start:]
+    if not line.rstrip(" *_)\"'`").endswith("?") or line.startswith(("    ", "\t")):
+        return None
+    if line.lstrip().startswith(("|", "#", "<", "```", "~~~")) or body.count("```") % 2:
+        return None
+    is_item = _LIST_MARK.match(line) is not None
+    if is_item:
+        line = _LIST_MARK.sub("", line)
+    line = line.lstrip("> ").replace("**", "").replace("__", "").strip()
+    return [(_last_sentence(line), is_item)]
+
+
+def _last_sentence(line: str) -> str:
+    """What `_SENTENCE_END.split(line)[-1]` gives, found from the end of the line."""
+    stop = len(line) - 1
+    while stop > 0:
+        cut = max(line.rfind(". ", 0, stop), line.rfind("! ", 0, stop), line.rfind("? ", 0, stop))
+        if cut == -1:
+            break
+        rest = line[cut + 1 :].lstrip()
+        if rest and rest[0] in _STARTS:
+            return rest.strip()
+        stop = cut
+    return line.strip()
+
+
+# What a sentence may open with, after the end of the one before (see _SENTENCE_END).
+_STARTS = frozenset("\"'([*_`ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
 def _ends_question(sentence: str) -> bool:
     return sentence.rstrip(" *_)\"'`").endswith("?")
 
 
-def _content_words(text: str) -> set[str]:
-    return {w for w in WORD.findall(text.lower()) if len(w) >= 4 and w not in _STOPWORDS}
-
-
 def answers(question: str, options: list[str], reply: str) -> bool:
-    """Does `reply` take up the question, or move on to something else?"""
-    if len(reply.split()) <= 4 or _ANSWER_START.match(reply):
+    """Does `reply` take up the question, or move on to something else?
+
+    Taken up: a short reply or one that opens like an answer; a counter-proposal; a reply
+    sharing the question's words (compared by stem: "manual" answers "manually"); one that
+    picks an offered option, listed after the question or given in it ("…, or would you
+    rather X?"); output pasted in reply to a request to try something.
+    """
+    if len(reply.split()) <= 4 or _ANSWER_START.match(reply) or _COUNTER_START.match(reply):
         return True
-    said = _content_words(reply)
-    asked = _content_words(question)
+    low = reply.lower()
+    if any(w in low for w in _COUNTER_WORDS) and _COUNTER.search(reply):
+        return True
+    said = content_stems(reply)
+    asked = content_stems(question)
     shared = asked & said
     if len(shared) >= 2 or (bool(shared) and len(shared) >= 0.3 * len(asked)):
         return True
-    return any(_content_words(option) & said for option in options)
+    # The first part of "A, or B?" frames the question; choosing A is "yes".
+    offered = options + _OR.split(question)[1:] if " or " in question else options
+    if any(content_stems(option) & said for option in offered):
+        return True
+    if "\n" not in reply.strip():
+        return False
+    return bool(_ASKS_RESULT.search(question) and _PASTED.search(reply))
+
+
+_COUNTER_WORDS = ("first", "instead", "rather", "before")

@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from session_skill.transcripts.codex import CodexParser, looks_codex
 from session_skill.transcripts.events import (
@@ -29,13 +29,16 @@ from session_skill.transcripts.events import (
     CODEX,
     AssistantText,
     ClearSplit,
+    CommandPrompt,
     CompactBoundary,
     Event,
+    Interrupted,
     ReadStats,
     SessionMeta,
     ToolCall,
     ToolResult,
     UserText,
+    blocks_text,
     first_type,
     mentions,
     str_or_none,
@@ -46,8 +49,10 @@ __all__ = [
     "CODEX",
     "AssistantText",
     "ClearSplit",
+    "CommandPrompt",
     "CompactBoundary",
     "Event",
+    "Interrupted",
     "ReadStats",
     "SessionMeta",
     "ToolCall",
@@ -76,6 +81,7 @@ def iter_events(
     """
     stats = stats if stats is not None else ReadStats()
     parser: _ClaudeParser | CodexParser | None = None
+    fast: Callable[[bytes], list[Event] | None] | None = None
     with open(path, "rb") as fh:
         for raw in fh:
             stats.lines += 1
@@ -88,6 +94,12 @@ def iter_events(
                     else:
                         stats.skip(kind)
                     continue
+                if fast is not None:
+                    events = fast(raw)
+                    if events is not None:
+                        stats.records += 1
+                        yield from events
+                        continue
             try:
                 record = json.loads(raw.decode("utf-8", "replace"))
             except ValueError:
@@ -101,6 +113,7 @@ def iter_events(
             if parser is None:
                 parser = CodexParser(stats) if looks_codex(record) else _ClaudeParser(stats)
                 stats.format = parser.agent
+                fast = parser.fast if isinstance(parser, _ClaudeParser) and FAST_PATH else None
             yield from parser.feed(record)
 
 
@@ -135,12 +148,28 @@ _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.DOTAL
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _BASH_INPUT = re.compile(r"^\s*<bash-input>(.*?)</bash-input>", re.DOTALL)
 _SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
-# User-role text Claude Code writes itself: command output, caveats, notifications.
+# User-role text Claude Code writes itself: command output, caveats, notifications, a
+# `#` memory note; an interrupt becomes its own event.
 _CLAUDE_NOISE = tuple(
     "<local-command-stdout>|<local-command-stderr>|<local-command-caveat>|<bash-stdout>|"
-    "<bash-stderr>|<task-notification>|<user-prompt-submit-hook>|[Request interrupted|"
+    "<bash-stderr>|<task-notification>|<user-prompt-submit-hook>|<user-memory-input>|"
     "Caveat: The messages below were generated".split("|")
 )
+_INTERRUPTED = "[Request interrupted"
+# System records the sweep reads; the others (turn_duration, stop_hook_summary…) are
+# skipped before parsing.
+_SYSTEM_READ = frozenset({b"compact_boundary", b"local_command"})
+_THINKING = (b'"type":"thinking"', b'"type":"redacted_thinking"')
+# Plain text records (most lines of a conversation) are read without parsing the whole
+# record: its text is decoded where it stands, its few envelope fields found by name. The
+# shapes are exact (one text block, no flags); anything else takes the full parse. Tests
+# turn it off to check both paths give the same events.
+FAST_PATH = True
+_ASSISTANT_TEXT = '"content":[{"type":"text","text":"'
+_USER_TEXT = '"message":{"role":"user","content":"'
+_USER_FLAGS = ('"isMeta":true', '"isCompactSummary":true', '"isVisibleInTranscriptOnly":true')
+# The C string scanner json itself uses (not in the type stubs): decodes one JSON string.
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.__dict__["scanstring"]
 # How many recent assistant message ids are remembered to merge split records. Parts of
 # one response can be interleaved with tool results, but never far apart.
 _MESSAGE_WINDOW = 64
@@ -154,9 +183,14 @@ class _ClaudeParser:
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.seen_blocks: OrderedDict[str, set[tuple[str, int | str]]] = OrderedDict()
+        # The last record was a slash command: an isMeta record right after it is the
+        # prompt the command expanded to.
+        self.after_command = False
+        self._first: tuple[int, bytes | None] = (-1, None)  # first_type of the last line
+        self._envelope: str | None = None  # `"cwd":"…","sessionId":"…"` of the session
 
     def cheap_skip(self, raw: bytes, wanted: Collection[str] | None) -> str | None:
-        start, value = first_type(raw)
+        start, value = self._first = first_type(raw)
         if value is None:
             return None
         if value in _CLAUDE_SKIP:
@@ -164,6 +198,21 @@ class _ClaudeParser:
         # isSidechain sits in the envelope, before the record's first nested object.
         if raw.find(b'"isSidechain":true', 0, min(start, 512)) != -1:
             return "sidechain"
+        # An assistant record (its first "type" is the message's, or the envelope's) that
+        # holds only a thinking block: most of a response's bytes, nothing the sweep reads.
+        # Structure, not content: a quote inside a JSON string is escaped.
+        if value in (b"message", b"assistant") and (
+            raw.find(_THINKING[0], start) != -1 or raw.find(_THINKING[1], start) != -1
+        ):
+            if raw.find(b'"type":"text"', start) == -1 and raw.find(b'"type":"tool_use"') == -1:
+                return "assistant:thinking"
+        if value == b"system":
+            at = raw.find(b'"subtype":"')
+            if at != -1:
+                end = raw.find(b'"', at + 11, at + 80)
+                subtype = raw[at + 11 : end] if end != -1 else b""
+                if subtype and subtype not in _SYSTEM_READ:
+                    return "system:" + subtype.decode("ascii", "replace")
         # A user record of tool results only: no text block the user typed (a quote inside
         # a JSON string is escaped, so `"type":"text"` here is structure, not content).
         if value == b"user" and wanted is not None and raw.find(b'"tool_result"', start) != -1:
@@ -173,6 +222,93 @@ class _ClaudeParser:
                 if not mentions(raw, wanted):
                     return "user:tool_result"
         return None
+
+    def fast(self, raw: bytes) -> list[Event] | None:
+        """The events of a plain text record, or None when it needs the full parse.
+
+        Called right after `cheap_skip` declined the line. Field names are found as
+        structure: inside a JSON string every quote is escaped, so `"timestamp":"` cannot
+        be content. An assistant record's first "type" is its message's (or, in older
+        files, the envelope's); a user record's is the envelope's.
+        """
+        value = self._first[1]
+        if value == b"user":
+            assistant = False
+        elif value in (b"message", b"assistant"):
+            assistant = True
+        else:
+            return None
+        line = raw.decode("utf-8", "replace")
+        opening = _ASSISTANT_TEXT if assistant else _USER_TEXT
+        at = line.find(opening)
+        if at == -1 or line.find('"isSidechain":true', 0, at) != -1:
+            return None
+        if assistant:
+            if '"isApiErrorMessage":true' in line:
+                return None
+        elif any(flag in line for flag in _USER_FLAGS):
+            return None
+        try:
+            text, end = _scanstring(line, at + len(opening))
+        except ValueError:
+            return None
+        # `end` is past the closing quote: the block (or the message) must end right there.
+        if not line.startswith("}]" if assistant else "}", end):
+            return None
+        # The timestamp comes after the message: look for it from the end.
+        ts_at = line.rfind('"timestamp":"', end)
+        ts = line[ts_at + 13 : line.find('"', ts_at + 13)] if ts_at != -1 else None
+        events: list[Event] = []
+        # The session: unchanged when the line holds the same cwd-and-id text as the last.
+        if self._envelope is None or self._envelope not in line:
+            meta = self._session(line, ts)
+            if meta is False:
+                return None
+            if meta is not None:
+                events.append(meta)
+        self.after_command = False
+        if assistant:
+            message_at = line.find('"message":{')
+            id_at = line.find('"id":"', message_at, at) if message_at != -1 else -1
+            msg_id = line[id_at + 6 : line.find('"', id_at + 6)] if id_at != -1 else None
+            seen = self._seen_for(msg_id)
+            key: tuple[str, int | str] = ("text", hash(text))
+            if key not in seen:
+                seen.add(key)
+                if text.strip():
+                    events.append(AssistantText(text, ts, msg_id))
+        else:
+            event = _user_text(text, ts)
+            if event is not None:
+                self.after_command = isinstance(event, UserText) and event.is_command
+                events.append(event)
+        return events
+
+    def _session(self, line: str, ts: str | None) -> SessionMeta | Literal[False] | None:
+        """Read `cwd` and `sessionId` off a line: a SessionMeta when they changed, False
+        when they cannot be read simply (the full parse will)."""
+        sid_at = line.find('"sessionId":"')
+        if sid_at == -1:
+            return None
+        sid_end = line.find('"', sid_at + 13)
+        session_id = line[sid_at + 13 : sid_end]
+        if "\\" in session_id:
+            return False
+        cwd_at = line.find('"cwd":"')
+        cwd: str | None = None
+        if cwd_at != -1:
+            try:
+                cwd, cwd_end = _scanstring(line, cwd_at + 7)
+            except ValueError:
+                return False
+            # Claude Code writes them side by side; that text marks the same session later.
+            if line.startswith(',"sessionId":"', cwd_end):
+                self._envelope = line[cwd_at : sid_end + 1]
+        if (session_id, cwd) == (self.session_id, self.cwd):
+            return None
+        self.session_id = session_id
+        self.cwd = cwd if cwd is not None else self.cwd
+        return SessionMeta(session_id, self.cwd, ts, CLAUDE)
 
     def feed(self, record: dict[str, Any]) -> Iterator[Event]:
         kind = record.get("type")
@@ -187,6 +323,7 @@ class _ClaudeParser:
         if isinstance(session_id, str) and (session_id, cwd) != (self.session_id, self.cwd):
             self.session_id = session_id
             self.cwd = cwd if isinstance(cwd, str) else self.cwd
+            self._envelope = None
             yield SessionMeta(session_id, self.cwd, ts, CLAUDE)
         if kind == "user":
             yield from self._user(record, ts)
@@ -196,18 +333,24 @@ class _ClaudeParser:
             yield from self._system(record, ts)
 
     def _user(self, record: dict[str, Any], ts: str | None) -> Iterator[Event]:
+        after_command, self.after_command = self.after_command, False
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
         if (
             record.get("isMeta")
             or record.get("isCompactSummary")
             or record.get("isVisibleInTranscriptOnly")
         ):
-            self.stats.skip("user:meta")
+            prompt = blocks_text(content).strip() if after_command and record.get("isMeta") else ""
+            if prompt:
+                yield CommandPrompt(prompt, ts)
+            else:
+                self.stats.skip("user:meta")
             return
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, str):
             event = _user_text(content, ts)
             if event is not None:
+                self.after_command = isinstance(event, UserText) and event.is_command
                 yield event
             return
         if not isinstance(content, list):
@@ -220,6 +363,7 @@ class _ClaudeParser:
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 event = _user_text(block["text"], ts)
                 if event is not None:
+                    self.after_command = isinstance(event, UserText) and event.is_command
                     yield event
             elif block.get("type") == "tool_result":
                 yield ToolResult(
@@ -232,6 +376,7 @@ class _ClaudeParser:
                 )
 
     def _assistant(self, record: dict[str, Any], ts: str | None) -> Iterator[Event]:
+        self.after_command = False
         if record.get("isApiErrorMessage"):
             self.stats.skip("assistant:api-error")
             return
@@ -292,7 +437,7 @@ class _ClaudeParser:
             self.stats.skip(f"system:{subtype}")
 
 
-def _user_text(text: str, ts: str | None) -> UserText | ClearSplit | None:
+def _user_text(text: str, ts: str | None) -> UserText | ClearSplit | Interrupted | None:
     stripped = text.lstrip()
     name_match = _COMMAND_NAME.search(text) if stripped.startswith("<command-") else None
     if name_match is not None:
@@ -302,8 +447,10 @@ def _user_text(text: str, ts: str | None) -> UserText | ClearSplit | None:
         args_match = _COMMAND_ARGS.search(text)
         args = args_match.group(1).strip() if args_match is not None else ""
         return UserText(text.strip(), ts, True, name, args)
-    if stripped.startswith(_CLAUDE_NOISE):
+    if stripped.startswith(_CLAUDE_NOISE) or stripped == "(no content)":
         return None
+    if stripped.startswith(_INTERRUPTED):
+        return Interrupted(ts)
     bash = _BASH_INPUT.match(text)
     if bash is not None:
         return UserText(text.strip(), ts, True, "!", bash.group(1).strip())

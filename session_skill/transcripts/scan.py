@@ -1,23 +1,24 @@
 """What a transcript says is still open: one streaming pass for sweep and the dump brief.
 
-`analyze` reads the file once (see `transcript.iter_events`) and keeps only small state:
-the files written, the latest task list, the first real request, and a bounded pool of
-loose ends — questions the user never answered, things put off for later, side ideas.
-Which sentences are loose ends is decided in `prose`, how they fold and show in
-`candidates`; the public names of both are re-exported here, the API callers import.
+`analyze` reads the file once (see `reader.iter_events`) and keeps only small state: the
+files written and the task list (`toolcalls`), the goal and the last request (`turns`),
+and a bounded pool of loose ends — questions the user never answered, things put off for
+later, side ideas. Which sentences are loose ends is decided in `prose`, whether one landed
+later in `landed`, how they fold and show in `candidates`; the public names are re-exported
+here, the API callers import.
+
+A loose end leaves the pool when the session later does it (the deferred fix is reported
+done or committed, the user takes the question up), whichever side of a compaction it was
+raised on; it is then kept in `settled`, for the quality report.
 
 Everything lifted from the transcript passes through `redact.redact` before it is kept.
 """
 
 from __future__ import annotations
 
-import ntpath
-import posixpath
-import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
 
 from session_skill.transcripts.candidates import (
     CANDIDATE_TYPES,
@@ -32,17 +33,26 @@ from session_skill.transcripts.candidates import (
     render_table,
     to_json,
 )
+from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
+from session_skill.transcripts.phrasing import DONE, TRIGGERS, UNDONE
 from session_skill.transcripts.prose import (
     CLIP_CHARS,
     WORD,
     answers,
+    classify,
     clip,
     final_question,
+    listed_items,
     marked_sentences,
+    redact,
+    still_open,
 )
+from session_skill.transcripts.prose import _units as sentences
 from session_skill.transcripts.reader import (
     AssistantText,
     ClearSplit,
+    CommandPrompt,
+    Interrupted,
     ReadStats,
     SessionMeta,
     ToolCall,
@@ -50,7 +60,8 @@ from session_skill.transcripts.reader import (
     UserText,
     iter_events,
 )
-from session_skill.transcripts.redact import redact
+from session_skill.transcripts.toolcalls import PendingTask, ToolState
+from session_skill.transcripts.turns import Turns, Unfinished, is_own_command
 
 __all__ = [
     "CANDIDATE_TYPES",
@@ -63,6 +74,7 @@ __all__ = [
     "PendingTask",
     "ReadStats",
     "TranscriptFacts",
+    "Unfinished",
     "analyze",
     "clip",
     "filter_known",
@@ -73,26 +85,10 @@ __all__ = [
 ]
 
 _REQUEST_CHARS = 1000
+_SCAN_CHARS = 16_000
 # Loose ends kept during the pass (newest win); bounds memory on a huge transcript.
 _POOL_MAX = 200
-
-_WRITE_TOOLS = {
-    "Write": "file_path",
-    "Edit": "file_path",
-    "MultiEdit": "file_path",
-    "NotebookEdit": "notebook_path",
-}
-_SHELL_TOOLS = frozenset(
-    {"shell", "exec_command", "shell_command", "local_shell", "container.exec"}
-)
-_DONE = frozenset({"completed", "deleted", "cancelled", "canceled"})
-
-
-@dataclass(frozen=True)
-class PendingTask:
-    text: str
-    status: str
-    source: str  # "TodoWrite", "TaskCreate" or "update_plan"
+_SETTLED_MAX = 50
 
 
 @dataclass
@@ -109,11 +105,19 @@ class TranscriptFacts:
     session_id: str | None = None
     cwd: str | None = None
     first_user_request: str | None = None
+    # The session's request as a person would state it (see `turns`).
+    goal: str | None = None
     # When the conversation began (its first timestamped event; after a /clear, the new one).
     started: datetime | None = None
     written_files: list[str] = field(default_factory=list)
     pending_tasks: list[PendingTask] = field(default_factory=list)
+    # The last request, when its turn never finished; and whether it came after the last
+    # change to the task list (then it, not the task list, is what was being worked on).
+    unfinished: Unfinished | None = None
+    unfinished_is_latest: bool = False
     candidates: list[Candidate] = field(default_factory=list)
+    # Loose ends that landed later in the session (newest last), with why in `why`.
+    settled: list[Candidate] = field(default_factory=list)
     stats: ReadStats = field(default_factory=ReadStats)
 
 
@@ -161,22 +165,23 @@ def parse_ts(ts: str | None) -> datetime | None:
 def _at(ts: str | None) -> str:
     """` at HH:MM` in local time, or "" when the timestamp is missing or odd."""
     moment = parse_ts(ts)
-    return f" at {moment.astimezone():%H:%M}" if moment is not None else ""
+    if moment is None:
+        return ""
+    # The local offset, looked up once an hour of the transcript (it changes with DST).
+    hour = ts[:13] if ts else ""
+    offset = _OFFSETS.get(hour)
+    if offset is None:
+        offset = moment.astimezone().utcoffset() or timedelta(0)
+        if len(_OFFSETS) > 4096:
+            _OFFSETS.clear()
+        _OFFSETS[hour] = offset
+    return f" at {moment.astimezone(timezone.utc) + offset:%H:%M}"
+
+
+_OFFSETS: dict[str, timedelta] = {}
 
 
 # ---------------------------------------------------------------- the pass
-
-
-@dataclass
-class _Task:
-    subject: str
-    status: str = "pending"
-    task_id: str | None = None
-
-
-_PATCH_PATH = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+?)\s*$", re.MULTILINE)
-_APPLY_PATCH_CMD = re.compile(r"(?:^|[\s;&|(])apply_patch\b")
-_TASK_CREATED = re.compile(r"Task #?(\w+) created")
 
 
 class _Sweep:
@@ -184,27 +189,23 @@ class _Sweep:
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.clear_pending = False
-        # Ids of calls whose results matter (task creation/update, questions); the reader
-        # skips other results unparsed. Mutated in place: the reader holds this set.
         self.watched: set[str] = set()
+        self.seq = 0
         self._reset()
 
     def _reset(self) -> None:
         self.started: str | None = None
         self.first_request: str | None = None
-        # raw path -> redacted path, in first-write order; redacted once per path.
-        self.written: dict[str, str] = {}
-        self.todos: list[PendingTask] = []
-        self.plan: list[PendingTask] = []
-        self.tasks: list[_Task] = []
-        self.tasks_by_id: dict[str, _Task] = {}
-        self.task_calls: dict[str, tuple[_Task, str | None, str | None]] = {}
-        self.questions: dict[str, tuple[str, str | None]] = {}
+        self.tools = ToolState(self.watched)
+        self.turns = Turns()
         self.last_text: AssistantText | None = None
+        self.asked: str | None = None  # the question the last turn ended on, if taken up
         self.pool: dict[str, Candidate] = {}
-        self.watched.clear()
+        self.ledger = Ledger()
+        self.settled: list[Candidate] = []
 
     def feed(self, event: object) -> None:
+        self.seq += 1
         if isinstance(event, SessionMeta):
             self.session_id = event.session_id or self.session_id
             self.cwd = event.cwd or self.cwd
@@ -223,213 +224,173 @@ class _Sweep:
             self.started = getattr(event, "ts", None)
         if isinstance(event, AssistantText):
             self.last_text = event
-            self._scan(event.text, event.ts)
+            self.turns.assistant(event)
+            self._read(event.text, event.ts, "assistant")
         elif isinstance(event, UserText):
-            self._close_turn(event, "the user moved on")
-            if not event.is_command:
-                if self.first_request is None:
-                    head = event.text[: 4 * _REQUEST_CHARS]
-                    self.first_request = clip(redact(head), _REQUEST_CHARS)
-                self._scan(event.text, event.ts)
+            self._user(event)
         elif isinstance(event, ToolCall):
             self.last_text = None
-            self._tool_call(event)
+            self.turns.tool()
+            self.tools.call(event, self.cwd, self.seq)
+            self._tool_evidence()
         elif isinstance(event, ToolResult):
-            self._tool_result(event)
+            self.tools.result(event)
+            for text, ts in self.tools.dismissed:
+                why = f"asked{_at(ts)}; the user dismissed the question"
+                self._add(_loose(redact(text), UNANSWERED, why, ts))
+            self.tools.dismissed.clear()
+        elif isinstance(event, CommandPrompt):
+            self.turns.prompt(event, self.seq)
+        elif isinstance(event, Interrupted):
+            self.turns.interrupted()
 
-    def _scan(self, text: str, ts: str | None) -> None:
-        for kind, sentence in marked_sentences(text):
+    def _user(self, event: UserText) -> None:
+        own = is_own_command(event)
+        taken = self._close_turn(event if not own else None, "the user moved on")
+        if event.is_command or own:
+            self.turns.command(event, self.seq)
+            return
+        if self.first_request is None:
+            head = event.text[: 4 * _REQUEST_CHARS]
+            self.first_request = clip(redact(head), _REQUEST_CHARS)
+        self.turns.user(event, self.seq, taken)
+        self._read(event.text, event.ts, "user")
+
+    def _read(self, text: str, ts: str | None, role: str) -> None:
+        """Scan one message: the loose ends it raises, and those it shows have landed."""
+        tokens = text[:_SCAN_CHARS].lower().split()
+        ledger = self.ledger
+        ledger.observe(tokens)
+        found = TRIGGERS.keys() & tokens
+        # A closing text reports work done with one of a few words; a user's message may
+        # take up anything.
+        if ledger and (role == "user" or any(TRIGGERS[w][1] for w in found)):
+            self._evidence(text, tokens, role)
+        words = {w for w in found if TRIGGERS[w][0]}
+        if not words:
+            return
+        for kind, sentence in marked_sentences(text, words):
             why = f"deferred{_at(ts)}" if kind == DEFERRED else f"raised{_at(ts)}; not pursued"
             self._add(_loose(sentence, kind, why, ts))
+        for kind, item, heading in listed_items(text, words):
+            self._add(_loose(item, kind, f"listed under “{heading}”{_at(ts)}", ts))
 
-    def _close_turn(self, reply: UserText | None, ending: str) -> None:
-        """Settle the turn that just ended: did its last text ask something left open?"""
+    def _close_turn(self, reply: UserText | None, ending: str) -> str | None:
+        """Settle the turn that just ended: did its last text ask or leave something open?
+
+        Returns the question when `reply` takes it up (so "yes" reads as its answer).
+        """
         last, self.last_text = self.last_text, None
         if last is None:
-            return
+            return None
+        for sentence in still_open(last.text):
+            self._add(_loose(sentence, DEFERRED, f"left open{_at(last.ts)}", last.ts))
         found = final_question(last.text)
         if found is None:
-            return
+            return None
         question, options = found
         if reply is not None and not reply.is_command and answers(question, options, reply.text):
-            return
+            return question
         why = f"asked{_at(last.ts)}; {ending}"
         self._add(_loose(redact(question), UNANSWERED, why, last.ts))
+        return None
+
+    # ---------------------------------------------------------------- the pool
 
     def _add(self, candidate: Candidate) -> None:
-        key = " ".join(WORD.findall(candidate.text.lower()))
+        words = WORD.findall(candidate.text.lower())
+        key = " ".join(words)
         held = self.pool.get(key)
         if held is not None:
             if PRIORITY[candidate.type] < PRIORITY[held.type]:
                 self.pool[key] = candidate
             return
         self.pool[key] = candidate
+        self.ledger.watch(key, subject(candidate.text, words))
         if len(self.pool) > _POOL_MAX:
-            del self.pool[next(iter(self.pool))]
+            oldest = next(iter(self.pool))
+            del self.pool[oldest]
+            self.ledger.forget(oldest)
 
-    def _tool_call(self, call: ToolCall) -> None:
-        args = call.input
-        if call.name in _WRITE_TOOLS:
-            path = args.get(_WRITE_TOOLS[call.name])
-            if isinstance(path, str) and path:
-                self._wrote(path)
-        elif call.name == "TodoWrite":
-            todos = args.get("todos")
-            if isinstance(todos, list):
-                self.todos = _task_list(todos, "content", "TodoWrite")
-        elif call.name == "update_plan":
-            plan = args.get("plan")
-            if isinstance(plan, list):
-                self.plan = _task_list(plan, "step", "update_plan")
-        elif call.name == "TaskCreate":
-            subject = args.get("subject") or args.get("description")
-            if isinstance(subject, str) and subject.strip():
-                task = _Task(subject.strip())
-                self.tasks.append(task)
-                if call.id:
-                    self.task_calls[call.id] = (task, None, None)
-                    self.watched.add(call.id)
-        elif call.name == "TaskUpdate":
-            self._task_update(call)
-        elif call.name == "AskUserQuestion" and call.id:
-            questions = args.get("questions")
-            first = questions[0] if isinstance(questions, list) and questions else None
-            text = first.get("question") if isinstance(first, dict) else args.get("question")
-            if isinstance(text, str) and text.strip():
-                self.questions[call.id] = (text, call.ts)
-                self.watched.add(call.id)
-        else:
-            self._codex_patch(call)
+    def _settle(self, key: str, how: str) -> None:
+        candidate = self.pool.pop(key, None)
+        self.ledger.forget(key)
+        if candidate is not None:
+            self.settled.append(Candidate(candidate.text, candidate.type, how, candidate.ts))
+            del self.settled[:-_SETTLED_MAX]
 
-    def _wrote(self, path: str) -> None:
-        if path not in self.written:
-            self.written[path] = redact(path)
-
-    def _task_update(self, call: ToolCall) -> None:
-        args = call.input
-        raw_id = args.get("taskId", args.get("task_id", args.get("id")))
-        task = self.tasks_by_id.get(str(raw_id)) if raw_id is not None else None
-        status = args.get("status")
-        subject = args.get("subject")
-        if task is None:
-            # A task created before a compaction or in a record we could not read.
-            if not (isinstance(subject, str) and subject.strip() and raw_id is not None):
+    def _evidence(self, text: str, tokens: list[str], role: str) -> None:
+        """Settle the loose ends this message shows done (assistant) or taken up (user)."""
+        ledger = self.ledger
+        keys = ledger.hits(tokens)
+        if not keys:
+            return
+        # The whole message first, then its sentences.
+        stems = {stem(t) for t in tokens}
+        keys = {k for k in keys if settles(ledger.subjects[k], stems)}
+        if not keys:
+            return
+        how = "done later" if role == "assistant" else "taken up"
+        for sentence, _ in sentences(text[:_SCAN_CHARS]):
+            if role == "assistant" and (not DONE.search(sentence) or UNDONE.search(sentence)):
+                continue
+            if classify(sentence) is not None:
+                continue  # putting it off again, or another loose end, lands nothing
+            self._match(sentence, keys, how)
+            keys = {k for k in keys if k in self.pool}
+            if not keys:
                 return
-            task = _Task(subject.strip(), task_id=str(raw_id))
-            self.tasks.append(task)
-            self.tasks_by_id[str(raw_id)] = task
-        previous = (task.status, task.subject)
-        if isinstance(status, str):
-            task.status = status
-        if isinstance(subject, str) and subject.strip():
-            task.subject = subject.strip()
-        if call.id:
-            self.task_calls[call.id] = (task, *previous)
-            self.watched.add(call.id)
 
-    def _tool_result(self, result: ToolResult) -> None:
-        if result.tool_use_id is None:
-            return
-        self.watched.discard(result.tool_use_id)
-        asked = self.questions.pop(result.tool_use_id, None)
-        if asked is not None and result.is_error:
-            text, ts = asked
-            why = f"asked{_at(ts)}; the user dismissed the question"
-            self._add(_loose(redact(text), UNANSWERED, why, ts))
-        pending = self.task_calls.pop(result.tool_use_id, None)
-        if pending is None:
-            return
-        task, old_status, old_subject = pending
-        if old_status is not None and old_subject is not None:  # an update
-            if result.is_error:
-                task.status, task.subject = old_status, old_subject
-            return
-        if result.is_error:
-            task.status = "deleted"
-            return
-        task.task_id = _created_id(result) or str(len(self.tasks))
-        self.tasks_by_id[task.task_id] = task
+    def _match(self, sentence: str, keys: set[str] | list[str], how: str) -> None:
+        stems = content_stems(sentence)
+        for key in list(keys):
+            wanted = self.ledger.subjects.get(key)
+            if wanted is not None and settles(wanted, stems):
+                self._settle(key, f"{how}: {clip(redact(sentence), 100)}")
 
-    def _codex_patch(self, call: ToolCall) -> None:
-        args = call.input
-        if call.name == "apply_patch":
-            patch = args.get("input") or args.get("patch")
-        elif call.name in _SHELL_TOOLS:
-            # Codex runs `apply_patch <<'PATCH' …` given to its shell tool as apply_patch.
-            command = args.get("command", args.get("cmd"))
-            if isinstance(command, list):
-                command = "\n".join(str(part) for part in command)
-            if not (
-                isinstance(command, str)
-                and "*** Begin Patch" in command
-                and _APPLY_PATCH_CMD.search(command)
-            ):
+    def _tool_evidence(self) -> None:
+        """Completed tasks and commit messages report work done, like a closing text."""
+        done, self.tools.done_texts = self.tools.done_texts, []
+        for text in done:
+            if not self.ledger:
                 return
-            patch = command
-        else:
-            return
-        if not isinstance(patch, str):
-            return
-        workdir = args.get("workdir")
-        base = workdir if isinstance(workdir, str) and workdir else self.cwd
-        for match in _PATCH_PATH.finditer(patch):
-            self._wrote(_join(base, match.group(1)))
+            for line in text.splitlines():
+                keys = list(self.ledger.hits(line.lower().split()))
+                if keys:
+                    self._match(line, keys, "done later")
+
+    # ---------------------------------------------------------------- the end
 
     def finish(self, path: str) -> TranscriptFacts:
         self._close_turn(None, "the session ended")
-        for text, ts in self.questions.values():
+        for text, ts in self.tools.questions.values():
             why = f"asked{_at(ts)}; the session ended"
             self._add(_loose(redact(text), UNANSWERED, why, ts))
-        pending = [t for t in self.todos if t.status not in _DONE]
-        pending += [
-            PendingTask(redact(t.subject), t.status, "TaskCreate")
-            for t in self.tasks
-            if t.status not in _DONE
-        ]
-        pending += [t for t in self.plan if t.status not in _DONE]
+        pending = self.tools.pending()
         tasks = [_loose(t.text, UNFINISHED, _task_why(t)) for t in pending]
+        unfinished = self.turns.unfinished()
+        latest = unfinished is not None and unfinished.seq > self.tools.task_seq
+        if unfinished is not None:
+            request = _loose(unfinished.text, UNFINISHED, f"the last request; {unfinished.why}")
+            tasks = [request, *tasks] if latest else [*tasks, request]
         loose = sorted(self.pool.values(), key=lambda c: c.ts or "~")
         return TranscriptFacts(
             path=path,
             session_id=self.session_id,
             cwd=self.cwd,
             first_user_request=self.first_request,
+            goal=self.turns.goal(),
             started=parse_ts(self.started),
-            written_files=list(dict.fromkeys(self.written.values())),
+            written_files=self.tools.files(),
             pending_tasks=pending,
+            unfinished=unfinished,
+            unfinished_is_latest=latest,
             candidates=merge_near_duplicates(tasks + loose),
+            settled=list(self.settled),
         )
-
-
-def _task_list(items: list[Any], text_key: str, source: str) -> list[PendingTask]:
-    tasks = []
-    for item in items:
-        if isinstance(item, dict) and isinstance(item.get(text_key), str):
-            status = item.get("status")
-            tasks.append(
-                PendingTask(redact(item[text_key].strip()), str(status or "pending"), source)
-            )
-    return tasks
 
 
 def _task_why(task: PendingTask) -> str:
     where = "the plan" if task.source == "update_plan" else "the task list"
     state = "in progress" if task.status == "in_progress" else "still pending"
     return f"{state} in {where}"
-
-
-def _created_id(result: ToolResult) -> str | None:
-    task = result.meta.get("task") if result.meta else None
-    if isinstance(task, dict) and task.get("id") is not None:
-        return str(task["id"])
-    match = _TASK_CREATED.search(result.text[:500])
-    return match.group(1) if match else None
-
-
-def _join(base: str | None, path: str) -> str:
-    path = path.strip()
-    if not base or path.startswith("/") or ntpath.isabs(path):
-        return path
-    if base.startswith("/"):
-        return posixpath.normpath(posixpath.join(base, path))
-    return ntpath.normpath(ntpath.join(base, path))

@@ -8,13 +8,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from session_skill.transcripts import reader
 from session_skill.transcripts.reader import (
     CLAUDE,
     CODEX,
     AssistantText,
     ClearSplit,
+    CommandPrompt,
     CompactBoundary,
     Event,
+    Interrupted,
     ReadStats,
     SessionMeta,
     ToolCall,
@@ -156,7 +159,11 @@ def test_typed_slash_command_and_meta_expansion() -> None:
     assert commands[0].command_name == "/session"
     assert commands[0].command_args == 'park try -- the "jitter" idea $HOME'
     assert not any("Base directory for this skill" in u.text for u in of(UserText, found))
-    assert stats.skipped["user:meta"] == 1
+    # The expansion right after the command is the command's prompt, not something typed.
+    prompts = of(CommandPrompt, found)
+    assert len(prompts) == 1 and prompts[0].text.startswith("Base directory for this skill")
+    assert found.index(prompts[0]) == found.index(commands[0]) + 1
+    assert "user:meta" not in stats.skipped
 
 
 def test_clear_command_becomes_a_split() -> None:
@@ -470,3 +477,116 @@ def test_arbitrary_lines_never_crash_the_reader(tmp_path: Path, lines: list[byte
     assert stats.lines == len(lines)
     assert stats.malformed + stats.records <= stats.lines
     analyze(path)  # and the sweep over them neither
+
+
+# ---------------------------------------------------------------- interrupts, skips, fast path
+
+
+def test_an_interrupt_is_an_event_not_a_request(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            user("Rename the config loader"),
+            user([text("[Request interrupted by user for tool use]")]),
+            user("[Request interrupted by user]"),
+            user("<user-memory-input>Always use conventional commits</user-memory-input>"),
+            user("(no content)"),
+        ],
+    )
+    found, _ = events(path)
+    assert [u.text for u in of(UserText, found)] == ["Rename the config loader"]
+    assert len(of(Interrupted, found)) == 2
+
+
+def test_thinking_only_and_unread_system_records_are_skipped_unparsed(tmp_path: Path) -> None:
+    thinking = {"type": "thinking", "thinking": "Let me think about later work.", "signature": "x"}
+    mixed = assistant("msg_2", thinking, text("Here it is."))
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            user("Why does the build fail?"),
+            assistant("msg_1", thinking),
+            mixed,
+            envelope("system", subtype="stop_hook_summary", hookCount=1),
+            envelope("system", subtype="compact_boundary", content="Conversation compacted"),
+        ],
+    )
+    found, stats = events(path)
+    assert [t.text for t in of(AssistantText, found)] == ["Here it is."]
+    assert stats.skipped == {"assistant:thinking": 1, "system:stop_hook_summary": 1}
+    assert len(of(CompactBoundary, found)) == 1
+
+
+def _both_paths(path: Path) -> tuple[tuple[list[Event], ReadStats], tuple[list[Event], ReadStats]]:
+    fast = events(path, wanted_results=set())
+    reader.FAST_PATH = False
+    try:
+        full = events(path, wanted_results=set())
+    finally:
+        reader.FAST_PATH = True
+    return fast, full
+
+
+def _all_fixture_files() -> list[Path]:
+    shared = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts"
+    found = sorted(FIXTURES.glob("*.jsonl"))
+    return found + (sorted(shared.rglob("*.jsonl")) if shared.is_dir() else [])
+
+
+@pytest.mark.parametrize("path", _all_fixture_files(), ids=lambda p: p.name)
+def test_the_fast_path_reads_every_fixture_as_the_full_parse_does(path: Path) -> None:
+    fast, full = _both_paths(path)
+    assert fast == full
+
+
+def test_the_fast_path_takes_plain_text_records_and_leaves_the_rest(tmp_path: Path) -> None:
+    records = [
+        user("plain request"),
+        user("typed <system-reminder>x</system-reminder> text"),
+        user([text("a text block")]),
+        user("meta", isMeta=True),
+        assistant("msg_1", text('quotes " and \\ backslashes and \u00e9')),
+        assistant("msg_1", text("repeated")),
+        assistant("msg_1", text("repeated")),
+        assistant("msg_2", text("err"), isApiErrorMessage=True),
+        assistant("msg_3", text("side"), isSidechain=True),
+        envelope("user", cwd="C:\\Users\\me\\proj", message={"role": "user", "content": "win"}),
+        envelope("user", sessionId="other", message={"role": "user", "content": "next"}),
+        user("back to the first session"),
+    ]
+    # Both envelope orders: Claude Code writes an assistant's message before its type.
+    reordered = [
+        {k: v for k, v in r.items() if k != "type"} | {"type": r["type"]}
+        if r["type"] == "assistant"
+        else r
+        for r in records
+    ]
+    for n, batch in enumerate((records, reordered)):
+        path = write_jsonl(tmp_path / f"t{n}.jsonl", batch)
+        fast, full = _both_paths(path)
+        assert fast == full
+        texts = [e.text for e in fast[0] if isinstance(e, (UserText, AssistantText))]
+        assert texts[:4] == ["plain request", "typed  text", "a text block", texts[3]]
+        assert "repeated" in texts and texts.count("repeated") == 1
+        metas = [(m.session_id, m.cwd) for m in of(SessionMeta, fast[0])]
+        assert metas == [
+            (SID, "/tmp/proj1"),
+            (SID, "C:\\Users\\me\\proj"),
+            ("other", "/tmp/proj1"),
+            (SID, "/tmp/proj1"),
+        ]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.tuples(st.booleans(), st.text(max_size=30)), min_size=1, max_size=6))
+def test_the_fast_path_agrees_on_arbitrary_text(
+    tmp_path: Path, texts: list[tuple[bool, str]]
+) -> None:
+    records = [
+        assistant(f"msg_{n}", text(value)) if mine else user(value)
+        for n, (mine, value) in enumerate(texts)
+    ]
+    fast, full = _both_paths(write_jsonl(tmp_path / "t.jsonl", records))
+    assert fast == full

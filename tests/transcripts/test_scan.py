@@ -231,7 +231,9 @@ def test_clear_inside_one_file_keeps_only_the_new_conversation(tmp_path: Path) -
     assert facts.first_user_request == "second conversation request"
     assert facts.started == sweep.parse_ts(new[0]["timestamp"])
     assert facts.written_files == ["/b.py"]
-    assert facts.pending_tasks == [] and facts.candidates == []
+    # Nothing of the old conversation; the new one stops mid-work (an Edit, no result).
+    assert facts.pending_tasks == []
+    assert kinds(facts) == [(UNFINISHED, "second conversation request")]
     # A file that ends on /clear is the conversation being left: it keeps what it holds.
     ended = run(tmp_path, old + [clear])
     assert ended.written_files == ["/a.py"]
@@ -250,7 +252,10 @@ def test_split_sidechain_progress_fixture() -> None:
         f"{APP}/notebooks/explore.ipynb",
         f"{APP}/src/cli.py",
     ]
-    assert facts.candidates == []  # "come back to the CLI flags later" is in the compact summary
+    # "come back to the CLI flags later" is in the compact summary, not a loose end; the
+    # last request stops after its Edit, with no closing text.
+    assert kinds(facts) == [(UNFINISHED, "Continue (caf\ufffd): also update src/cli.py")]
+    assert facts.candidates[0].why.endswith("the transcript ends in the middle of the work on it")
     assert facts.stats.malformed == 4
 
 

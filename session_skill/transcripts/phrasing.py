@@ -1,0 +1,463 @@
+"""How people say that work is put off, left open or worth trying: the sweep's phrasing classes.
+
+Each class is a regex applied to one prose sentence. They favour precision: a sentence is
+only taken when it carries an explicit marker, and the ordinary senses of the marker words
+("a follow-up email is sent", "the later rows", "an eventually consistent replica", "later
+releases of Node") are kept out by the shape of the pattern, not by a list of exceptions.
+
+`ANCHORS` names the words at least one class needs; `prose` tests a message's words against
+them first (a set intersection, far cheaper than any regex) and runs the classes only on the
+few messages that pass.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from session_skill.transcripts.candidates import DEFERRED, DIVERGING
+
+_I = re.IGNORECASE | re.VERBOSE
+
+# "later" as an adverb closing its clause ("fix it later.", "later on", "later, once…"), not
+# the adjective of "the later rows" or "later releases".
+_LATER = r"later\b(?:(?!\s*[a-z0-9(])|\s+(?:on|today|tonight|if|when|once|after|but|and|so|then)\b)"
+# Things one does to a piece of work; base forms only ("it failed later" is a story).
+_DO = (
+    r"(?:handle|do|tackle|address|fix|add|implement|revisit|look\s+(?:at|into)|deal\s+with"
+    r"|clean\s+up|optimi[sz]e|refactor|investigate|check|test|finish|wire\s+up|come\s+back"
+    r"|document|polish|tune|port|migrate|update|write|split|rename|move|remove|drop|rotate)"
+)
+# Leaving something undone, in every tense: "skip", "skipped", "skipping".
+_LEAVE = (
+    r"(?:skip(?:ped|ping)?|leave|left|leaving|ignor(?:e|ed|ing)|stub(?:bed|bing)?"
+    r"|hard-?cod(?:e|ed|ing)|punt(?:ed|ing)?\s+on|keep|kept|keeping|disabl(?:e|ed|ing)"
+    r"|bypass(?:ed|ing)?|comment(?:ed|ing)?\s+out|mock(?:ed|ing)?|fak(?:e|ed|ing))"
+)
+_DONE_VERB = (
+    r"(?:wired|hooked|implemented|done|added|written|tested|handled|covered|connected|migrated"
+    r"|ported|documented|finished|merged|deployed|fixed|addressed|configured|cleaned"
+    r"|committed|updated|enabled|integrated|built|set)"
+)
+_DET = r"(?:the|this|that|it|these|those|our|my|any|all)\b"
+
+
+def _rule(
+    name: str, kind: str, words: str, pattern: str, flags: int = _I, before: str | None = None
+) -> Rule:
+    ahead = re.compile(before + r"\Z", _I) if before is not None else None
+    return Rule(name, kind, frozenset(words.split()), re.compile(pattern, flags), ahead)
+
+
+class Rule(NamedTuple):
+    """One shape of one phrasing class, tried only on sentences holding one of `words`.
+
+    With `before`, `pattern` finds the marker ("later", "for now") and `before` must match
+    the words just ahead of it ("handle the Windows paths " before "later"): searching for
+    the verb first, at every word of the sentence, is what makes such rules slow.
+    """
+
+    name: str  # the class: what the tests and the quality report group by
+    kind: str  # the candidate type
+    words: frozenset[str]  # anchor words (see ANCHORS) of which the sentence holds one
+    pattern: re.Pattern[str]
+    before: re.Pattern[str] | None
+
+
+_BEFORE = 70  # characters looked at ahead of a marker
+
+
+# In order: the first rule a sentence matches decides its class. Each rule is small, and
+# gated by the words it needs: one large alternation costs `re` ~100 µs a sentence.
+RULES: tuple[Rule, ...] = (
+    # -- explicit: the marker words people use to put something off
+    _rule("explicit", DEFERRED, "back", r"\b(?:come|get|circle|go)\s+back\s+to\b"),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "follow follow-up follow-ups followup",
+        r"""\b(?:(?:in|as|for|into)\s+(?:a|an|the|its\s+own)\s+(?:separate\s+|later\s+)?
+              follow[- ]?up\b
+          | follow[- ]?up\s+(?:pr|pull\s+request|commit|change|issue|ticket|task|work|session
+              |fix|patch|item|iteration|pass)s?\b
+          | (?:i'll|we'll|i\s+will|we\s+will|let's|can|could|should)\s+follow\s+up\s+on\b)""",
+    ),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "next",
+        r"""(?:\b(?:for|until|till)\s+(?:the\s+)?next\s+time\b
+          | (?:^|[,;:]\s*)next\s+time,?\s+(?:we|let's|let\s+us|i'll|we'll|i\s+will|we\s+will)\b)""",
+    ),
+    _rule("explicit", DEFERRED, "next", r"\bnext\s+time\b", before=rf"\b{_DO}\b[^.?!\n]{{0,40}}?"),
+    _rule("explicit", DEFERRED, "scope", r"\bout\s+of\s+scope\b"),
+    _rule("explicit", DEFERRED, "park", r"\bpark\s+(?:this|that|it|these|those)\b"),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "later",
+        rf"\b{_LATER}",
+        before=rf"(?:\b(?:for|until|till|maybe)\s+|\b{_DO}\b[^.?!\n]{{0,50}}?\W)",
+    ),
+    _rule("explicit", DEFERRED, "revisit revisiting", r"(?<!let\ me\ )\brevisit(?:ing)?\b"),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "later future separate subsequent",
+        r"""\b(?:in|as|for)\s+a\s+(?:later|future|separate|subsequent)\s+(?:step|pr|pull\s+request
+            |pass|change|iteration|commit|issue|ticket|session|task|phase|release|version)\b""",
+    ),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "future road line",
+        r"\bfuture\s+work\b|\bdown\s+the\s+(?:road|line)\b",
+    ),
+    _rule("explicit", DEFERRED, "point", r"\bat\s+some\s+point\s+(?:we|you|i)\b"),
+    _rule("explicit", DEFERRED, "wait", r"\b(?:can|could)\s+wait\b"),
+    _rule("explicit", DEFERRED, "now", r"\bnot\s+(?:right\s+)?now\b"),
+    _rule(
+        "explicit", DEFERRED, "now", r"\bfor\s+now\b", before=rf"\b{_LEAVE}\b[^.?!\n]{{0,60}}?\W"
+    ),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "now",
+        r"""\bfor\s+now,?\s+(?:let\s+me|let's|i'll|we'll|i\s+will|we\s+will|i've|we've|i|we)
+            \s+(?:just\s+)?(?:skip|leav|left|ignor|stub|hard-?cod|disabl|bypass
+            |comment(?:ing|ed)?\s+out|work(?:ing)?\s+around|mock|fak)""",
+    ),
+    # -- not-done: completion negated, or never reached
+    _rule(
+        "not-done",
+        DEFERRED,
+        "yet",
+        rf"""\b(?:(?:not|n't|never)\s+(?:been\s+|be\s+)?{_DONE_VERB}(?:\s+up)?\b[^.?!\n]{{0,40}}?\byet\b
+          | (?:not|n't)\s+yet\s+(?:been\s+)?(?:{_DONE_VERB}|supported)\b
+          | yet\s+to\s+be\s+[a-z]+ed\b)""",
+    ),
+    _rule(
+        "not-done",
+        DEFERRED,
+        "still",
+        rf"""\b(?:(?:is|are)\s+still\s+(?:a\s+)?(?:stub|stubbed|todo|missing|unimplemented
+            |unhandled|untested|hard-?coded|pending|unresolved|to\s+do)\b
+          | still\s+needs?\s+to\s+be\s+{_DONE_VERB}\b)""",
+    ),
+    _rule(
+        "not-done",
+        DEFERRED,
+        "never around chance time",
+        r"""\b(?:never\s+got\s+(?:around\s+)?to
+          | (?:didn't|did\s+not|haven't|have\s+not|hasn't|has\s+not)\s+(?:yet\s+)?
+            (?:got(?:ten)?|had\s+(?:a\s+chance|time))\s+(?:around\s+)?to
+          | ran\s+out\s+of\s+time\s+(?:for|to))\b""",
+    ),
+    # -- lead-later: a sentence that opens on the future ("Later: …", "Eventually we should …")
+    _rule(
+        "lead-later",
+        DEFERRED,
+        "later eventually someday day road line future point",
+        r"""(?:^|[,;]\s*|\band\s+)
+          (?:later|eventually|someday|some\s+day|one\s+day|down\s+the\s+(?:road|line)
+          |in\s+(?:the\s+)?future|at\s+some\s+point)
+          (?:\s*:|,?\s+(?:we|i|you|it|this|that|they|let's|let\s+us)\s+
+            (?:can|could|should|will|might|may|need|must|want|would|have\s+to|ought)\b
+          |,?\s+(?:we'll|i'll|you'll|it'll|let's)\b)""",
+    ),
+    # -- gerund and past forms of the deferring verbs ("Postponing the cleanup until …")
+    _rule(
+        "gerund",
+        DEFERRED,
+        "postponing postponed postpone deferring deferred defer punt punting punted parking "
+        "parked shelving shelved shelve hold holding",
+        rf"""(?:(?:^|[;,]\s*|\b(?:i'm|we're|i\s+am|we\s+are)\s+)
+            (?:postponing|deferring|punting(?:\s+on)?|parking|shelving|holding\s+off\s+on)
+            \s+{_DET}
+          | \b(?:postponed|deferred|punted(?:\s+on)?|shelved|parked)\s+{_DET}
+          | \b(?:postpone|defer|shelve|punt\s+on|hold\s+off\s+on)\s+{_DET}
+          | \bon\s+hold\b)""",
+    ),
+    # -- caveat: a standing warning left open ("Heads-up: the ARM build is still red")
+    _rule(
+        "caveat",
+        DEFERRED,
+        "heads-up heads caveat caveats known limitation limitations note warning fyi important nb",
+        r"""^(?:heads[- ]up|caveat|known\s+(?:issue|limitation|problem|bug)|limitation)s?
+              \s*[:—–-]
+          | ^(?:note|nb|warning|fyi|important)\s*[:—–-][^\n]*?
+              \b(?:still|not\s+yet|yet\s+to|remains?|broken|failing|flaky|missing
+              |unresolved|unfixed|doesn't\s+work|does\s+not\s+work)\b""",
+    ),
+    # -- aside: keeping something for another time, mostly the user's side
+    _rule(
+        "aside",
+        DEFERRED,
+        "time day",
+        r"""\b(?:for|till|until|to)\s+(?:another|some\s+other|a\s+(?:later|future|different))
+            \s+(?:time|day|session|sprint|release)\b""",
+    ),
+    _rule(
+        "aside",
+        DEFERRED,
+        "forget",
+        r"""\bdon'?t\s+(?:let\s+(?:me|us)\s+)?forget\s+(?:that|about|we|us|the)\b
+          | \bdon'?t\s+(?:let\s+(?:me|us)\s+)?forget\s+to\b[^.?!\n]{0,60}?
+            \b(?:later|eventually|before|next\s+time)\b
+          | \b(?:let's|lets|let\s+us)\s+not\s+forget\b""",
+    ),
+    _rule(
+        "aside", DEFERRED, "remind", r"\bremind\s+(?:me|us)\s+(?:to|later|tomorrow|next\s+time)\b"
+    ),
+    _rule("aside", DEFERRED, "owe", r"\bwe\s+(?:still\s+)?owe\b"),
+    _rule(
+        "aside",
+        DEFERRED,
+        "today now yet time",
+        r"^not\s+(?:today|now|yet|this\s+time|in\s+this\s+(?:pr|change|session)),?\s+but\b",
+    ),
+    _rule(
+        "aside",
+        DEFERRED,
+        "backlog roadmap parking todo",
+        r"""\b(?:put|add|throw|move|log)\s+(?:it|this|that|them|these)?\s*(?:on|to|in|into)
+            \s+(?:the|our)\s+(?:backlog|todo\s+list|roadmap|parking\s+lot)\b""",
+    ),
+    # -- TODO: a marker only in capitals and as a note ("TODO:", "left a TODO"), never
+    # "TODO app"
+    _rule(
+        "todo",
+        DEFERRED,
+        "todo todos",
+        r"\bTODO\s*[:(]|\b(?:left|leave|leaving|add|added|adding)\s+(?:an?\s+)?TODOs?\b"
+        r"(?!\s+(?:apps?|lists?|items?|application|component|manager)\b)",
+        0,
+    ),
+    # -- diverging: a side idea, another way
+    _rule(
+        "diverging",
+        DIVERGING,
+        "also",
+        r"\bwe\s+could\s+also\b|\bcould\s+also\s+(?:add|use|try|consider|make|switch|support|cache)\b",
+    ),
+    _rule(
+        "diverging",
+        DIVERGING,
+        "another other alternative alternatively",
+        r"\b(?:another|one\s+other|an\s+alternative)\s+(?:option|approach|idea|way)\b|\balternatively\b",
+    ),
+    _rule(
+        "diverging",
+        DIVERGING,
+        "worth",
+        r"\bworth\s+(?:trying|exploring|considering|a\s+try|looking\s+into|investigating)\b"
+        r"|\b(?:might|may|could)\s+be\s+worth\b",
+    ),
+    _rule(
+        "diverging",
+        DIVERGING,
+        "if nice good cool interesting want idea instead explore experiment",
+        r"""\b(?:what\s+if\s+we
+          | it\s+would\s+be\s+(?:nice|good|cool|interesting)\s+to
+          | we\s+(?:might|may)\s+(?:also\s+)?want\s+to
+          | (?:one|an)\s+idea\s+(?:is|would\s+be)
+          | instead\s+we\s+could
+          | (?:could|might)\s+(?:also\s+)?(?:explore|experiment\s+with))\b""",
+    ),
+)
+CLASSES = tuple(dict.fromkeys(rule.name for rule in RULES))
+
+# Only in the text that ends a turn: what the turn closed on is still broken.
+STILL_OPEN = re.compile(
+    r"\b(?:is|are)\s+still\s+(?:red|broken|failing|flaky|blocked|erroring|crashing|timing\s+out)\b",
+    re.IGNORECASE,
+)
+
+# Attempts are not deferrals: "for now, let me try skipping the hook" is narration of what
+# happens next, and its outcome is in the very next message.
+ATTEMPT = re.compile(r"\b(?:let\s+me|let's|i'll|we'll)\s+(?:just\s+)?try\b", re.IGNORECASE)
+
+# A heading or lead-in naming the open work, and the list items under it.
+NEXT_LIST = re.compile(
+    r"""^(?:\#{1,6}\s+|\*\*|__)?\s*(?:[^\w\s]\s*)?
+      (?:next\s+steps?|remaining(?:\s+(?:tasks|work|items|steps|issues|todos?))?|still\s+to\s+do
+      |left\s+to\s+do|to-?dos?|not\s+yet\s+(?:done|implemented|covered)
+      |open\s+(?:items|questions|issues|tasks)|outstanding(?:\s+(?:items|work|tasks|issues))?
+      |follow[- ]?ups?|future\s+work|known\s+(?:issues|limitations|gaps))\b[^\n]{0,40}$""",
+    _I,
+)
+LEAD_IN = re.compile(
+    r"^(?:the\s+)?(?:remaining|outstanding|open|pending)\s+(?:tasks|work|items|steps|issues)"
+    r"\s+(?:are|is|include)\b[^\n]*:\s*$",
+    re.IGNORECASE,
+)
+
+# Words at least one class needs, each with the phrases that confirm it in the lowered
+# text (none: the word alone is enough to run the classes).
+_ANCHOR_PHRASES: dict[str, tuple[str, ...]] = {
+    "later": (),
+    "back": ("back to",),
+    "follow": ("follow up",),
+    "follow-up": (),
+    "follow-ups": (),
+    "followup": (),
+    "next": ("next time", "next step"),
+    "scope": ("of scope",),
+    "park": (),
+    "revisit": (),
+    "revisiting": (),
+    "future": (),
+    "road": ("the road",),
+    "line": ("the line",),
+    "point": ("some point",),
+    "wait": ("can wait", "could wait"),
+    "now": ("not now", "right now", "for now"),
+    "yet": (),
+    "still": (),
+    "never": ("never got",),
+    "around": ("around to",),
+    "chance": ("a chance to",),
+    "time": (
+        "out of time",
+        "another time",
+        "other time",
+        "later time",
+        "future time",
+        "different time",
+        "had time to",
+    ),
+    "separate": ("a separate",),
+    "subsequent": (),
+    "today": ("not today",),
+    "holding": ("holding off",),
+    "left": ("left to do",),
+    "open": ("open items", "open questions", "open issues", "open tasks"),
+    "pending": ("pending tasks", "pending work", "pending items", "pending steps"),
+    "limitations": (),
+    "caveats": (),
+    "eventually": (),
+    "someday": (),
+    "day": ("some day", "one day", "another day", "other day", "different day"),
+    "postponing": (),
+    "postponed": (),
+    "postpone": (),
+    "deferring": (),
+    "deferred": (),
+    "defer": (),
+    "punt": (),
+    "punting": (),
+    "punted": (),
+    "parking": (),
+    "parked": (),
+    "shelving": (),
+    "shelved": (),
+    "shelve": (),
+    "hold": ("on hold", "hold off"),
+    "heads-up": (),
+    "heads": ("heads up",),
+    "caveat": (),
+    "known": ("known issue", "known limitation", "known problem", "known bug"),
+    "limitation": (),
+    "note": ("note:",),
+    "warning": ("warning:",),
+    "fyi": (),
+    "important": ("important:",),
+    "nb": (),
+    "forget": (),
+    "remind": (),
+    "owe": (),
+    "backlog": (),
+    "roadmap": (),
+    "todo": (),
+    "todos": (),
+    "to-do": (),
+    "remaining": (),
+    "outstanding": (),
+    "also": ("could also",),
+    "another": ("another option", "another approach", "another idea", "another way"),
+    "other": ("other option", "other approach", "other idea", "other way"),
+    "alternative": (),
+    "alternatively": (),
+    "worth": (),
+    "if": ("what if we",),
+    "nice": ("would be nice",),
+    "good": ("would be good",),
+    "cool": ("would be cool",),
+    "interesting": ("would be interesting",),
+    "want": ("might want", "may want", "might also want", "may also want"),
+    "idea": ("idea is", "idea would"),
+    "instead": ("instead we could",),
+    "explore": (),
+    "experiment": (),
+}
+_WRAP: tuple[str, ...] = ("", "(", "*", "**", "_", '"', "'", "`", "- ")
+_TAIL: tuple[str, ...] = (
+    "",
+    ".",
+    ",",
+    ";",
+    ":",
+    "!",
+    "?",
+    ")",
+    "*",
+    "**",
+    "**:",
+    ":**",
+    '"',
+    "'",
+    "`",
+)
+_TAIL += (").", "),", "...", "—", "-", ":)")
+# Every surface form a word takes as `str.split` leaves it, mapped to the word.
+ANCHORS: dict[str, str] = {
+    head + word + tail: word for word in _ANCHOR_PHRASES for head in _WRAP for tail in _TAIL
+}
+
+
+def confirmed(low: str, words: set[str]) -> bool:
+    """Does any anchor word found in `low` have its confirming phrase there too?"""
+    for form in words:
+        phrases = _ANCHOR_PHRASES[ANCHORS[form]]
+        if not phrases or any(phrase in low for phrase in phrases):
+            return True
+    return False
+
+
+# A sentence reporting work as done ("Added jitter to the backoff", "the table is now
+# precomputed", "✅ Fixed the path bug"), the evidence that settles a loose end.
+DONE = re.compile(
+    r"""\b(?:added|fixed|implemented|committed|wired|hooked\s+up|handled|resolved|updated
+      |removed|created|wrote|written|finished|completed?|done|addressed|ported|migrated
+      |refactored|renamed|moved|deleted|cleaned\s+up|configured|rotated|merged|pushed|landed
+      |shipped|enabled|replaced|switched|converted|documented|passes|passing|works|working
+      |succeeded|in\s+place)\b
+      | \b(?:i|we)(?:'ve|\s+have|\s+just)?\s+[a-z]+(?:ed|en)\b
+      | \b(?:is|are|was|were)\s+(?:now\s+)?[a-z]+ed\b
+      | ✅""",
+    _I,
+)
+# …unless it speaks of the future, a condition, a doubt or a question.
+UNDONE = re.compile(
+    r"\b(?:will|going\s+to|needs?\s+to|should|could|would|let\s+me|let's|not|never|yet|later"
+    r"|for\s+now|todo|still|can|might|may|if|whether|want|try|trying|until|unless|once)\b"
+    r"|n't\b|'ll\b|\?",
+    re.IGNORECASE,
+)
+# The words of DONE, as `str.split` leaves them: the cheap test before the regex.
+DONE_WORDS = frozenset(
+    head + word + tail
+    for word in (
+        "added fixed implemented committed wired hooked handled resolved updated removed "
+        "created wrote written finished complete completed done addressed ported migrated "
+        "refactored renamed moved deleted cleaned configured rotated merged pushed landed "
+        "shipped enabled replaced switched converted documented passes passing works working "
+        "succeeded place i've we've ✅"
+    ).split()
+    for head in _WRAP
+    for tail in _TAIL
+)
+
+# One lookup for both: surface form -> (anchor word or "", is a DONE word).
+TRIGGERS: dict[str, tuple[str, bool]] = {form: (word, False) for form, word in ANCHORS.items()}
+TRIGGERS.update({form: (ANCHORS.get(form, ""), True) for form in DONE_WORDS})

@@ -1,0 +1,253 @@
+"""What the tool calls of a conversation show: the files written and the task list.
+
+Kept apart from the loose-end pass (`scan`): this part reads tool inputs and the few tool
+results that matter (task creation and updates, questions put to the user), and knows the
+shapes of the task tools of both clients.
+"""
+
+from __future__ import annotations
+
+import ntpath
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from session_skill.transcripts.events import ToolCall, ToolResult
+from session_skill.transcripts.redact import redact
+
+_WRITE_TOOLS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+_SHELL_TOOLS = frozenset(
+    {"shell", "exec_command", "shell_command", "local_shell", "container.exec", "Bash"}
+)
+DONE = frozenset({"completed", "deleted", "cancelled", "canceled"})
+
+_PATCH_PATH = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+?)\s*$", re.MULTILINE)
+_APPLY_PATCH_CMD = re.compile(r"(?:^|[\s;&|(])apply_patch\b")
+_TASK_CREATED = re.compile(r"Task #?(\w+) created")
+_COMMIT = re.compile(r"\bgit\b[^\n;&|]*?\bcommit\b")
+_COMMIT_MESSAGE = re.compile(
+    r"""(?:-m|--message)(?:=|\s+)(?:"((?:[^"\\]|\\.)*)"|'([^']*)')"""
+    r"""|<<-?\s*['"]?(\w+)['"]?\s*\n(.*?)\n\s*\3\b""",
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class PendingTask:
+    text: str
+    status: str
+    source: str  # "TodoWrite", "TaskCreate" or "update_plan"
+
+
+@dataclass
+class _Task:
+    subject: str
+    status: str = "pending"
+    task_id: str | None = None
+
+
+class ToolState:
+    """Files written, the task list, questions put to the user; one conversation's worth."""
+
+    def __init__(self, watched: set[str]) -> None:
+        # Ids of calls whose results matter; the reader skips other results unparsed. The
+        # reader holds this very set, so it is cleared, never replaced.
+        self.watched = watched
+        self.watched.clear()
+        # raw path -> redacted path, in first-write order; redacted once per path.
+        self.written: dict[str, str] = {}
+        self.todos: list[PendingTask] = []
+        self.plan: list[PendingTask] = []
+        self.tasks: list[_Task] = []
+        self.tasks_by_id: dict[str, _Task] = {}
+        self.task_calls: dict[str, tuple[_Task, str | None, str | None]] = {}
+        self.questions: dict[str, tuple[str, str | None]] = {}
+        self.dismissed: list[tuple[str, str | None]] = []
+        # What the calls report as done, for the loose-end evidence: completed tasks,
+        # commit messages. Taken (and emptied) by the caller after each call.
+        self.done_texts: list[str] = []
+        self.task_seq = 0  # when the task list last changed, in events
+
+    def call(self, call: ToolCall, cwd: str | None, seq: int) -> None:
+        args = call.input
+        if call.name in _WRITE_TOOLS:
+            path = args.get(_WRITE_TOOLS[call.name])
+            if isinstance(path, str) and path:
+                self._wrote(path)
+        elif call.name == "TodoWrite":
+            todos = args.get("todos")
+            if isinstance(todos, list):
+                new = _task_list(todos, "content", "TodoWrite")
+                self._completed(self.todos, new)
+                self.todos = new
+                self.task_seq = seq
+        elif call.name == "update_plan":
+            plan = args.get("plan")
+            if isinstance(plan, list):
+                new = _task_list(plan, "step", "update_plan")
+                self._completed(self.plan, new)
+                self.plan = new
+                self.task_seq = seq
+        elif call.name == "TaskCreate":
+            subject = args.get("subject") or args.get("description")
+            if isinstance(subject, str) and subject.strip():
+                task = _Task(subject.strip())
+                self.tasks.append(task)
+                self.task_seq = seq
+                if call.id:
+                    self.task_calls[call.id] = (task, None, None)
+                    self.watched.add(call.id)
+        elif call.name == "TaskUpdate":
+            self._task_update(call)
+            self.task_seq = seq
+        elif call.name == "AskUserQuestion" and call.id:
+            questions = args.get("questions")
+            first = questions[0] if isinstance(questions, list) and questions else None
+            text = first.get("question") if isinstance(first, dict) else args.get("question")
+            if isinstance(text, str) and text.strip():
+                self.questions[call.id] = (text, call.ts)
+                self.watched.add(call.id)
+        else:
+            self._shell(call, cwd)
+
+    def result(self, result: ToolResult) -> None:
+        if result.tool_use_id is None:
+            return
+        self.watched.discard(result.tool_use_id)
+        asked = self.questions.pop(result.tool_use_id, None)
+        if asked is not None and result.is_error:
+            self.dismissed.append(asked)
+        pending = self.task_calls.pop(result.tool_use_id, None)
+        if pending is None:
+            return
+        task, old_status, old_subject = pending
+        if old_status is not None and old_subject is not None:  # an update
+            if result.is_error:
+                task.status, task.subject = old_status, old_subject
+            return
+        if result.is_error:
+            task.status = "deleted"
+            return
+        task.task_id = _created_id(result) or str(len(self.tasks))
+        self.tasks_by_id[task.task_id] = task
+
+    def pending(self) -> list[PendingTask]:
+        found = [t for t in self.todos if t.status not in DONE]
+        found += [
+            PendingTask(redact(t.subject), t.status, "TaskCreate")
+            for t in self.tasks
+            if t.status not in DONE
+        ]
+        return found + [t for t in self.plan if t.status not in DONE]
+
+    def files(self) -> list[str]:
+        return list(dict.fromkeys(self.written.values()))
+
+    def _wrote(self, path: str) -> None:
+        if path not in self.written:
+            self.written[path] = redact(path)
+
+    def _completed(self, old: list[PendingTask], new: list[PendingTask]) -> None:
+        before = {t.text: t.status for t in old}
+        self.done_texts += [
+            t.text for t in new if t.status == "completed" and before.get(t.text) != "completed"
+        ]
+
+    def _task_update(self, call: ToolCall) -> None:
+        args = call.input
+        raw_id = args.get("taskId", args.get("task_id", args.get("id")))
+        task = self.tasks_by_id.get(str(raw_id)) if raw_id is not None else None
+        status = args.get("status")
+        subject = args.get("subject")
+        if task is None:
+            # A task created before a compaction or in a record we could not read.
+            if not (isinstance(subject, str) and subject.strip() and raw_id is not None):
+                return
+            task = _Task(subject.strip(), task_id=str(raw_id))
+            self.tasks.append(task)
+            self.tasks_by_id[str(raw_id)] = task
+        previous = (task.status, task.subject)
+        if isinstance(status, str):
+            if status == "completed" and task.status != "completed":
+                self.done_texts.append(task.subject)
+            task.status = status
+        if isinstance(subject, str) and subject.strip():
+            task.subject = subject.strip()
+        if call.id:
+            self.task_calls[call.id] = (task, *previous)
+            self.watched.add(call.id)
+
+    def _shell(self, call: ToolCall, cwd: str | None) -> None:
+        args = call.input
+        if call.name == "apply_patch":
+            patch = args.get("input") or args.get("patch")
+        elif call.name in _SHELL_TOOLS:
+            command = args.get("command", args.get("cmd"))
+            if isinstance(command, list):
+                command = "\n".join(str(part) for part in command)
+            if not isinstance(command, str):
+                return
+            if "commit" in command and _COMMIT.search(command):
+                self.done_texts += [m for m in _commit_messages(command) if m]
+            # Codex runs `apply_patch <<'PATCH' …` given to its shell tool as apply_patch;
+            # Claude Code's Bash never does.
+            if call.name == "Bash" or not (
+                "*** Begin Patch" in command and _APPLY_PATCH_CMD.search(command)
+            ):
+                return
+            patch = command
+        else:
+            return
+        if not isinstance(patch, str):
+            return
+        workdir = args.get("workdir")
+        base = workdir if isinstance(workdir, str) and workdir else cwd
+        for match in _PATCH_PATH.finditer(patch):
+            self._wrote(_join(base, match.group(1)))
+
+
+def _commit_messages(command: str) -> list[str]:
+    """The messages of `git commit -m "…"` / `-m "$(cat <<'EOF' … EOF)"` / `-F - <<EOF`."""
+    found = []
+    for match in _COMMIT_MESSAGE.finditer(command):
+        text = match.group(1) or match.group(2) or match.group(4) or ""
+        text = text.replace('\\"', '"')
+        inner = _COMMIT_MESSAGE.search(text) if "<<" in text else None
+        if inner is not None and inner.group(4):
+            text = inner.group(4)
+        found.append(text.strip())
+    return found
+
+
+def _task_list(items: list[Any], text_key: str, source: str) -> list[PendingTask]:
+    tasks = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get(text_key), str):
+            status = item.get("status")
+            tasks.append(
+                PendingTask(redact(item[text_key].strip()), str(status or "pending"), source)
+            )
+    return tasks
+
+
+def _created_id(result: ToolResult) -> str | None:
+    task = result.meta.get("task") if result.meta else None
+    if isinstance(task, dict) and task.get("id") is not None:
+        return str(task["id"])
+    match = _TASK_CREATED.search(result.text[:500])
+    return match.group(1) if match else None
+
+
+def _join(base: str | None, path: str) -> str:
+    path = path.strip()
+    if not base or path.startswith("/") or ntpath.isabs(path):
+        return path
+    if base.startswith("/"):
+        return posixpath.normpath(posixpath.join(base, path))
+    return ntpath.normpath(ntpath.join(base, path))
