@@ -296,12 +296,21 @@ def _extractive(
             "--session-id ID"
         )
     check_transcript(obs.transcript, obs.stats)
+    # The goal as the sweep reads it: the first request, or the opening slash command's
+    # arguments or purpose; a lone @file mention completed by what the assistant took on.
     goal = _clip(obs.first_request or "(no user request found in the transcript)", 300)
     parts = ["## Goal", goal, ""]
     outstanding = [f"- {c['text']} ({c['type']})" for c in obs.candidates[:15]]
     if outstanding:
         parts += ["## Outstanding", *outstanding, ""]
-    nxt = obs.pending_tasks[0] if obs.pending_tasks else "Review the outstanding items"
+    # The work in hand (a task in progress, the last request left unfinished), else the
+    # outstanding items — never that line when there are none.
+    if obs.pending_tasks:
+        nxt = obs.pending_tasks[0]
+    elif outstanding:
+        nxt = "Review the outstanding items"
+    else:
+        nxt = "Nothing was left open: confirm the goal is met, then take the next request"
     parts += ["## Next step", _clip(nxt, 300), ""]
     return write(
         store,

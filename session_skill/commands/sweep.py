@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -34,8 +35,13 @@ class Facts:
     session_id: str | None
     written: list[str] = field(default_factory=list)
     candidates: list[dict[str, str]] = field(default_factory=list)
+    # Open tasks, the work in hand first: tasks in progress and the last request when the
+    # transcript shows it unfinished (the newer of the two leads), then pending tasks.
     pending_tasks: list[str] = field(default_factory=list)
+    # The session's goal: the first request, a slash command's arguments or purpose.
     first_request: str = ""
+    # The last request when its turn never finished ("" when it did), and why.
+    unfinished: str = ""
     started: datetime | None = None
     stats: ReadStats | None = None
 
@@ -126,16 +132,30 @@ def facts_for(
     cands = list(tf.candidates)
     if filtered:
         cands = sweep.filter_known(cands, known_texts(store))
+    unfinished = ""
+    if tf.unfinished is not None:
+        unfinished = f"Finish the last request: “{tf.unfinished.text}” ({tf.unfinished.why})"
     return Facts(
         path=path,
         session_id=tf.session_id or session_id,
         written=list(tf.written_files),
         candidates=sweep.to_json(cands),
-        pending_tasks=[_task_text(t) for t in tf.pending_tasks],
-        first_request=tf.first_user_request or "",
+        pending_tasks=_open_tasks(tf.pending_tasks, unfinished, tf.unfinished_is_latest),
+        first_request=tf.goal or tf.first_user_request or "",
+        unfinished=unfinished,
         started=getattr(tf, "started", None),
         stats=tf.stats,
     )
+
+
+def _open_tasks(tasks: Sequence[object], unfinished: str, latest: bool) -> list[str]:
+    """Tasks in progress, then pending ones; the unfinished request ahead of them when it
+    came after the task list last changed, else right after the tasks in progress."""
+    doing = [_task_text(t) for t in tasks if getattr(t, "status", "") == "in_progress"]
+    todo = [_task_text(t) for t in tasks if getattr(t, "status", "") != "in_progress"]
+    if not unfinished:
+        return doing + todo
+    return [unfinished, *doing, *todo] if latest else [*doing, unfinished, *todo]
 
 
 def _task_text(task: object) -> str:
