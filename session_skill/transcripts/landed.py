@@ -182,11 +182,13 @@ class Ledger:
     def __len__(self) -> int:
         return len(self.subjects)
 
-    def observe(self, tokens: list[str]) -> None:
+    def observe(self, tokens: list[str] | set[str]) -> None:
         """Count a message's words (one message in eight: the rates are what matter)."""
         self.messages += 1
-        if self.messages & 7:
-            return
+        if not self.messages & 7:
+            self.sample(tokens)
+
+    def sample(self, tokens: list[str] | set[str]) -> None:
         if len(self.frequency) > _MEMO_MAX:
             self.frequency.clear()
             self.sampled = 0
@@ -194,14 +196,17 @@ class Ledger:
         self.frequency.update(tokens)
 
     def common(self, word: str) -> bool:
-        return self.frequency[word] >= max(2, self.sampled / 20)
+        return self.frequency.get(word, 0) >= max(2, self.sampled / 20)
 
     def watch(self, key: str, words: dict[str, str]) -> None:
         if not words or key in self.subjects:
             return
         self.subjects[key] = frozenset(words)
+        frequency, limit = self.frequency, max(2, self.sampled / 20)
         distinctive = [
-            (s, w) for s, w in words.items() if s not in _GENERIC_STEMS and not self.common(w)
+            (s, w)
+            for s, w in words.items()
+            if s not in _GENERIC_STEMS and frequency.get(w, 0) < limit
         ]
         self.indexed[key] = len(distinctive)
         for s, word in distinctive:
@@ -209,8 +214,8 @@ class Ledger:
             if users is None:
                 self.index[s] = {key}
                 self.spelled[s] = forms = surface_forms(s, word)
-                for form in forms:
-                    self.forms.setdefault(form, s)
+                # A form spells one stem only (`stem` maps it back), so none is taken over.
+                self.forms.update(dict.fromkeys(forms, s))
             else:
                 users.add(key)
 
@@ -223,11 +228,11 @@ class Ledger:
             users.discard(key)
             if not users:
                 del self.index[s]
+                forms = self.forms
                 for form in self.spelled.pop(s, ()):
-                    if self.forms.get(form) == s:
-                        del self.forms[form]
+                    forms.pop(form, None)
 
-    def hits(self, tokens: list[str]) -> set[str]:
+    def hits(self, tokens: set[str]) -> set[str]:
         """The loose ends this message names: two distinctive stems (one, for a loose end
         that has two or fewer)."""
         found = self.forms.keys() & tokens

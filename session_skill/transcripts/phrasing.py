@@ -458,6 +458,6 @@ DONE_WORDS = frozenset(
     for tail in _TAIL
 )
 
-# One lookup for both: surface form -> (anchor word or "", is a DONE word).
-TRIGGERS: dict[str, tuple[str, bool]] = {form: (word, False) for form, word in ANCHORS.items()}
-TRIGGERS.update({form: (ANCHORS.get(form, ""), True) for form in DONE_WORDS})
+ANCHOR_FORMS = frozenset(ANCHORS)
+# The words a message is tested for first, in one set intersection.
+TRIGGERS = ANCHOR_FORMS | DONE_WORDS

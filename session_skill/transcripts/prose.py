@@ -196,18 +196,22 @@ def _match(rule: Rule, sentence: str) -> re.Match[str] | None:
     return None
 
 
-def anchor_words(tokens: list[str]) -> set[str]:
+def anchor_words(tokens: list[str] | set[str]) -> set[str]:
     """The anchor words among a message's split tokens (usually none)."""
     return ANCHORS.keys() & tokens
 
 
-def marked_sentences(text: str, words: set[str] | None = None) -> list[tuple[str, str]]:
+def marked_sentences(
+    text: str, words: set[str] | None = None, low: str | None = None
+) -> list[tuple[str, str]]:
     """(type, sentence) for each prose sentence of `text` that defers or diverges.
 
-    `words` are `anchor_words` of the head of `text`, when the caller has them already.
+    `words` are `anchor_words` of the head of `text`, and `low` that head lowercased, when
+    the caller has them already.
     """
     head = text[:_SCAN_CHARS]
-    low = head.lower()
+    if low is None:
+        low = head.lower()
     if words is None:
         words = anchor_words(low.split())
     if not words or not confirmed(low, words):
@@ -230,14 +234,17 @@ def still_open(text: str) -> list[str]:
     return [s for s, _ in _units(redact(head)) if _is_prose(s) and STILL_OPEN.search(s)]
 
 
-def listed_items(text: str, words: set[str] | None = None) -> list[tuple[str, str, str]]:
+def listed_items(
+    text: str, words: set[str] | None = None, low: str | None = None
+) -> list[tuple[str, str, str]]:
     """(type, item, heading) for the items listed under a "Next steps"-like heading."""
     head = text[:_SCAN_CHARS]
-    low = head.lower()
     if "\n" not in head.strip():
         return []  # a heading and its list take several lines
     if words is not None and not any(ANCHORS[w] in _LIST_ANCHORS for w in words):
         return []
+    if low is None:
+        low = head.lower()
     if not any(word in low for word in _LIST_WORDS):
         return []
     lines = _FENCE.sub("\n", head).splitlines()
@@ -312,14 +319,13 @@ def final_question(text: str) -> tuple[str, list[str]] | None:
     question = units[index][0]
     if len(question.split()) < 3:
         return None
-    low = question.lower()
-    if any(w in low for w in _GENERIC_WORDS) and _GENERIC_QUESTION.search(question):
+    if _GENERIC_GATE.search(question) and _GENERIC_QUESTION.search(question):
         return None
     return question, [unit for unit, _ in units[index + 1 :]]
 
 
-# Each closing pleasantry holds one of these.
-_GENERIC_WORDS = ("else", "next", "help", "like", "want", "question", "work for")
+# Each closing pleasantry holds one of these: the cheap test before the regex.
+_GENERIC_GATE = re.compile(r"else|next|help|like|want|question|work\s+for", re.IGNORECASE)
 
 
 def _last_line_units(tail: str) -> list[tuple[str, bool]] | None:

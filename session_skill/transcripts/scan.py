@@ -34,7 +34,7 @@ from session_skill.transcripts.candidates import (
     to_json,
 )
 from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
-from session_skill.transcripts.phrasing import DONE, TRIGGERS, UNDONE
+from session_skill.transcripts.phrasing import ANCHOR_FORMS, DONE, DONE_WORDS, TRIGGERS, UNDONE
 from session_skill.transcripts.prose import (
     CLIP_CHARS,
     WORD,
@@ -206,6 +206,16 @@ class _Sweep:
 
     def feed(self, event: object) -> None:
         self.seq += 1
+        if self.started is not None and not self.clear_pending:
+            # The common case first: a text in a conversation already under way.
+            if isinstance(event, AssistantText):
+                self.last_text = event
+                self.turns.assistant(event)
+                self._read(event.text, event.ts, "assistant")
+                return
+            if isinstance(event, UserText):
+                self._user(event)
+                return
         if isinstance(event, SessionMeta):
             self.session_id = event.session_id or self.session_id
             self.cwd = event.cwd or self.cwd
@@ -258,21 +268,26 @@ class _Sweep:
 
     def _read(self, text: str, ts: str | None, role: str) -> None:
         """Scan one message: the loose ends it raises, and those it shows have landed."""
-        tokens = text[:_SCAN_CHARS].lower().split()
+        low = (text if len(text) <= _SCAN_CHARS else text[:_SCAN_CHARS]).lower()
+        tokens = set(low.split())
         ledger = self.ledger
-        ledger.observe(tokens)
-        found = TRIGGERS.keys() & tokens
+        ledger.messages += 1
+        if not ledger.messages & 7:
+            ledger.sample(tokens)
+        found = TRIGGERS & tokens
         # A closing text reports work done with one of a few words; a user's message may
         # take up anything.
-        if ledger and (role == "user" or any(TRIGGERS[w][1] for w in found)):
+        if ledger.index and (role == "user" or (found and not DONE_WORDS.isdisjoint(found))):
             self._evidence(text, tokens, role)
-        words = {w for w in found if TRIGGERS[w][0]}
+        if not found:
+            return
+        words = found & ANCHOR_FORMS
         if not words:
             return
-        for kind, sentence in marked_sentences(text, words):
+        for kind, sentence in marked_sentences(text, words, low):
             why = f"deferred{_at(ts)}" if kind == DEFERRED else f"raised{_at(ts)}; not pursued"
             self._add(_loose(sentence, kind, why, ts))
-        for kind, item, heading in listed_items(text, words):
+        for kind, item, heading in listed_items(text, words, low):
             self._add(_loose(item, kind, f"listed under “{heading}”{_at(ts)}", ts))
 
     def _close_turn(self, reply: UserText | None, ending: str) -> str | None:
@@ -283,7 +298,7 @@ class _Sweep:
         last, self.last_text = self.last_text, None
         if last is None:
             return None
-        for sentence in still_open(last.text):
+        for sentence in still_open(last.text) if "still" in last.text else ():
             self._add(_loose(sentence, DEFERRED, f"left open{_at(last.ts)}", last.ts))
         found = final_question(last.text)
         if found is None:
@@ -319,7 +334,7 @@ class _Sweep:
             self.settled.append(Candidate(candidate.text, candidate.type, how, candidate.ts))
             del self.settled[:-_SETTLED_MAX]
 
-    def _evidence(self, text: str, tokens: list[str], role: str) -> None:
+    def _evidence(self, text: str, tokens: set[str], role: str) -> None:
         """Settle the loose ends this message shows done (assistant) or taken up (user)."""
         ledger = self.ledger
         keys = ledger.hits(tokens)
@@ -355,7 +370,7 @@ class _Sweep:
             if not self.ledger:
                 return
             for line in text.splitlines():
-                keys = list(self.ledger.hits(line.lower().split()))
+                keys = list(self.ledger.hits(set(line.lower().split())))
                 if keys:
                     self._match(line, keys, "done later")
 

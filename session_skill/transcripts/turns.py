@@ -51,7 +51,7 @@ def is_own_command(event: UserText) -> bool:
     """Is this the sweep's own skill being run (`/session …`, `$session …`)?"""
     if event.is_command:
         return (event.command_name or "") in _OWN_COMMANDS
-    return _OWN_CODEX.match(event.text) is not None
+    return "$session" in event.text[:64] and _OWN_CODEX.match(event.text) is not None
 
 
 @dataclass(frozen=True)
@@ -85,13 +85,14 @@ class Turns:
         self._pending_command = None
         self._frozen = False
         text = event.text.strip()
+        ack = len(text) <= 80 and _ACK.match(text) is not None
         if self.first_text is None:
             head = redact(text[: 4 * _REQUEST_CHARS])
             self.first_text = clip(head, _REQUEST_CHARS)
             self.mention_only = _mention_only(text)
-        elif self.mention_only and self.second_text is None and not _ACK.match(text):
+        elif self.mention_only and self.second_text is None and not ack:
             self.second_text = clip(redact(text[: 4 * _REQUEST_CHARS]), _REQUEST_CHARS)
-        if _ACK.match(text):
+        if ack:
             self._request = None
             return
         if asked is not None and (len(text.split()) <= 4):
