@@ -13,6 +13,7 @@ few messages that pass.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
@@ -415,7 +416,7 @@ ANCHORS: dict[str, str] = {
 }
 
 
-def confirmed(low: str, words: set[str]) -> bool:
+def confirmed(low: str, words: AbstractSet[str]) -> bool:
     """Does any anchor word found in `low` have its confirming phrase there too?"""
     for form in words:
         phrases = _ANCHOR_PHRASES[ANCHORS[form]]

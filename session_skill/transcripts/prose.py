@@ -13,6 +13,7 @@ that share one are split into sentences and tried against the classes.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from session_skill.transcripts.candidates import DEFERRED, UNANSWERED
 from session_skill.transcripts.landed import WORD, content_stems
@@ -202,7 +203,7 @@ def anchor_words(tokens: list[str] | set[str]) -> set[str]:
 
 
 def marked_sentences(
-    text: str, words: set[str] | None = None, low: str | None = None
+    text: str, words: AbstractSet[str] | None = None, low: str | None = None
 ) -> list[tuple[str, str]]:
     """(type, sentence) for each prose sentence of `text` that defers or diverges.
 
@@ -235,7 +236,7 @@ def still_open(text: str) -> list[str]:
 
 
 def listed_items(
-    text: str, words: set[str] | None = None, low: str | None = None
+    text: str, words: AbstractSet[str] | None = None, low: str | None = None
 ) -> list[tuple[str, str, str]]:
     """(type, item, heading) for the items listed under a "Next steps"-like heading."""
     head = text[:_SCAN_CHARS]
