@@ -39,6 +39,7 @@ LIST_GROWTH_MAX = 15.0  # (list 10k - floor) / (list 1k - floor): 10 is linear
 DROP_10K_MAX = 0.3  # seconds
 SWEEP_MIN = 0.5  # throughput, as a share of the json.loads loop's
 SWEEP_RSS_MAX = 80.0  # MiB at 200 MB
+CONVERSATION_MB = 60  # the conversation-dense transcript of the sweep group
 
 FLOOR = [PY, "-I", "-c", "import json"]
 JSON_LOOP = (
@@ -241,21 +242,29 @@ def scale(tmp: Path, env: dict[str, str], runs: int, log: Log) -> list[Row]:
 
 
 def sweep(tmp: Path, env: dict[str, str], runs: int, sizes: list[int], log: Log) -> list[Row]:
-    from bench.synth_transcript import write_synthetic
+    """Sweep against the json.loads loop on two kinds of session: tool-heavy ones of each
+    size (most bytes are tool results, skipped unparsed) and a conversation-dense one of
+    CONVERSATION_MB (tens of thousands of short turns, every line read and its prose
+    scanned)."""
+    from bench.synth_transcript import write_conversation, write_synthetic
 
     proj = Project(tmp / "sweep", docs=0, parked=20)
+    kinds = [(f"{size // MB} MB", "", write_synthetic, size) for size in sizes]
+    kinds.append(
+        (f"{CONVERSATION_MB} MB", " conversation", write_conversation, CONVERSATION_MB * MB)
+    )
     rows: list[Row] = []
-    for size in sizes:
-        path = tmp / f"transcript-{size // MB}MB.jsonl"
-        log(f"sweep: writing a {size // MB} MB synthetic transcript")
-        write_synthetic(path, size)
+    for label, kind, write, size in kinds:
+        path = tmp / f"transcript-{label.replace(' ', '')}{kind.replace(' ', '-')}.jsonl"
+        log(f"sweep: writing a {label}{kind} synthetic transcript")
+        write(path, size)
         nbytes = path.stat().st_size
-        loop = Case(f"json.loads loop, {size // MB} MB", [PY, "-I", "-c", JSON_LOOP, str(path)],
+        loop = Case(f"json.loads loop, {label}{kind}", [PY, "-I", "-c", JSON_LOOP, str(path)],
                     env=env, cwd=str(tmp))  # fmt: skip
-        subject = Case(f"sweep, {size // MB} MB transcript",
+        subject = Case(f"sweep, {label}{kind} transcript",
                        cli("sweep", "--transcript", str(path), "--project", str(proj.root)),
                        env=env, cwd=str(proj.root), expect=_expect("Unlanded"))  # fmt: skip
-        log(f"sweep: {size // MB} MB x {runs} runs, interleaved with the json.loads loop")
+        log(f"sweep: {label}{kind} x {runs} runs, interleaved with the json.loads loop")
         measure([loop, subject], runs=runs, warmup=1, progress=lambda m: log(f"sweep: {m}"))
         rss = peak_rss_mb(subject)
         loop_rss = peak_rss_mb(loop)

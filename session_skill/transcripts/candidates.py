@@ -35,17 +35,22 @@ def merge_near_duplicates(candidates: list[Candidate]) -> list[Candidate]:
     from session_skill.matching.fuzzy import fuzz, utils
 
     kept: list[Candidate] = []
-    processed: list[str] = []
+    processed: list[tuple[str, int]] = []  # (processed text, its word count)
     for cand in candidates:
         text = utils.default_process(cand.text)
-        for i, other in enumerate(processed):
+        size = len(text.split())
+        for i, (other, other_size) in enumerate(processed):
+            # `_near`'s length conditions first: they rule out most pairs unscored.
+            short, long = (size, other_size) if size <= other_size else (other_size, size)
+            if text != other and (short < 3 or short < 0.5 * long):
+                continue
             if _near(text, other, fuzz.token_set_ratio(text, other), 90, min_share=0.5):
                 if PRIORITY[cand.type] < PRIORITY[kept[i].type]:
                     kept[i] = cand
                 break
         else:
             kept.append(cand)
-            processed.append(text)
+            processed.append((text, size))
     return kept
 
 

@@ -117,6 +117,9 @@ class ReadStats:
     sidechain: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     format: str | None = None
+    # Where the line being read starts, in bytes (the one whose events are being handed
+    # out): what a second pass over the tail of a file seeks to.
+    offset: int = field(default=0, compare=False)
 
     def skip(self, kind: str) -> None:
         self.skipped[kind] = self.skipped.get(kind, 0) + 1

@@ -175,6 +175,7 @@ class Ledger:
         self.index: dict[str, set[str]] = {}  # stem -> keys
         self.forms: dict[str, str] = {}  # surface form -> its indexed stem
         self.spelled: dict[str, tuple[str, ...]] = {}  # indexed stem -> its forms
+        self.word: dict[str, str] = {}  # indexed stem -> the word it was indexed for
         self.messages = 0
         self.sampled = 0
         self.frequency: Counter[str] = Counter()
@@ -213,6 +214,7 @@ class Ledger:
             users = self.index.get(s)
             if users is None:
                 self.index[s] = {key}
+                self.word[s] = word
                 self.spelled[s] = forms = surface_forms(s, word)
                 # A form spells one stem only (`stem` maps it back), so none is taken over.
                 self.forms.update(dict.fromkeys(forms, s))
@@ -227,10 +229,14 @@ class Ledger:
                 continue
             users.discard(key)
             if not users:
-                del self.index[s]
-                forms = self.forms
-                for form in self.spelled.pop(s, ()):
-                    forms.pop(form, None)
+                self._unindex(s)
+
+    def _unindex(self, s: str) -> None:
+        self.index.pop(s, None)
+        self.word.pop(s, None)
+        forms = self.forms
+        for form in self.spelled.pop(s, ()):
+            forms.pop(form, None)
 
     def hits(self, tokens: set[str]) -> set[str]:
         """The loose ends this message names: two distinctive stems (one, for a loose end
@@ -239,10 +245,15 @@ class Ledger:
         if not found:
             return set()
         count: dict[str, int] = {}
+        limit = max(2, self.sampled / 20)
         for s in {self.forms[form] for form in found}:
             users = self.index.get(s, ())
             if len(users) > _SHARED_MAX:
                 continue  # a word many loose ends share tells none of them apart
+            if self.frequency.get(self.word[s], 0) >= limit:
+                # Become common since it was indexed: it tells nothing apart any more.
+                self._unindex(s)
+                continue
             for key in users:
                 count[key] = count.get(key, 0) + 1
         return {k for k, n in count.items() if n >= (1 if self.indexed[k] <= 2 else 2)}

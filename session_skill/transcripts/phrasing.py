@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Set as AbstractSet
-from typing import NamedTuple
 
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
 
@@ -46,23 +45,71 @@ _DET = r"(?:the|this|that|it|these|those|our|my|any|all)\b"
 def _rule(
     name: str, kind: str, words: str, pattern: str, flags: int = _I, before: str | None = None
 ) -> Rule:
-    ahead = re.compile(before + r"\Z", _I) if before is not None else None
-    return Rule(name, kind, frozenset(words.split()), re.compile(pattern, flags), ahead)
+    return Rule(name, kind, frozenset(words.split()), pattern, flags, before)
 
 
-class Rule(NamedTuple):
+class _Lazy:
+    """A regex compiled when first used (see `Rule`)."""
+
+    __slots__ = ("_source", "_flags", "_pattern")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source, self._flags = source, flags
+        self._pattern: re.Pattern[str] | None = None
+
+    def _get(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = re.compile(self._source, self._flags)
+        return self._pattern
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self._get().search(text)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self._get().match(text)
+
+
+class Rule:
     """One shape of one phrasing class, tried only on sentences holding one of `words`.
 
     With `before`, `pattern` finds the marker ("later", "for now") and `before` must match
     the words just ahead of it ("handle the Windows paths " before "later"): searching for
-    the verb first, at every word of the sentence, is what makes such rules slow.
+    the verb first, at every word of the sentence, is what makes such rules slow. The
+    regexes are compiled when first used: a sweep rarely needs more than a few of them,
+    and compiling all is most of the cost of importing this module.
     """
 
-    name: str  # the class: what the tests and the quality report group by
-    kind: str  # the candidate type
-    words: frozenset[str]  # anchor words (see ANCHORS) of which the sentence holds one
-    pattern: re.Pattern[str]
-    before: re.Pattern[str] | None
+    __slots__ = ("name", "kind", "words", "_source", "_compiled")
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        words: frozenset[str],
+        pattern: str,
+        flags: int,
+        before: str | None,
+    ) -> None:
+        self.name = name  # the class: what the tests and the quality report group by
+        self.kind = kind  # the candidate type
+        self.words = words  # anchor words (see ANCHORS) of which the sentence holds one
+        self._source = (pattern, flags, before)
+        self._compiled: tuple[re.Pattern[str], re.Pattern[str] | None] | None = None
+
+    def _compile(self) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+        if self._compiled is None:
+            pattern, flags, before = self._source
+            ahead = re.compile(before + r"\Z", _I) if before is not None else None
+            self._compiled = (re.compile(pattern, flags), ahead)
+        return self._compiled
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return self._compile()[0]
+
+    @property
+    def before(self) -> re.Pattern[str] | None:
+        return self._compile()[1]
 
 
 _BEFORE = 70  # characters looked at ahead of a marker
@@ -269,17 +316,17 @@ RULES: tuple[Rule, ...] = (
 CLASSES = tuple(dict.fromkeys(rule.name for rule in RULES))
 
 # Only in the text that ends a turn: what the turn closed on is still broken.
-STILL_OPEN = re.compile(
+STILL_OPEN = _Lazy(
     r"\b(?:is|are)\s+still\s+(?:red|broken|failing|flaky|blocked|erroring|crashing|timing\s+out)\b",
     re.IGNORECASE,
 )
 
 # Attempts are not deferrals: "for now, let me try skipping the hook" is narration of what
 # happens next, and its outcome is in the very next message.
-ATTEMPT = re.compile(r"\b(?:let\s+me|let's|i'll|we'll)\s+(?:just\s+)?try\b", re.IGNORECASE)
+ATTEMPT = _Lazy(r"\b(?:let\s+me|let's|i'll|we'll)\s+(?:just\s+)?try\b", re.IGNORECASE)
 
 # A heading or lead-in naming the open work, and the list items under it.
-NEXT_LIST = re.compile(
+NEXT_LIST = _Lazy(
     r"""^(?:\#{1,6}\s+|\*\*|__)?\s*(?:[^\w\s]\s*)?
       (?:next\s+steps?|remaining(?:\s+(?:tasks|work|items|steps|issues|todos?))?|still\s+to\s+do
       |left\s+to\s+do|to-?dos?|not\s+yet\s+(?:done|implemented|covered)
@@ -287,7 +334,7 @@ NEXT_LIST = re.compile(
       |follow[- ]?ups?|future\s+work|known\s+(?:issues|limitations|gaps))\b[^\n]{0,40}$""",
     _I,
 )
-LEAD_IN = re.compile(
+LEAD_IN = _Lazy(
     r"^(?:the\s+)?(?:remaining|outstanding|open|pending)\s+(?:tasks|work|items|steps|issues)"
     r"\s+(?:are|is|include)\b[^\n]*:\s*$",
     re.IGNORECASE,
@@ -391,7 +438,7 @@ _ANCHOR_PHRASES: dict[str, tuple[str, ...]] = {
     "explore": (),
     "experiment": (),
 }
-_WRAP: tuple[str, ...] = ("", "(", "*", "**", "_", '"', "'", "`", "- ")
+_WRAP: tuple[str, ...] = ("", "(", "*", "**", '"', "`")
 _TAIL: tuple[str, ...] = (
     "",
     ".",
@@ -425,21 +472,22 @@ def confirmed(low: str, words: AbstractSet[str]) -> bool:
     return False
 
 
-# A sentence reporting work as done ("Added jitter to the backoff", "the table is now
-# precomputed", "✅ Fixed the path bug"), the evidence that settles a loose end.
-DONE = re.compile(
+# A sentence reporting work as done ("Added jitter to the backoff", "the paths are handled
+# now", "✅ Fixed the path bug"), the evidence that settles a loose end. Verbs of looking
+# ("I checked", "we looked at") report no work done.
+DONE = _Lazy(
     r"""\b(?:added|fixed|implemented|committed|wired|hooked\s+up|handled|resolved|updated
-      |removed|created|wrote|written|finished|completed?|done|addressed|ported|migrated
-      |refactored|renamed|moved|deleted|cleaned\s+up|configured|rotated|merged|pushed|landed
-      |shipped|enabled|replaced|switched|converted|documented|passes|passing|works|working
-      |succeeded|in\s+place)\b
-      | \b(?:i|we)(?:'ve|\s+have|\s+just)?\s+[a-z]+(?:ed|en)\b
-      | \b(?:is|are|was|were)\s+(?:now\s+)?[a-z]+ed\b
+      |removed|created|wrote|written|rewrote|rewritten|finished|completed?|done|addressed
+      |ported|migrated|refactored|renamed|moved|deleted|cleaned\s+up|configured|rotated
+      |merged|pushed|landed|shipped|enabled|replaced|switched|converted|documented|extracted
+      |introduced|normali[sz]ed|restored|reverted|upgraded|installed|deployed|released
+      |generated|built|set\s+up|covered|tested|precomputed|cached|split|made|changed
+      |passes|passing|works|working|succeeded|in\s+place)\b
       | ✅""",
     _I,
 )
 # …unless it speaks of the future, a condition, a doubt or a question.
-UNDONE = re.compile(
+UNDONE = _Lazy(
     r"\b(?:will|going\s+to|needs?\s+to|should|could|would|let\s+me|let's|not|never|yet|later"
     r"|for\s+now|todo|still|can|might|may|if|whether|want|try|trying|until|unless|once)\b"
     r"|n't\b|'ll\b|\?",
@@ -447,16 +495,17 @@ UNDONE = re.compile(
 )
 # The words of DONE, as `str.split` leaves them: the cheap test before the regex.
 DONE_WORDS = frozenset(
-    head + word + tail
+    word + tail
     for word in (
         "added fixed implemented committed wired hooked handled resolved updated removed "
-        "created wrote written finished complete completed done addressed ported migrated "
-        "refactored renamed moved deleted cleaned configured rotated merged pushed landed "
-        "shipped enabled replaced switched converted documented passes passing works working "
-        "succeeded place i've we've ✅"
+        "created wrote written rewrote rewritten finished complete completed done addressed "
+        "ported migrated refactored renamed moved deleted cleaned configured rotated merged "
+        "pushed landed shipped enabled replaced switched converted documented extracted "
+        "introduced normalised normalized restored reverted upgraded installed deployed "
+        "released generated built set covered tested precomputed cached split made changed "
+        "passes passing works working succeeded place ✅"
     ).split()
-    for head in _WRAP
-    for tail in _TAIL
+    for tail in ("", ".", ",", ":", ";", "!", ")")
 )
 
 ANCHOR_FORMS = frozenset(ANCHORS)

@@ -217,14 +217,25 @@ def marked_sentences(
         words = anchor_words(low.split())
     if not words or not confirmed(low, words):
         return []
+    # Only the sentences holding one of the message's anchor words are tried: a plain
+    # substring test (a word a sentence holds is a substring of it) before the split.
+    bare = {_bare(w) for w in words}
     found: list[tuple[str, str]] = []
     for sentence, _ in _units(head):
+        lowered = sentence.lower()
+        if not any(w in lowered for w in bare):
+            continue
         hit = classify(sentence)
         if hit is not None:
             sentence = redact(sentence)
             if _is_prose(sentence):
                 found.append((hit[1], sentence))
     return found
+
+
+def _bare(form: str) -> str:
+    """The anchor word of a surface form ("later." → "later"), as it stands in the text."""
+    return ANCHORS[form]
 
 
 def still_open(text: str) -> list[str]:

@@ -39,7 +39,6 @@ from session_skill.transcripts.events import (
     ToolResult,
     UserText,
     blocks_text,
-    first_type,
     mentions,
     str_or_none,
 )
@@ -68,6 +67,7 @@ def iter_events(
     stats: ReadStats | None = None,
     *,
     wanted_results: Collection[str] | None = None,
+    start: int = 0,
 ) -> Iterator[Event]:
     """Yield the main-thread events of the transcript or rollout at `path`.
 
@@ -78,43 +78,52 @@ def iter_events(
     it may change while the iteration runs. Records holding only other tool results are
     then skipped unparsed: they carry most of a transcript's bytes (file contents, command
     output) and parsing them is most of the cost of a pass.
+
+    `start` is a byte offset to begin at (the start of a line: `stats.offset` as it was
+    when that line's events came); `stats.offset` always holds where the line being read
+    starts.
     """
     stats = stats if stats is not None else ReadStats()
     parser: _ClaudeParser | CodexParser | None = None
-    fast: Callable[[bytes], list[Event] | None] | None = None
-    with open(path, "rb") as fh:
-        for raw in fh:
-            stats.lines += 1
-            if parser is not None:
-                kind = parser.cheap_skip(raw, wanted_results)
-                if kind is not None:
-                    stats.records += 1
-                    if kind == "sidechain":
-                        stats.sidechain += 1
-                    else:
-                        stats.skip(kind)
-                    continue
-                if fast is not None:
-                    events = fast(raw)
-                    if events is not None:
+    skip: Callable[[bytes, Collection[str] | None], str | list[Event] | None] | None = None
+    lines = 0  # counted here, added to stats at the end (the loop is the hot path)
+    offset = start
+    try:
+        with open(path, "rb") as fh:
+            if start:
+                fh.seek(start)
+            for raw in fh:
+                lines += 1
+                stats.offset = offset
+                offset += len(raw)
+                if skip is not None:
+                    kind = skip(raw, wanted_results)
+                    if kind is not None:
                         stats.records += 1
-                        yield from events
+                        if not isinstance(kind, str):
+                            yield from kind
+                        elif kind == "sidechain":
+                            stats.sidechain += 1
+                        else:
+                            stats.skip(kind)
                         continue
-            try:
-                record = json.loads(raw.decode("utf-8", "replace"))
-            except ValueError:
-                if raw.strip():
+                try:
+                    record = json.loads(raw.decode("utf-8", "replace"))
+                except ValueError:
+                    if raw.strip():
+                        stats.malformed += 1
+                    continue
+                if not isinstance(record, dict):
                     stats.malformed += 1
-                continue
-            if not isinstance(record, dict):
-                stats.malformed += 1
-                continue
-            stats.records += 1
-            if parser is None:
-                parser = CodexParser(stats) if looks_codex(record) else _ClaudeParser(stats)
-                stats.format = parser.agent
-                fast = parser.fast if isinstance(parser, _ClaudeParser) and FAST_PATH else None
-            yield from parser.feed(record)
+                    continue
+                stats.records += 1
+                if parser is None:
+                    parser = CodexParser(stats) if looks_codex(record) else _ClaudeParser(stats)
+                    stats.format = parser.agent
+                    skip = parser.quick if isinstance(parser, _ClaudeParser) else parser.cheap_skip
+                yield from parser.feed(record)
+    finally:
+        stats.lines += lines
 
 
 def detect_format(path: Path, max_lines: int = 20) -> str | None:
@@ -159,15 +168,15 @@ _INTERRUPTED = "[Request interrupted"
 # System records the sweep reads; the others (turn_duration, stop_hook_summary…) are
 # skipped before parsing.
 _SYSTEM_READ = frozenset({b"compact_boundary", b"local_command"})
-_THINKING = (b'"type":"thinking"', b'"type":"redacted_thinking"')
+_THINKING = (b'thinking"', b'redacted_thinking"')
 # Plain text records (most lines of a conversation) are read without parsing the whole
 # record: its text is decoded where it stands, its few envelope fields found by name. The
 # shapes are exact (one text block, no flags); anything else takes the full parse. Tests
 # turn it off to check both paths give the same events.
 FAST_PATH = True
-_ASSISTANT_TEXT = '"content":[{"type":"text","text":"'
-_USER_TEXT = '"message":{"role":"user","content":"'
-_USER_FLAGS = ('"isMeta":true', '"isCompactSummary":true', '"isVisibleInTranscriptOnly":true')
+_CONTENT = b'"content":[{"type":"'
+_ASSISTANT_TEXT = _CONTENT + b'text","text":"'
+_USER_TEXT = b'"message":{"role":"user","content":"'
 # The C string scanner json itself uses (not in the type stubs): decodes one JSON string.
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.__dict__["scanstring"]
 # How many recent assistant message ids are remembered to merge split records. Parts of
@@ -186,26 +195,58 @@ class _ClaudeParser:
         # The last record was a slash command: an isMeta record right after it is the
         # prompt the command expanded to.
         self.after_command = False
-        self._first: tuple[int, bytes | None] = (-1, None)  # first_type of the last line
-        self._envelope: str | None = None  # `"cwd":"…","sessionId":"…"` of the session
+        self._envelope: bytes | None = None  # `"cwd":"…","sessionId":"…"` of the session
 
-    def cheap_skip(self, raw: bytes, wanted: Collection[str] | None) -> str | None:
-        start, value = self._first = first_type(raw)
-        if value is None:
+    def quick(self, raw: bytes, wanted: Collection[str] | None) -> str | list[Event] | None:
+        """A line read without parsing it, when its shape allows; None: parse it.
+
+        A str: the line is skipped, of that kind (a record type the sweep never reads, a
+        sidechain, a thinking block, tool results nobody waits for). A list: the events of
+        a record holding one text (an assistant's text block, a user's typed message) and
+        no flag. Field names are found as structure: inside a JSON string every quote is
+        escaped, so `"timestamp":"` cannot be content. This runs for every line.
+        """
+        start = raw.find(b'"type":"', 0, 4096)
+        if start == -1:
             return None
+        end = raw.find(b'"', start + 8, start + 72)
+        if end == -1:
+            return None
+        value = raw[start + 8 : end]
         if value in _CLAUDE_SKIP:
             return value.decode("ascii", "replace")
         # isSidechain sits in the envelope, before the record's first nested object.
         if raw.find(b'"isSidechain":true', 0, min(start, 512)) != -1:
             return "sidechain"
-        # An assistant record (its first "type" is the message's, or the envelope's) that
-        # holds only a thinking block: most of a response's bytes, nothing the sweep reads.
-        # Structure, not content: a quote inside a JSON string is escaped.
-        if value in (b"message", b"assistant") and (
-            raw.find(_THINKING[0], start) != -1 or raw.find(_THINKING[1], start) != -1
-        ):
-            if raw.find(b'"type":"text"', start) == -1 and raw.find(b'"type":"tool_use"') == -1:
-                return "assistant:thinking"
+        # An assistant record's first "type" is its message's (or, in older files, the
+        # envelope's); a user record's is the envelope's.
+        if value == b"message" or value == b"assistant":
+            at = raw.find(_CONTENT, start)
+            if at == -1:
+                return None
+            if raw.startswith(b'text","text":"', at + len(_CONTENT)):
+                return self._text(raw, at, len(_ASSISTANT_TEXT), True) if FAST_PATH else None
+            # Only a thinking block (no second block after it): most of a response's
+            # bytes, nothing the sweep reads.
+            if raw.startswith(_THINKING, at + len(_CONTENT)):
+                if raw.find(b'},{"type":"', at) == -1:
+                    return "assistant:thinking"
+            return None
+        if value == b"user":
+            if FAST_PATH:
+                at = raw.find(_USER_TEXT, start)
+                if at != -1:
+                    return self._text(raw, at, len(_USER_TEXT), False)
+            if raw.find(b'"tool_result"', start) != -1:
+                # Tool results only, no text block the user typed (toolUseResult, after the
+                # message, may itself say "type":"text": Read results).
+                if wanted is None:
+                    return None
+                tail = raw.rfind(b'"toolUseResult":')
+                if raw.find(b'"type":"text"', start, tail if tail > start else len(raw)) == -1:
+                    if not mentions(raw, wanted):
+                        return "user:tool_result"
+            return None
         if value == b"system":
             at = raw.find(b'"subtype":"')
             if at != -1:
@@ -213,64 +254,36 @@ class _ClaudeParser:
                 subtype = raw[at + 11 : end] if end != -1 else b""
                 if subtype and subtype not in _SYSTEM_READ:
                     return "system:" + subtype.decode("ascii", "replace")
-        # A user record of tool results only: no text block the user typed (a quote inside
-        # a JSON string is escaped, so `"type":"text"` here is structure, not content).
-        if value == b"user" and wanted is not None and raw.find(b'"tool_result"', start) != -1:
-            # toolUseResult (after the message) may itself say "type":"text" (Read results).
-            end = raw.rfind(b'"toolUseResult":')
-            if raw.find(b'"type":"text"', start, end if end > start else len(raw)) == -1:
-                if not mentions(raw, wanted):
-                    return "user:tool_result"
         return None
 
-    def fast(self, raw: bytes) -> list[Event] | None:
-        """The events of a plain text record, or None when it needs the full parse.
-
-        Called right after `cheap_skip` declined the line. Field names are found as
-        structure: inside a JSON string every quote is escaped, so `"timestamp":"` cannot
-        be content. An assistant record's first "type" is its message's (or, in older
-        files, the envelope's); a user record's is the envelope's.
-        """
-        value = self._first[1]
-        if value == b"user":
-            assistant = False
-        elif value in (b"message", b"assistant"):
-            assistant = True
-        else:
-            return None
-        line = raw.decode("utf-8", "replace")
-        opening = _ASSISTANT_TEXT if assistant else _USER_TEXT
-        at = line.find(opening)
-        if at == -1 or line.find('"isSidechain":true', 0, at) != -1:
-            return None
-        if assistant:
-            if '"isApiErrorMessage":true' in line:
-                return None
-        elif any(flag in line for flag in _USER_FLAGS):
-            return None
+    def _text(self, raw: bytes, at: int, opening: int, assistant: bool) -> list[Event] | None:
+        body = raw[at + opening :].decode("utf-8", "replace")
         try:
-            text, end = _scanstring(line, at + len(opening))
+            text, end = _scanstring(body, 0)
         except ValueError:
             return None
         # `end` is past the closing quote: the block (or the message) must end right there.
-        if not line.startswith("}]" if assistant else "}", end):
+        if not body.startswith("}]" if assistant else "}", end):
+            return None
+        # A flag set (an API error, a meta or summary record, a sidechain) takes the full
+        # parse; flags sit in the envelope, around the message, never in the text.
+        if raw.find(b":true", 0, at) != -1 or ":true" in body[end:]:
             return None
         # The timestamp comes after the message: look for it from the end.
-        ts_at = line.rfind('"timestamp":"', end)
-        ts = line[ts_at + 13 : line.find('"', ts_at + 13)] if ts_at != -1 else None
+        ts_at = raw.rfind(b'"timestamp":"')
+        ts = raw[ts_at + 13 : raw.find(b'"', ts_at + 13)].decode() if ts_at > at else None
         events: list[Event] = []
         # The session: unchanged when the line holds the same cwd-and-id text as the last.
-        if self._envelope is None or self._envelope not in line:
-            meta = self._session(line, ts)
+        if self._envelope is None or raw.find(self._envelope, 0, at) == -1:
+            meta = self._session(raw[:at].decode("utf-8", "replace"), ts)
             if meta is False:
                 return None
             if meta is not None:
                 events.append(meta)
         self.after_command = False
         if assistant:
-            message_at = line.find('"message":{')
-            id_at = line.find('"id":"', message_at, at) if message_at != -1 else -1
-            msg_id = line[id_at + 6 : line.find('"', id_at + 6)] if id_at != -1 else None
+            id_at = raw.rfind(b'"id":"', 0, at)
+            msg_id = raw[id_at + 6 : raw.find(b'"', id_at + 6)].decode() if id_at != -1 else None
             seen = self._seen_for(msg_id)
             key: tuple[str, int | str] = ("text", hash(text))
             if key not in seen:
@@ -303,7 +316,7 @@ class _ClaudeParser:
                 return False
             # Claude Code writes them side by side; that text marks the same session later.
             if line.startswith(',"sessionId":"', cwd_end):
-                self._envelope = line[cwd_at : sid_end + 1]
+                self._envelope = line[cwd_at : sid_end + 1].encode("utf-8")
         if (session_id, cwd) == (self.session_id, self.cwd):
             return None
         self.session_id = session_id
@@ -451,7 +464,7 @@ def _user_text(text: str, ts: str | None) -> UserText | ClearSplit | Interrupted
         return None
     if stripped.startswith(_INTERRUPTED):
         return Interrupted(ts)
-    bash = _BASH_INPUT.match(text)
+    bash = _BASH_INPUT.match(text) if "<bash-input>" in text[:64] else None
     if bash is not None:
         return UserText(text.strip(), ts, True, "!", bash.group(1).strip())
     if "<system-reminder>" in text:

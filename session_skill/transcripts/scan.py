@@ -16,6 +16,7 @@ Everything lifted from the transcript passes through `redact.redact` before it i
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -89,6 +90,12 @@ _SCAN_CHARS = 16_000
 # Loose ends kept during the pass (newest win); bounds memory on a huge transcript.
 _POOL_MAX = 200
 _SETTLED_MAX = 50
+# Requests read in full before a very long conversation is read cheaply (see `analyze`),
+# and the bounds and safety factor of the tail read again.
+_DEEP_REQUESTS = 500
+_TAIL_MIN = 500
+_TAIL_MAX = 20_000
+_TAIL_FACTOR = 2.0
 
 
 @dataclass
@@ -122,13 +129,19 @@ class TranscriptFacts:
 
 
 def analyze(path: Path) -> TranscriptFacts:
-    """Read the transcript or rollout at `path` once and return what it shows is open."""
+    """Read the transcript or rollout at `path` and return what it shows is open.
+
+    One pass, except in a very long conversation: past its first _DEEP_REQUESTS requests
+    only what the session did is followed, and the loose ends are read from a second pass
+    over the tail that holds the newest of them (enough of them to fill the pool twice,
+    at the rate the first requests raised them). The pool keeps only the newest loose
+    ends in any case; reading the prose of the older ones is what made long sessions slow.
+    """
     stats = ReadStats()
-    state = _Sweep()
+    state = _Sweep(stats)
     for event in iter_events(path, stats, wanted_results=state.watched):
         state.feed(event)
-    facts = state.finish(str(path))
-    facts.stats = stats
+    facts = state.finish(path, stats)
     facts.agent = stats.format
     return facts
 
@@ -185,7 +198,11 @@ _OFFSETS: dict[str, timedelta] = {}
 
 
 class _Sweep:
-    def __init__(self) -> None:
+    """The pass: what the session did (tools, tasks, requests) over the whole conversation,
+    its loose ends (`_Loose`) over the whole of it or, in a very long one, its tail."""
+
+    def __init__(self, stats: ReadStats) -> None:
+        self.stats = stats  # the reader's: where the line being read starts
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.clear_pending = False
@@ -199,22 +216,22 @@ class _Sweep:
         self.tools = ToolState(self.watched)
         self.turns = Turns()
         self.last_text: AssistantText | None = None
-        self.asked: str | None = None  # the question the last turn ended on, if taken up
-        self.pool: dict[str, Candidate] = {}
-        self.ledger = Ledger()
-        self.settled: list[Candidate] = []
+        self.loose: _Loose | None = _Loose(ToolState(self.watched))
+        self.early: _Loose | None = None  # the loose ends read before going cheap
+        self.requests = 0
+        # Once cheap: where the newest requests start; the tail is read again from the
+        # oldest of them (or, when they still reach back to the switch, the switch itself).
+        self.tail: deque[int] | None = None
+        self.switched_at = 0
 
     def feed(self, event: object) -> None:
         self.seq += 1
-        if self.started is not None and not self.clear_pending:
-            # The common case first: a text in a conversation already under way.
-            if isinstance(event, AssistantText):
+        if isinstance(event, AssistantText) and self.started is not None:
+            if not self.clear_pending:
                 self.last_text = event
                 self.turns.assistant(event)
-                self._read(event.text, event.ts, "assistant")
-                return
-            if isinstance(event, UserText):
-                self._user(event)
+                if self.loose is not None:
+                    self.loose.feed(event)
                 return
         if isinstance(event, SessionMeta):
             self.session_id = event.session_id or self.session_id
@@ -222,7 +239,8 @@ class _Sweep:
             self.started = self.started or event.ts
             return
         if isinstance(event, ClearSplit):
-            self._close_turn(None, "the user moved on")
+            if self.loose is not None:
+                self.loose.feed(event)
             # Reset only when the new conversation has begun: a file that ends on /clear
             # (the conversation being left) keeps what it holds.
             self.clear_pending = True
@@ -232,15 +250,130 @@ class _Sweep:
             self.clear_pending = False
         if self.started is None:
             self.started = getattr(event, "ts", None)
+        if isinstance(event, UserText):
+            self._user(event)
+            return
         if isinstance(event, AssistantText):
             self.last_text = event
             self.turns.assistant(event)
-            self._read(event.text, event.ts, "assistant")
-        elif isinstance(event, UserText):
-            self._user(event)
         elif isinstance(event, ToolCall):
             self.last_text = None
             self.turns.tool()
+            self.tools.call(event, self.cwd, self.seq)
+        elif isinstance(event, ToolResult):
+            self.tools.result(event)
+        elif isinstance(event, CommandPrompt):
+            self.turns.prompt(event, self.seq)
+        elif isinstance(event, Interrupted):
+            self.turns.interrupted()
+        if self.loose is not None:
+            self.loose.feed(event)
+
+    def _user(self, event: UserText) -> None:
+        own = is_own_command(event)
+        taken = self.loose.user(event, own) if self.loose is not None else self._taken(event, own)
+        self.last_text = None
+        if event.is_command or own:
+            self.turns.command(event, self.seq)
+            return
+        if self.first_request is None:
+            head = event.text[: 4 * _REQUEST_CHARS]
+            self.first_request = clip(redact(head), _REQUEST_CHARS)
+        self.turns.user(event, self.seq, taken)
+        self.requests += 1
+        if self.tail is not None:
+            self.tail.append(self.stats.offset)
+        elif self.requests > _DEEP_REQUESTS and self.loose is not None:
+            self._go_cheap()
+
+    def _taken(self, event: UserText, own: bool) -> str | None:
+        """The question a short reply answers, read cheaply (the loose ends are not read)."""
+        last = self.last_text
+        if last is None or own or event.is_command or len(event.text.split()) > 4:
+            return None
+        found = final_question(last.text)
+        return found[0] if found is not None else None
+
+    def _go_cheap(self) -> None:
+        """A very long conversation: from here on only what the session did is followed;
+        its loose ends are read again at the end, from where the newest of them begin."""
+        assert self.loose is not None
+        rate = self.loose.inserts / max(self.requests - 1, 1)
+        size = _TAIL_FACTOR * _POOL_MAX / max(rate, 1e-3)
+        self.tail = deque([self.stats.offset], maxlen=int(min(max(size, _TAIL_MIN), _TAIL_MAX)))
+        self.switched_at = self.stats.offset
+        self.early, self.loose = self.loose, None
+
+    def finish(self, path: Path, stats: ReadStats) -> TranscriptFacts:
+        loose = self.loose
+        if loose is None and self.tail is not None and self.early is not None:
+            start = self.tail[0]
+            if start == self.switched_at:
+                loose = self.early  # the requests kept reach back to the switch: go on
+            else:
+                loose = _Loose(ToolState(set()))
+            for event in iter_events(path, ReadStats(), wanted_results=loose.tools.watched,
+                                     start=start):  # fmt: skip
+                loose.feed(event)
+        pool, settled = loose.finish() if loose is not None else ([], [])
+        pending = self.tools.pending()
+        tasks = [_loose(t.text, UNFINISHED, _task_why(t)) for t in pending]
+        unfinished = self.turns.unfinished()
+        latest = unfinished is not None and unfinished.seq > self.tools.task_seq
+        if unfinished is not None:
+            request = _loose(unfinished.text, UNFINISHED, f"the last request; {unfinished.why}")
+            tasks = [request, *tasks] if latest else [*tasks, request]
+        return TranscriptFacts(
+            path=str(path),
+            session_id=self.session_id,
+            cwd=self.cwd,
+            first_user_request=self.first_request,
+            goal=self.turns.goal(),
+            started=parse_ts(self.started),
+            written_files=self.tools.files(),
+            pending_tasks=pending,
+            unfinished=unfinished,
+            unfinished_is_latest=latest,
+            candidates=merge_near_duplicates(tasks + pool),
+            settled=settled,
+            stats=stats,
+        )
+
+
+class _Loose:
+    """The loose ends of one conversation: questions left open, things put off, side
+    ideas; and the evidence, later in the session, that settles them."""
+
+    def __init__(self, tools: ToolState) -> None:
+        # Its own view of the tool calls: questions put to the user, and what the calls
+        # report done (completed tasks, commits), read alongside the messages.
+        self.tools = tools
+        self.clear_pending = False
+        self._reset()
+
+    def _reset(self) -> None:
+        self.last_text: AssistantText | None = None
+        self.pool: dict[str, Candidate] = {}
+        self.ledger = Ledger()
+        self.settled: list[Candidate] = []
+        self.inserts = 0
+        self.seq = 0
+        self.cwd: str | None = None
+
+    def feed(self, event: object) -> None:
+        """Every event of the part read (the pass hands user texts to `user`)."""
+        self.seq += 1
+        if isinstance(event, AssistantText):
+            if self.clear_pending:
+                self._begin()
+            self.last_text = event
+            self._read(event.text, event.ts, "assistant")
+        elif isinstance(event, UserText):
+            self.user(event, is_own_command(event))
+        elif isinstance(event, ToolCall):
+            if self.clear_pending:
+                self._begin()
+            self.last_text = None
             self.tools.call(event, self.cwd, self.seq)
             self._tool_evidence()
         elif isinstance(event, ToolResult):
@@ -249,22 +382,26 @@ class _Sweep:
                 why = f"asked{_at(ts)}; the user dismissed the question"
                 self._add(_loose(redact(text), UNANSWERED, why, ts))
             self.tools.dismissed.clear()
-        elif isinstance(event, CommandPrompt):
-            self.turns.prompt(event, self.seq)
-        elif isinstance(event, Interrupted):
-            self.turns.interrupted()
+        elif isinstance(event, ClearSplit):
+            self._close_turn(None, "the user moved on")
+            self.clear_pending = True
+        elif isinstance(event, SessionMeta):
+            self.cwd = event.cwd or self.cwd
 
-    def _user(self, event: UserText) -> None:
-        own = is_own_command(event)
+    def _begin(self) -> None:
+        """A new conversation after /clear: what the old one left is not this one's."""
+        self.tools = ToolState(self.tools.watched)
+        self._reset()
+        self.clear_pending = False
+
+    def user(self, event: UserText, own: bool) -> str | None:
+        """A typed message: it settles the last turn; returns the question it answers."""
+        if self.clear_pending:
+            self._begin()
         taken = self._close_turn(event if not own else None, "the user moved on")
-        if event.is_command or own:
-            self.turns.command(event, self.seq)
-            return
-        if self.first_request is None:
-            head = event.text[: 4 * _REQUEST_CHARS]
-            self.first_request = clip(redact(head), _REQUEST_CHARS)
-        self.turns.user(event, self.seq, taken)
-        self._read(event.text, event.ts, "user")
+        if not (event.is_command or own):
+            self._read(event.text, event.ts, "user")
+        return taken
 
     def _read(self, text: str, ts: str | None, role: str) -> None:
         """Scan one message: the loose ends it raises, and those it shows have landed."""
@@ -320,6 +457,7 @@ class _Sweep:
             if PRIORITY[candidate.type] < PRIORITY[held.type]:
                 self.pool[key] = candidate
             return
+        self.inserts += 1
         self.pool[key] = candidate
         self.ledger.watch(key, subject(candidate.text, words))
         if len(self.pool) > _POOL_MAX:
@@ -374,35 +512,13 @@ class _Sweep:
                 if keys:
                     self._match(line, keys, "done later")
 
-    # ---------------------------------------------------------------- the end
-
-    def finish(self, path: str) -> TranscriptFacts:
+    def finish(self) -> tuple[list[Candidate], list[Candidate]]:
+        """The loose ends still open (oldest first) and those settled."""
         self._close_turn(None, "the session ended")
         for text, ts in self.tools.questions.values():
             why = f"asked{_at(ts)}; the session ended"
             self._add(_loose(redact(text), UNANSWERED, why, ts))
-        pending = self.tools.pending()
-        tasks = [_loose(t.text, UNFINISHED, _task_why(t)) for t in pending]
-        unfinished = self.turns.unfinished()
-        latest = unfinished is not None and unfinished.seq > self.tools.task_seq
-        if unfinished is not None:
-            request = _loose(unfinished.text, UNFINISHED, f"the last request; {unfinished.why}")
-            tasks = [request, *tasks] if latest else [*tasks, request]
-        loose = sorted(self.pool.values(), key=lambda c: c.ts or "~")
-        return TranscriptFacts(
-            path=path,
-            session_id=self.session_id,
-            cwd=self.cwd,
-            first_user_request=self.first_request,
-            goal=self.turns.goal(),
-            started=parse_ts(self.started),
-            written_files=self.tools.files(),
-            pending_tasks=pending,
-            unfinished=unfinished,
-            unfinished_is_latest=latest,
-            candidates=merge_near_duplicates(tasks + loose),
-            settled=list(self.settled),
-        )
+        return sorted(self.pool.values(), key=lambda c: c.ts or "~"), list(self.settled)
 
 
 def _task_why(task: PendingTask) -> str:

@@ -30,6 +30,7 @@ from session_skill.transcripts.scan import (
     render_table,
     to_json,
 )
+from session_skill.transcripts.toolcalls import ToolState
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "transcripts"
 REPO = Path(__file__).resolve().parents[2]
@@ -593,7 +594,7 @@ def test_clip() -> None:
 
 
 def test_pool_is_bounded() -> None:
-    state = sweep._Sweep()
+    state = sweep._Loose(ToolState(set()))
     for n in range(500):
         state.feed(
             AssistantText(f"We should revisit item {n} later on.", f"2026-11-29T{n:05d}", None)
@@ -603,7 +604,8 @@ def test_pool_is_bounded() -> None:
     assert texts[0] == "We should revisit item 300 later on."
     assert texts[-1] == "We should revisit item 499 later on."
     # Near-identical as they are, they fold into one row.
-    assert [c.text for c in state.finish("t.jsonl").candidates] == [texts[0]]
+    pool, _ = state.finish()
+    assert [c.text for c in merge_near_duplicates(pool)] == [texts[0]]
 
 
 def test_missing_timestamps_still_give_a_reason(tmp_path: Path) -> None:
