@@ -251,7 +251,7 @@ RULES: tuple[Rule, ...] = (
         "forget",
         r"""\bdon'?t\s+(?:let\s+(?:me|us)\s+)?forget\s+(?:that|about|we|us|the)\b
           | \bdon'?t\s+(?:let\s+(?:me|us)\s+)?forget\s+to\b[^.?!\n]{0,60}?
-            \b(?:later|eventually|before|next\s+time)\b
+            \b(?:later|eventually|next\s+time)\b
           | \b(?:let's|lets|let\s+us)\s+not\s+forget\b""",
     ),
     _rule(

@@ -269,9 +269,10 @@ class _ClaudeParser:
         # parse; flags sit in the envelope, around the message, never in the text.
         if raw.find(b":true", 0, at) != -1 or ":true" in body[end:]:
             return None
-        # The timestamp comes after the message: look for it from the end.
+        # The timestamp is top-level (no nested object of a text record has one), most
+        # often after the message: look for it from the end.
         ts_at = raw.rfind(b'"timestamp":"')
-        ts = raw[ts_at + 13 : raw.find(b'"', ts_at + 13)].decode() if ts_at > at else None
+        ts = raw[ts_at + 13 : raw.find(b'"', ts_at + 13)].decode() if ts_at != -1 else None
         events: list[Event] = []
         # The session: unchanged when the line holds the same cwd-and-id text as the last.
         if self._envelope is None or raw.find(self._envelope, 0, at) == -1:

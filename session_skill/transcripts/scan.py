@@ -138,7 +138,11 @@ def analyze(path: Path) -> TranscriptFacts:
     ends in any case; reading the prose of the older ones is what made long sessions slow.
     """
     stats = ReadStats()
-    state = _Sweep(stats)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    state = _Sweep(stats, size)
     for event in iter_events(path, stats, wanted_results=state.watched):
         state.feed(event)
     facts = state.finish(path, stats)
@@ -201,8 +205,9 @@ class _Sweep:
     """The pass: what the session did (tools, tasks, requests) over the whole conversation,
     its loose ends (`_Loose`) over the whole of it or, in a very long one, its tail."""
 
-    def __init__(self, stats: ReadStats) -> None:
+    def __init__(self, stats: ReadStats, size: int = 0) -> None:
         self.stats = stats  # the reader's: where the line being read starts
+        self.size = size  # of the file, in bytes: how much is left to read
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.clear_pending = False
@@ -283,7 +288,7 @@ class _Sweep:
         self.requests += 1
         if self.tail is not None:
             self.tail.append(self.stats.offset)
-        elif self.requests > _DEEP_REQUESTS and self.loose is not None:
+        elif self.requests == _DEEP_REQUESTS + 1 and self.loose is not None:
             self._go_cheap()
 
     def _taken(self, event: UserText, own: bool) -> str | None:
@@ -296,11 +301,20 @@ class _Sweep:
 
     def _go_cheap(self) -> None:
         """A very long conversation: from here on only what the session did is followed;
-        its loose ends are read again at the end, from where the newest of them begin."""
+        its loose ends are read again at the end, from where the newest of them begin.
+
+        Only when it pays: the tail must be a small part of what is left (from the rate of
+        loose ends so far and the bytes left to read), else one pass reads it all anyway.
+        """
         assert self.loose is not None
-        rate = self.loose.inserts / max(self.requests - 1, 1)
-        size = _TAIL_FACTOR * _POOL_MAX / max(rate, 1e-3)
-        self.tail = deque([self.stats.offset], maxlen=int(min(max(size, _TAIL_MIN), _TAIL_MAX)))
+        done = max(self.requests - 1, 1)
+        rate = self.loose.inserts / done
+        tail = int(min(max(_TAIL_FACTOR * _POOL_MAX / max(rate, 1e-3), _TAIL_MIN), _TAIL_MAX))
+        read = max(self.stats.offset, 1)
+        expected = done * self.size / read  # requests in the whole file, at this pace
+        if tail * 3 > expected:
+            return
+        self.tail = deque([self.stats.offset], maxlen=tail)
         self.switched_at = self.stats.offset
         self.early, self.loose = self.loose, None
 

@@ -683,3 +683,114 @@ def test_transcript_records_of_files_that_are_not_transcripts(
 )
 def test_transcript_records_of_real_transcripts(name: str, known: int) -> None:
     assert sweep.transcript_records(analyze(FIXTURES / name).stats) == known
+
+
+# ---------------------------------------------------------------- issue 16: landing, answers
+
+
+def test_a_deferral_that_landed_after_a_compaction_is_not_open() -> None:
+    facts = analyze(FIXTURES / "claude_compact_landed.jsonl")
+    assert kinds(facts) == [
+        (DEFERRED, "The CSV export of failed invoices can go in a follow-up PR.")
+    ]
+    settled = [(c.text, c.why) for c in facts.settled]
+    assert settled == [
+        (
+            "I hard-coded the retry limit for now; we should make it configurable later.",
+            "done later: Make the retry limit configurable (RETRY_LIMIT)",
+        )
+    ]
+
+
+def test_questions_answered_by_option_counter_proposal_output_or_later_work() -> None:
+    facts = analyze(FIXTURES / "claude_answered_later.jsonl")
+    # Left: walked past, and an error pasted in reply to a question that asked for none.
+    assert kinds(facts) == [
+        (UNANSWERED, "Do you want the importer to keep the old file names?"),
+        (UNANSWERED, "Should I cache the parsed config between runs?"),
+    ]
+    assert [(c.text, c.why.split(":")[0]) for c in facts.settled] == [
+        ("Should I also add jitter to the retry backoff?", "done later")
+    ]
+
+
+def test_a_deferral_the_user_takes_up_is_not_open(tmp_path: Path) -> None:
+    facts = run(
+        tmp_path,
+        [
+            user("Speed up the nightly report"),
+            say("The report is faster now. The pagination of the export is out of scope here."),
+            user("ok. now do the pagination of the export, with cursor tokens"),
+            say("Paginated the export with cursor tokens."),
+        ],
+    )
+    assert facts.candidates == []
+    assert facts.settled[0].why.startswith("taken up: ")
+
+
+def test_a_later_mention_that_is_not_the_work_done_settles_nothing(tmp_path: Path) -> None:
+    facts = run(
+        tmp_path,
+        [
+            user("Speed up the nightly report"),
+            say("Done. We should handle the Windows paths of the report later."),
+            user("thanks"),
+            say("I looked at the Windows paths of the report; they need a rewrite."),
+        ],
+    )
+    assert kinds(facts) == [(DEFERRED, "We should handle the Windows paths of the report later.")]
+
+
+# ---------------------------------------------------------------- a very long conversation
+
+
+def _conversation(tmp_path: Path, size: int) -> Path:
+    spec = importlib.util.spec_from_file_location("synth", REPO / "bench" / "synth_transcript.py")
+    assert spec is not None and spec.loader is not None
+    synth = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(synth)
+    path = tmp_path / "long.jsonl"
+    synth.write_conversation(path, size)
+    return path
+
+
+def test_the_tail_of_a_long_conversation_gives_the_loose_ends_one_pass_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _conversation(tmp_path, 3 << 20)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 10**9)
+    whole = analyze(path)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
+    monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
+    read_twice = analyze(path)
+    assert read_twice.candidates == whole.candidates
+    assert len(whole.candidates) > 20  # the pool was full: the tail had to fill it
+    assert read_twice.goal == whole.goal and read_twice.pending_tasks == whole.pending_tasks
+    assert read_twice.stats == whole.stats  # the first pass read the whole file
+
+
+def test_a_short_tail_continues_the_first_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Going cheap near the end of the file: the tail reaches back to the switch, and the
+    loose ends read before it are kept — the same result as one pass, settled items too."""
+    path = _conversation(tmp_path, 1 << 20)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 10**9)
+    whole = analyze(path)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 60)
+    monkeypatch.setattr(sweep, "_TAIL_MIN", 10**6)
+    monkeypatch.setattr(sweep, "_TAIL_MAX", 10**6)
+    monkeypatch.setattr(sweep, "_TAIL_FACTOR", 0.0)  # always worth it, whatever the rate
+    seen: list[int] = []
+    original = sweep._Sweep._go_cheap
+
+    def go_cheap(self: sweep._Sweep) -> None:
+        self.size = 10**12  # pretend most of the file is still ahead
+        original(self)
+        seen.append(self.switched_at)
+
+    monkeypatch.setattr(sweep._Sweep, "_go_cheap", go_cheap)
+    read_twice = analyze(path)
+    assert seen  # it did switch
+    assert read_twice.candidates == whole.candidates
+    assert read_twice.settled == whole.settled

@@ -1,0 +1,69 @@
+"""The extractive doc's Goal and Next step (issue 16), and the brief's same candidates."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from session_skill.handover import doc as handover
+from tests.conftest import RunCli
+
+pytestmark = pytest.mark.usefixtures("pinned_now")
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "transcripts"
+
+
+def _extractive(cli: RunCli, store_dir: Path, transcript: Path) -> str:
+    r = cli("dump", "--extractive", "--transcript", str(transcript), "--json")
+    assert r.code == 0, r
+    doc = handover.parse_doc((store_dir / f"{json.loads(r.out)['slug']}.md").read_text())
+    assert doc is not None
+    return doc.body
+
+
+def _section(body: str, title: str) -> str:
+    return handover.section_content(body, title).strip()
+
+
+def test_goal_from_the_command_and_next_step_the_unfinished_request(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    body = _extractive(cli, store_dir, FIXTURES / "claude_command_goal.jsonl")
+    assert _section(body, "Goal") == "the retry branch, focus on the backoff (/review-pr)"
+    assert _section(body, "Next step") == (
+        "Finish the last request: “cap it and run the tests” (the transcript ends in the "
+        "middle of the work on it)"
+    )
+
+
+def test_a_lone_mention_is_not_the_goal(project: Path, store_dir: Path, cli: RunCli) -> None:
+    body = _extractive(cli, store_dir, FIXTURES / "claude_mention_goal.jsonl")
+    assert _section(body, "Goal").startswith("@docs/billing-migration.md ultrathink this — I'll ")
+    assert _section(body, "Next step").startswith("Finish the last request: “start with the")
+
+
+def test_review_the_outstanding_items_only_when_there_are_some(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    body = _extractive(cli, store_dir, FIXTURES / "claude_answered_later.jsonl")
+    assert _section(body, "Next step") == "Review the outstanding items"
+    assert "Do you want the importer to keep the old file names?" in _section(body, "Outstanding")
+    done = _extractive(cli, store_dir, FIXTURES / "claude_init_goal.jsonl")
+    assert "## Outstanding" not in done
+    assert _section(done, "Next step") == (
+        "Nothing was left open: confirm the goal is met, then take the next request"
+    )
+
+
+def test_the_brief_and_the_extractive_doc_list_the_same_candidates(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(FIXTURES / "claude_compact_landed.jsonl", transcript)
+    brief = json.loads(cli("dump", "--brief", "--transcript", str(transcript), "--json").out)
+    body = _extractive(cli, store_dir, transcript)
+    listed = [c["text"] for c in brief["candidates"]]
+    assert listed == ["The CSV export of failed invoices can go in a follow-up PR."]
+    assert _section(body, "Outstanding") == f"- {listed[0]} (Deferred exploration)"

@@ -1,0 +1,83 @@
+"""Stems, a loose end's subject, and when a later sentence settles it (issue 16)."""
+
+from __future__ import annotations
+
+import pytest
+
+from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("manual", "manually", "manuals"),
+        ("fix", "fixes", "fixed", "fixing"),
+        ("commit", "commits", "committed", "committing"),
+        ("migrate", "migrated", "migration", "migrations", "migrating"),
+        ("normalize", "normalized", "normalization", "normalizes"),
+        ("underscore", "underscores"),
+        ("policy", "policies"),
+        ("pass", "passes", "passed", "passing"),
+        ("stub", "stubbed", "stubbing", "stubs"),
+        ("user", "users"),
+    ],
+)
+def test_inflections_share_a_stem(words: tuple[str, ...]) -> None:
+    assert len({stem(w) for w in words}) == 1
+
+
+def test_different_words_keep_different_stems() -> None:
+    assert len({stem(w) for w in ("test", "status", "process", "user", "use")}) == 5
+    assert stem("bug.") == stem("bug") and stem("(fix") == "fix"
+
+
+def test_the_subject_drops_the_marker_and_the_framing() -> None:
+    found = subject("Would you like me to proceed with Sprint 0 (fixing the underscore bug) now?")
+    assert set(found) == {"sprint", "fix", "underscor", "bug"}
+    assert set(subject("We should come back to it later.")) == set()
+    assert "spotter-4te.5" in subject("spotter-4te.5: Trace LiveView and TerminalChannel")
+
+
+@pytest.mark.parametrize(
+    ("loose_end", "sentence", "settled"),
+    [
+        (
+            "Would you like me to proceed with Sprint 0 (fixing the underscore bug) now?",
+            "fix the underscore path normalization bug",
+            True,
+        ),
+        ("We should handle the Windows paths later.", "Windows paths are handled now.", True),
+        ("Should I also add jitter to the retry backoff?", "Added jitter to the backoff.", True),
+        # the shared words are most of neither side
+        (
+            "We could also precompute the tenant table when the parser starts.",
+            "I renamed the tenant option in the parser config and updated the three callers.",
+            False,
+        ),
+        # generic words only
+        ("Should I add a test for the loader?", "All tests pass.", False),
+    ],
+)
+def test_settles(loose_end: str, sentence: str, settled: bool) -> None:
+    assert settles(frozenset(subject(loose_end)), content_stems(sentence)) is settled
+
+
+def test_the_ledger_finds_a_loose_end_by_any_spelling_of_its_words() -> None:
+    ledger = Ledger()
+    ledger.watch("k", subject("The eviction policy of the cache can wait."))
+    assert ledger.hits({"evictions,", "whatever"}) == set()  # one word of a three-word subject
+    assert ledger.hits({"(policies", "evictions,"}) == {"k"}
+    ledger.forget("k")
+    assert ledger.hits({"(policies", "evictions,"}) == set() and not ledger.forms
+
+
+def test_a_word_that_becomes_common_stops_telling_loose_ends_apart() -> None:
+    ledger = Ledger()
+    ledger.watch("k", subject("Should I add the mailer retries?"))
+    assert ledger.hits({"mailer", "retries"}) == {"k"}
+    assert ledger.forms.get("mailer") == stem("mailer")
+    for _ in range(8 * 40):  # "mailer" in every message from now on
+        ledger.observe({"mailer", "the"})
+    assert ledger.hits({"mailer", "retries"}) == {"k"}  # by "retries" alone
+    assert ledger.forms.get("mailer") is None
+    assert ledger.hits({"mailer"}) == set()

@@ -1,0 +1,226 @@
+"""The phrasing classes (issue 16), each with sentences it takes and sentences it leaves;
+when a question counts as answered; the cheap paths agree with the slow ones."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from session_skill.transcripts import prose
+from session_skill.transcripts.candidates import DEFERRED, DIVERGING
+from session_skill.transcripts.phrasing import ANCHORS, RULES
+from session_skill.transcripts.redact import redact as full_redact
+
+# (class, sentence): the sentence is a loose end of that class.
+TAKEN = [
+    # explicit markers
+    ("explicit", "We can come back to the caching question once the API is stable."),
+    ("explicit", "The CSV export can go in a follow-up PR."),
+    ("explicit", "I'll follow up on the flaky upload test tomorrow."),
+    ("explicit", "We should handle the Windows paths later."),
+    ("explicit", "Next time we touch this module we should split it."),
+    ("explicit", "Batch uploads are out of scope for this change."),
+    ("explicit", "The pagination polish can wait until the next release."),
+    # tense and form: past tense and participles
+    ("explicit", "I stubbed out the mailer for now; it logs instead of sending."),
+    ("explicit", "I left the changelog for later."),
+    ("explicit", "The retry limit stays hard-coded for now."),
+    ("explicit", "I kept the old parser around for now, behind a flag."),
+    # negated completion
+    ("not-done", "The metrics are not wired up yet."),
+    ("not-done", "I never got around to the migration."),
+    ("not-done", "The export to Parquet is not implemented yet."),
+    ("not-done", "We haven't had a chance to test it on ARM."),
+    ("not-done", "The cleanup job is still a stub."),
+    # sentence-initial markers
+    ("lead-later", "Later: add metrics for the queue depth."),
+    ("lead-later", "Later, we can split the importer into two modules."),
+    ("lead-later", "Eventually we should shard the events table."),
+    ("lead-later", "In the future, we could cache the parsed config."),
+    # gerunds and the verbs of deferring
+    ("gerund", "Postponing the cleanup until the migration has landed."),
+    ("gerund", "I deferred the index rebuild to the weekend window."),
+    ("gerund", "Let's put the locale work on hold."),
+    # standing caveats
+    ("caveat", "Heads-up: the ARM build is still red."),
+    ("caveat", "Known issue: the importer drops rows with an empty tenant."),
+    ("caveat", "Note: the Windows path handling is still broken."),
+    # the user's side: asides kept for another time
+    ("aside", "save the pagination idea for another time, the bug matters more"),
+    ("aside", "don't forget we owe the docs a pass"),
+    ("aside", "not today, but the cache needs an eviction policy"),
+    ("aside", "remind me to rotate the staging keys"),
+    ("aside", "put it on the backlog, it is not urgent"),
+    # TODO notes
+    ("todo", "TODO: add a test for the empty input case."),
+    ("todo", "I left a TODO in the loader for the encoding detection."),
+    # side ideas
+    ("diverging", "We could also precompute the index at build time."),
+    ("diverging", "Another option is to stream the rows instead of loading them."),
+    ("diverging", "A bloom filter might be worth trying for the lookups."),
+]
+
+# (class the words point at, sentence): ordinary senses of the marker words, attempts,
+# narration — none is a loose end.
+LEFT = [
+    ("explicit", "A follow-up email is sent by the signup service after registration."),
+    ("explicit", "The later rows of the table come from the nightly backfill."),
+    ("explicit", "I'll check the later rows of the export first."),
+    ("explicit", "The next time the cron job fires it retries the failed batch."),
+    ("explicit", "For now the service runs on a single node in one region."),
+    ("explicit", "For now, let me try skipping the pre-commit hook to finish the task."),
+    ("explicit", "Let me revisit the function and read it again."),
+    ("explicit", "It failed later with a timeout in the second test."),
+    ("not-done", "I have not seen this error yet in the staging logs."),
+    ("not-done", "The metrics are wired up now and the dashboard shows them."),
+    ("not-done", "The tests still pass after the rename."),
+    ("lead-later", "Later releases of Node drop the legacy flag entirely."),
+    ("lead-later", "Eventually the test passed after the third retry."),
+    ("lead-later", "Eventually consistent reads are fine for the dashboard."),
+    ("lead-later", "The replica is eventually consistent, so reads may be stale."),
+    ("gerund", "The scheduler defers the callback to the next tick of the loop."),
+    ("gerund", "A deferred promise resolves once the data is loaded."),
+    ("caveat", "Note: the function returns None when the list is empty."),
+    ("caveat", "Heads up, I'm restarting the dev server now."),
+    ("aside", "I found another time zone bug in the report dates."),
+    ("aside", "Don't forget to run the tests before you commit."),
+    ("aside", "Can you remind me what the verbose flag does?"),
+    ("todo", "Now I'll execute the remaining tasks to complete the TODO app."),
+    ("todo", "Here is the TODO list component with its tests."),
+    ("diverging", "The option is read once at start-up."),
+]
+
+
+@pytest.mark.parametrize(("name", "sentence"), TAKEN)
+def test_each_class_takes_its_phrasings(name: str, sentence: str) -> None:
+    assert prose.classify(sentence) is not None
+    assert prose.classify(sentence)[0] == name  # type: ignore[index]
+    kind = DIVERGING if name == "diverging" else DEFERRED
+    assert prose.marked_sentences(sentence) == [(kind, sentence)]
+    if sentence[0].isupper():  # a sentence among others is found just the same
+        text = f"Done with the fix. {sentence} The tests pass."
+        assert prose.marked_sentences(text) == [(kind, sentence)]
+
+
+@pytest.mark.parametrize(("name", "sentence"), LEFT)
+def test_each_class_leaves_ordinary_senses(name: str, sentence: str) -> None:
+    assert prose.classify(sentence) is None
+    assert prose.marked_sentences(sentence) == []
+    assert prose.marked_sentences(f"Done with the fix. {sentence} The tests pass.") == []
+
+
+def test_every_class_has_both_kinds_of_example() -> None:
+    names = {rule.name for rule in RULES}
+    assert names == {n for n, _ in TAKEN} == {n for n, _ in LEFT}
+
+
+def test_every_rule_word_is_an_anchor() -> None:
+    # A rule whose words are not anchors would never be tried.
+    anchored = set(ANCHORS.values())
+    assert all(rule.words <= anchored for rule in RULES)
+
+
+def test_still_open_only_in_a_closing_text() -> None:
+    text = "I ran the suite twice. The ARM job is still failing on the float test."
+    assert prose.still_open(text) == ["The ARM job is still failing on the float test."]
+    assert prose.marked_sentences(text) == []  # mid-turn it is narration
+    assert prose.still_open("The build is still green after the merge.") == []
+
+
+def test_listed_next_steps() -> None:
+    text = (
+        "## Summary\nAll done.\n\n### Next Steps\nThe remaining tasks are:\n"
+        "- spotter-4te.4: Enable tracing of the async jobs\n"
+        "- ✅ spotter-4te.3: controllers\n"
+        "- [x] write the changelog entry\n"
+        "- spotter-4te.5: Trace the LiveView events\n\n"
+        "### Recommended Next Step\n1. Copy a session to another folder\n"
+    )
+    assert prose.listed_items(text) == [
+        (DEFERRED, "spotter-4te.4: Enable tracing of the async jobs", "Next Steps"),
+        (DEFERRED, "spotter-4te.5: Trace the LiveView events", "Next Steps"),
+    ]
+    assert prose.listed_items("Next steps: none, it is all merged.") == []
+
+
+# ---------------------------------------------------------------- answered or not
+
+QUESTION = (
+    "Would you like me to proceed with the implementation, or would you prefer to manually "
+    "verify the session import first?"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "answered"),
+    [
+        # an option chosen, by stem (manual / manually), from the question itself
+        (QUESTION, "can you walk me through the manual testing steps?", True),
+        (QUESTION, "Look at the deadlock in the worker pool instead of this.", False),
+        # a counter-proposal
+        (
+            "Would you like me to run the setup commands for you?",
+            "how about this: the folder is empty, can you copy a session there and I try?",
+            True,
+        ),
+        (
+            "Would you like me to also implement the import functionality now?",
+            "can we do a full export first",
+            True,
+        ),
+        ("Which layout do you prefer for the cache?", "Let's fix the flaky login test.", False),
+        # pasted output, when the question asks to try something
+        (
+            "Does the picker show the imported session?",
+            "$ claude -r\nNo conversations found to resume.",
+            True,
+        ),
+        (
+            "Should I cache the parsed config between runs?",
+            "Traceback (most recent call last):\n  File x\nValueError: bad manifest",
+            False,
+        ),
+        # the question's own words, by stem
+        ("Should I add jitter to the retry backoff?", "Add jittered retries to the backoff", True),
+        ("Should I add jitter to the retry backoff?", "yes", True),
+    ],
+)
+def test_answers(question: str, reply: str, answered: bool) -> None:
+    assert prose.answers(question, [], reply) is answered
+
+
+# ---------------------------------------------------------------- fast paths agree
+
+
+_PIECES = ["a", "B", "c.", "D?", "e!", "(f", '"g', "h.", "I", "J?", "k", "L.", "`m", "9.", "x  "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=14))
+def test_last_sentence_is_the_last_split_sentence(pieces: list[str]) -> None:
+    line = " ".join(pieces)
+    split = [s.strip() for s in prose._SENTENCE_END.split(line) if s.strip()]
+    assert prose._last_sentence(line) == (split[-1] if split else "")
+
+
+_SECRETS = [
+    "AKIAIOSFODNN7EXAMPLE",
+    "sk-ant-api03-FAKE0fake1FAKE2fake3",
+    "sk-proj-abcdef0123456789XYZ",
+    "ghp_FAKEfakeFAKEfake0123456789abcdefABCD",
+    "github_pat_11AAAAAAA0123456789_abcdefghij",
+    "xoxb-123456789012-abcdefghij",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig",
+    "Bearer abcdefghijklmnopqrstuvwxyz0123",
+    "password = hunter2-not-real",
+    "API_KEY: 'not-a-real-key-123'",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_SECRETS + ["plain words", "token_count = 3", "x: 1"])))
+def test_the_guarded_redact_is_redact(parts: list[str]) -> None:
+    text = " and ".join(parts)
+    assert prose.redact(text) == full_redact(text)

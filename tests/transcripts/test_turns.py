@@ -1,0 +1,133 @@
+"""The goal a person would state, and the last request left unfinished (issue 16)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from session_skill.transcripts.candidates import UNFINISHED
+from session_skill.transcripts.scan import analyze
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "transcripts"
+
+
+def test_a_slash_command_with_arguments_asks_for_them() -> None:
+    facts = analyze(FIXTURES / "claude_command_goal.jsonl")
+    assert facts.goal == "the retry branch, focus on the backoff (/review-pr)"
+    assert facts.first_user_request == "cap it and run the tests"  # the first one typed
+
+
+def test_init_with_no_arguments_asks_for_what_it_does() -> None:
+    facts = analyze(FIXTURES / "claude_init_goal.jsonl")
+    assert facts.goal == (
+        "Please analyze this codebase and create a CLAUDE.md file, which will be given to "
+        "future instances of Claude Code to operate in this repository. (/init) "
+        "Then: Now add a make target that runs the linters"
+    )
+    assert facts.unfinished is None  # every turn ended on a closing text
+
+
+def test_a_lone_file_mention_is_completed_by_the_restatement() -> None:
+    facts = analyze(FIXTURES / "claude_mention_goal.jsonl")
+    assert facts.goal == (
+        "@docs/billing-migration.md ultrathink this — I'll help you with the migration of "
+        "the billing service to the new ledger."
+    )
+
+
+def test_the_sessions_own_command_is_never_the_goal() -> None:
+    facts = analyze(FIXTURES / "claude_session_command.jsonl")
+    assert facts.goal == "Why does the login test fail on CI but not locally?"
+    # Its own turn (the Bash call running the sweep) is not the user's unfinished work.
+    assert facts.unfinished is None
+
+
+def test_a_tool_call_with_no_result_leaves_the_request_unfinished() -> None:
+    facts = analyze(FIXTURES / "claude_command_goal.jsonl")
+    assert facts.unfinished is not None
+    assert (facts.unfinished.text, facts.unfinished.why) == (
+        "cap it and run the tests",
+        "the transcript ends in the middle of the work on it",
+    )
+    assert facts.candidates[0].type == UNFINISHED
+    assert facts.candidates[0].text == "cap it and run the tests"
+
+
+def test_an_interrupted_request_is_unfinished() -> None:
+    facts = analyze(FIXTURES / "claude_mention_goal.jsonl")
+    assert facts.unfinished is not None
+    assert (facts.unfinished.text, facts.unfinished.why) == (
+        "start with the dual writes",
+        "the user interrupted it",
+    )
+
+
+def _write(path: Path, records: list[dict[str, Any]]) -> Path:
+    base = {"isSidechain": False, "sessionId": "s1", "cwd": "/app"}
+    lines = [json.dumps({**base, **r, "timestamp": f"2026-11-29T10:00:{n:02d}.000Z"})
+             for n, r in enumerate(records)]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _user(text: str) -> dict[str, Any]:
+    return {"type": "user", "message": {"role": "user", "content": text}}
+
+
+def _say(text: str, n: int) -> dict[str, Any]:
+    message = {"id": f"m{n}", "role": "assistant", "content": [{"type": "text", "text": text}]}
+    return {"type": "assistant", "message": message}
+
+
+def _call(tool_id: str, n: int) -> dict[str, Any]:
+    block = {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "ls"}}
+    return {
+        "type": "assistant",
+        "message": {"id": f"m{n}", "role": "assistant", "content": [block]},
+    }
+
+
+@pytest.mark.parametrize(
+    ("records", "unfinished"),
+    [
+        # a closing text: done
+        ([_user("rename the flag"), _call("t1", 1), _say("Renamed.", 2)], None),
+        # the transcript stops after the call
+        ([_user("rename the flag"), _call("t1", 1)], "rename the flag"),
+        # a thank-you closes the request; a new one replaces it
+        ([_user("rename the flag"), _call("t1", 1), _user("thanks!")], None),
+        ([_user("rename the flag"), _call("t1", 1), _user("now the docs"), _call("t2", 2)],
+         "now the docs"),
+        # "yes" to a question reads as the question's answer
+        ([_user("fix it"), _say("Fixed. Should I also add a test for it?", 1), _user("yes"),
+          _call("t2", 2)], "Should I also add a test for it? — yes"),
+        # the sweep's own command: the request before it is what counts
+        ([_user("rename the flag"), _say("Renamed.", 1),
+          _user("<command-name>/session</command-name>\n<command-args>sweep</command-args>"),
+          _call("t9", 2)], None),
+    ],
+)  # fmt: skip
+def test_the_last_request(
+    tmp_path: Path, records: list[dict[str, Any]], unfinished: str | None
+) -> None:
+    facts = analyze(_write(tmp_path / "t.jsonl", records))
+    assert (facts.unfinished.text if facts.unfinished else None) == unfinished
+
+
+def test_a_codex_session_typed_skill_is_not_the_goal(tmp_path: Path) -> None:
+    def typed(text: str) -> dict[str, Any]:
+        content = [{"type": "input_text", "text": text}]
+        payload = {"type": "message", "role": "user", "content": content}
+        return {"type": "response_item", "payload": payload}
+
+    items = [
+        {"type": "session_meta", "payload": {"id": "t1", "cwd": "/app"}},
+        typed("$session recall"),
+        typed("Make login() reject expired tokens"),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps({"timestamp": "t", **i}) + "\n" for i in items))
+    assert analyze(path).goal == "Make login() reject expired tokens"
