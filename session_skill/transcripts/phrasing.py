@@ -13,6 +13,7 @@ few messages that pass.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
@@ -48,8 +49,9 @@ def _rule(
     return Rule(name, kind, frozenset(words.split()), pattern, flags, before)
 
 
-class _Lazy:
-    """A regex compiled when first used (see `Rule`)."""
+class Lazy:
+    """A regex compiled when first used (see `Rule`): most of a module's import time is
+    compiling the patterns a sweep may never need."""
 
     __slots__ = ("_source", "_flags", "_pattern")
 
@@ -67,6 +69,15 @@ class _Lazy:
 
     def match(self, text: str) -> re.Match[str] | None:
         return self._get().match(text)
+
+    def split(self, text: str) -> list[str]:
+        return self._get().split(text)
+
+    def sub(self, repl: str, text: str) -> str:
+        return self._get().sub(repl, text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self._get().finditer(text)
 
 
 class Rule:
@@ -316,17 +327,17 @@ RULES: tuple[Rule, ...] = (
 CLASSES = tuple(dict.fromkeys(rule.name for rule in RULES))
 
 # Only in the text that ends a turn: what the turn closed on is still broken.
-STILL_OPEN = _Lazy(
+STILL_OPEN = Lazy(
     r"\b(?:is|are)\s+still\s+(?:red|broken|failing|flaky|blocked|erroring|crashing|timing\s+out)\b",
     re.IGNORECASE,
 )
 
 # Attempts are not deferrals: "for now, let me try skipping the hook" is narration of what
 # happens next, and its outcome is in the very next message.
-ATTEMPT = _Lazy(r"\b(?:let\s+me|let's|i'll|we'll)\s+(?:just\s+)?try\b", re.IGNORECASE)
+ATTEMPT = Lazy(r"\b(?:let\s+me|let's|i'll|we'll)\s+(?:just\s+)?try\b", re.IGNORECASE)
 
 # A heading or lead-in naming the open work, and the list items under it.
-NEXT_LIST = _Lazy(
+NEXT_LIST = Lazy(
     r"""^(?:\#{1,6}\s+|\*\*|__)?\s*(?:[^\w\s]\s*)?
       (?:next\s+steps?|remaining(?:\s+(?:tasks|work|items|steps|issues|todos?))?|still\s+to\s+do
       |left\s+to\s+do|to-?dos?|not\s+yet\s+(?:done|implemented|covered)
@@ -334,7 +345,7 @@ NEXT_LIST = _Lazy(
       |follow[- ]?ups?|future\s+work|known\s+(?:issues|limitations|gaps))\b[^\n]{0,40}$""",
     _I,
 )
-LEAD_IN = _Lazy(
+LEAD_IN = Lazy(
     r"^(?:the\s+)?(?:remaining|outstanding|open|pending)\s+(?:tasks|work|items|steps|issues)"
     r"\s+(?:are|is|include)\b[^\n]*:\s*$",
     re.IGNORECASE,
@@ -439,24 +450,8 @@ _ANCHOR_PHRASES: dict[str, tuple[str, ...]] = {
     "experiment": (),
 }
 _WRAP: tuple[str, ...] = ("", "(", "*", "**", '"', "`")
-_TAIL: tuple[str, ...] = (
-    "",
-    ".",
-    ",",
-    ";",
-    ":",
-    "!",
-    "?",
-    ")",
-    "*",
-    "**",
-    "**:",
-    ":**",
-    '"',
-    "'",
-    "`",
-)
-_TAIL += (").", "),", "...", "—", "-", ":)")
+_TAIL: tuple[str, ...] = ("", ".", ",", ";", ":", "!", "?", ")", "**", '"', "`", ").", "),")
+_TAIL += ("...", ":**", "**:")
 # Every surface form a word takes as `str.split` leaves it, mapped to the word.
 ANCHORS: dict[str, str] = {
     head + word + tail: word for word in _ANCHOR_PHRASES for head in _WRAP for tail in _TAIL
@@ -475,7 +470,7 @@ def confirmed(low: str, words: AbstractSet[str]) -> bool:
 # A sentence reporting work as done ("Added jitter to the backoff", "the paths are handled
 # now", "✅ Fixed the path bug"), the evidence that settles a loose end. Verbs of looking
 # ("I checked", "we looked at") report no work done.
-DONE = _Lazy(
+DONE = Lazy(
     r"""\b(?:added|fixed|implemented|committed|wired|hooked\s+up|handled|resolved|updated
       |removed|created|wrote|written|rewrote|rewritten|finished|completed?|done|addressed
       |ported|migrated|refactored|renamed|moved|deleted|cleaned\s+up|configured|rotated
@@ -487,7 +482,7 @@ DONE = _Lazy(
     _I,
 )
 # …unless it speaks of the future, a condition, a doubt or a question.
-UNDONE = _Lazy(
+UNDONE = Lazy(
     r"\b(?:will|going\s+to|needs?\s+to|should|could|would|let\s+me|let's|not|never|yet|later"
     r"|for\s+now|todo|still|can|might|may|if|whether|want|try|trying|until|unless|once)\b"
     r"|n't\b|'ll\b|\?",

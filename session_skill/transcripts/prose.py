@@ -25,6 +25,7 @@ from session_skill.transcripts.phrasing import (
     NEXT_LIST,
     RULES,
     STILL_OPEN,
+    Lazy,
     Rule,
     confirmed,
 )
@@ -80,9 +81,9 @@ _LIST_ITEMS_MAX = 8
 _FENCE = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|\[[ xX]\])\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`A-Z0-9])")
-_DONE_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[xX]\]|~~|✅|✓|✔)|\((?:done|fixed)\)", re.I)
+_DONE_ITEM = Lazy(r"^\s*(?:[-*+]\s+)?(?:\[[xX]\]|~~|✅|✓|✔)|\((?:done|fixed)\)", re.I)
 
-_ANSWER_START = re.compile(
+_ANSWER_START = Lazy(
     r"^\s*(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay|go\s+ahead|go\s+for\s+it|do\s+it"
     r"|don'?t|please|proceed|continue|sounds|agreed?|correct|right|exactly|absolutely"
     r"|definitely|both|neither|either|option|the\s+(?:first|second|third|former|latter)"
@@ -90,19 +91,19 @@ _ANSWER_START = re.compile(
     re.IGNORECASE,
 )
 # A counter-proposal answers a question as surely as a yes: the user chose another way.
-_COUNTER_START = re.compile(
+_COUNTER_START = Lazy(
     r"^\s*(?:how\s+about|what\s+about|what\s+if|why\s+(?:don'?t|not)\b|instead\b|rather\b"
     r"|actually\b|i'?d\s+(?:rather|prefer)|i\s+(?:would\s+)?(?:rather|prefer)"
     r"|let'?s\s+(?:first|rather|instead)\b|first\b|before\s+that\b)",
     re.IGNORECASE,
 )
-_COUNTER = re.compile(
+_COUNTER = Lazy(
     r"\b(?:can|could|shall|should)\s+(?:we|you|i)\b[^?.!]{0,80}?"
     r"\b(?:first|instead|rather|before\s+(?:that|this|we|you))\b",
     re.IGNORECASE,
 )
 # A question that asks the user to try something and report: pasted output answers it.
-_ASKS_RESULT = re.compile(
+_ASKS_RESULT = Lazy(
     r"\b(?:does|did|do|is|are|was)\s+(?:it|that|this|they|the\s+\w+)\s+(?:\w+\s+)?"
     r"(?:show|work|print|pass|fail|run|start|load|appear|display|find|return|look|resume)"
     r"|\bwhat\s+(?:do|did|does)\s+(?:you|it)\s+(?:see|get|say|print|show|return)"
@@ -110,14 +111,14 @@ _ASKS_RESULT = re.compile(
     r"|\bwhat\s+(?:error|output|message)",
     re.IGNORECASE,
 )
-_PASTED = re.compile(
+_PASTED = Lazy(
     r"^\s*(?:\(\S+\)\s*)?[\w.-]+@[\w.-]+[:~]|^\s*[$#%>]\s+\S|^```|Traceback \(most recent"
     r"|^\s*(?:error|fatal|exception|warning)\b[:\[]",
     re.IGNORECASE | re.MULTILINE,
 )
-_OR = re.compile(r",?\s+or\s+(?!not\b)", re.IGNORECASE)
+_OR = Lazy(r",?\s+or\s+(?!not\b)", re.IGNORECASE)
 # Closing pleasantries end many turns with a question that asks for nothing in particular.
-_GENERIC_QUESTION = re.compile(
+_GENERIC_QUESTION = Lazy(
     r"\b(?:anything\s+else|what(?:'s|\s+is)\s+next|how\s+can\s+i\s+help"
     r"|what\s+(?:would|do|should)\s+(?:you|we)\s+(?:like|want)\s+(?:me\s+)?to\s+"
     r"(?:do|work\s+on|tackle|look\s+at|focus\s+on|try)"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from session_skill.transcripts.events import ToolCall, ToolResult
+from session_skill.transcripts.phrasing import Lazy
 from session_skill.transcripts.redact import redact
 
 _WRITE_TOOLS = {
@@ -27,11 +28,11 @@ _SHELL_TOOLS = frozenset(
 )
 DONE = frozenset({"completed", "deleted", "cancelled", "canceled"})
 
-_PATCH_PATH = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+?)\s*$", re.MULTILINE)
-_APPLY_PATCH_CMD = re.compile(r"(?:^|[\s;&|(])apply_patch\b")
-_TASK_CREATED = re.compile(r"Task #?(\w+) created")
-_COMMIT = re.compile(r"\bgit\b[^\n;&|]*?\bcommit\b")
-_COMMIT_MESSAGE = re.compile(
+_PATCH_PATH = Lazy(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+?)\s*$", re.MULTILINE)
+_APPLY_PATCH_CMD = Lazy(r"(?:^|[\s;&|(])apply_patch\b")
+_TASK_CREATED = Lazy(r"Task #?(\w+) created")
+_COMMIT = Lazy(r"\bgit\b[^\n;&|]*?\bcommit\b")
+_COMMIT_MESSAGE = Lazy(
     r"""(?:-m|--message)(?:=|\s+)(?:"((?:[^"\\]|\\.)*)"|'([^']*)')"""
     r"""|<<-?\s*['"]?(\w+)['"]?\s*\n(.*?)\n\s*\3\b""",
     re.DOTALL,

@@ -19,23 +19,24 @@ from dataclasses import dataclass
 
 from session_skill.transcripts.events import AssistantText, CommandPrompt, UserText
 from session_skill.transcripts.landed import STOPWORDS
+from session_skill.transcripts.phrasing import Lazy
 from session_skill.transcripts.prose import clip, redact
 
 _REQUEST_CHARS = 1000
-_MENTION = re.compile(r"(?<![\w.])@[\w./~-]+")
+_MENTION = Lazy(r"(?<![\w.])@[\w./~-]+")
 # Words that only say how to read a mentioned file, not what to do.
 _FILLER = frozenset(
     "really ultrathink think hard harder carefully look read check file files see what "
     "says said it's please follow instructions instruction there here given prompt "
     "attached this that the and do it at in on of to".split()
 )
-_INTENT = re.compile(
+_INTENT = Lazy(
     r"^(?:sure[,!.]?\s+|okay[,!.]?\s+|great[,!.]?\s+)?(?:i'll|i\s+will|i'm\s+going\s+to"
     r"|let\s+me|i\s+can|i'm\s+(?:going|about)\s+to)\b",
     re.IGNORECASE,
 )
-_FIRST_SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
-_ACK = re.compile(
+_FIRST_SENTENCE = Lazy(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
+_ACK = Lazy(
     r"^\s*(?:(?:thanks?|thank\s+you|thx|ty|great|nice|perfect|cool|awesome|excellent|good"
     r"|lgtm|ok(?:ay)?|sounds\s+good|looks\s+good|works(?:\s+(?:great|now|fine))?"
     r"|(?:it|that)\s+(?:worked|works)|got\s+it|understood|wonderful|amazing|brilliant|sweet"
@@ -44,7 +45,7 @@ _ACK = re.compile(
 )
 # The names our own skill is typed as (agent.skill() in each client).
 _OWN_COMMANDS = frozenset({"/session", "/session-skill:session"})
-_OWN_CODEX = re.compile(r"^\s*\$session\b")
+_OWN_CODEX = Lazy(r"^\s*\$session\b")
 
 
 def is_own_command(event: UserText) -> bool:
