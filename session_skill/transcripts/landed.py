@@ -239,8 +239,8 @@ class Ledger:
             forms.pop(form, None)
 
     def hits(self, tokens: set[str]) -> set[str]:
-        """The loose ends this message names: two distinctive stems (one, for a loose end
-        that has two or fewer)."""
+        """The loose ends this message names one distinctive stem of (the caller then
+        weighs all their stems, generic ones too: "implement the enhanced export")."""
         found = self.forms.keys() & tokens
         if not found:
             return set()
@@ -256,7 +256,7 @@ class Ledger:
                 continue
             for key in users:
                 count[key] = count.get(key, 0) + 1
-        return {k for k, n in count.items() if n >= (1 if self.indexed[k] <= 2 else 2)}
+        return set(count)
 
 
 _ENDINGS = ("", "e", "s", "es", "ed", "ing", "er", "ly", "ation", "ations")

@@ -794,3 +794,13 @@ def test_a_short_tail_continues_the_first_reading(
     assert seen  # it did switch
     assert read_twice.candidates == whole.candidates
     assert read_twice.settled == whole.settled
+
+
+def test_the_quality_report_lists_every_candidate(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import sweep_quality
+
+    assert sweep_quality.main([str(FIXTURES / "claude_answered_later.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "claude_answered_later.jsonl — 2 candidates" in out
+    assert "? [Unanswered question] Do you want the importer to keep the old file names?" in out
+    assert "settled: [Unanswered question] Should I also add jitter" in out
