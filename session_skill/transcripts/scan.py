@@ -92,7 +92,7 @@ _POOL_MAX = 200
 _SETTLED_MAX = 50
 # Requests read in full before a very long conversation is read cheaply (see `analyze`),
 # and the bounds and safety factor of the tail read again.
-_DEEP_REQUESTS = 500
+_DEEP_REQUESTS = 300
 _TAIL_MIN = 500
 _TAIL_MAX = 20_000
 _TAIL_FACTOR = 2.0
@@ -294,7 +294,7 @@ class _Sweep:
     def _taken(self, event: UserText, own: bool) -> str | None:
         """The question a short reply answers, read cheaply (the loose ends are not read)."""
         last = self.last_text
-        if last is None or own or event.is_command or len(event.text.split()) > 4:
+        if last is None or own or event.is_command or event.text.strip().count(" ") > 3:
             return None
         found = final_question(last.text)
         return found[0] if found is not None else None
