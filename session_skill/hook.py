@@ -240,36 +240,16 @@ def _source(payload: bytes) -> tuple[str, str | None] | None:
 def _read_doc(path: str) -> str | None:
     from session_skill.store import fileio
 
-    text = fileio.read_regular(path, DOC_LIMIT)
-    if text is None and _not_utf8(path):
+    data = fileio.read_regular_bytes(path, DOC_LIMIT)
+    if data is None:
+        return None  # missing, a symlink, not a regular file, oversized: passed over silently
+    try:
+        # The BOM is kept: frontmatter handles it, and a rewrite keeps it.
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
         # Not restored, and not silently: stdout stays empty, stderr names the file.
         _warn(f"{path} is not UTF-8 text: the pending handover was not restored")
-    return text
-
-
-def _not_utf8(path: str) -> bool:
-    """A regular file, within the size limit, whose bytes are not UTF-8. (A missing file,
-    a symlink or an oversized one are other gates, passed over silently.)"""
-    import stat
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return False
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > DOC_LIMIT:
-            return False
-        data = os.read(fd, DOC_LIMIT + 1)
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
+        return None
 
 
 def _pending(slug: str, path: str, text: str | None, now: float) -> _Pending | None:

@@ -129,9 +129,8 @@ def read_text(path: Path, *, limit: int | None = None) -> str:
     return decode(data, path)
 
 
-def read_regular(path: str, limit: int) -> str | None:
-    """A regular UTF-8 file's text (not a symlink, FIFO or device; at most `limit` bytes),
-    else None. For the hooks: a doc that cannot be read this way is not restored."""
+def read_regular_bytes(path: str, limit: int) -> bytes | None:
+    """A regular file's bytes (not a symlink, FIFO or device; at most `limit` bytes), else None."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -151,9 +150,18 @@ def read_regular(path: str, limit: int) -> str | None:
         return None
     finally:
         os.close(fd)
+    return b"".join(chunks)
+
+
+def read_regular(path: str, limit: int) -> str | None:
+    """`read_regular_bytes` as UTF-8 text, else None. For the hooks: a doc that cannot be
+    read this way is not restored."""
+    data = read_regular_bytes(path, limit)
+    if data is None:
+        return None
     try:
         # The BOM is kept: frontmatter handles it, and a rewrite keeps it.
-        return b"".join(chunks).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
 
