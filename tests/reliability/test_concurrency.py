@@ -107,7 +107,9 @@ def test_8_processes_interleave_50_park_and_drop_operations(proj: Path, tmp_path
                         "matches more than one parked item" in op["err"]
                         or "is only a loose match" in op["err"]
                     ), op
-                    assert op["out"].startswith("Which item did you mean by"), op
+                    assert op["out"].startswith(
+                        ("Which item did you mean by", "Is this the item you meant by")
+                    ), op
                 else:
                     assert op["code"] == 1 and "no parked item matches" in op["err"], op
                 if not op["arg"].startswith("#"):
