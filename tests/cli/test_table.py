@@ -165,6 +165,10 @@ def test_dispatch_answers_exactly_as_the_command(
     big.write_text("## Goal\n" + "word " * 2500 + "\n\n## Next step\nn\n")
     transcript = FIXTURE / "claude_loose_ends.jsonl"
     text = case.format(T=transcript, D=doc, BIG=big)
+    # Both sides rebuild the repo; pin the commit dates so they get the same commit.
+    # (A fresh hash per side flaked whenever one looked like a YAML number: it is quoted.)
+    for var in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+        monkeypatch.setenv(var, "2026-11-29T18:00:00Z")
     results = []
     for side in ("direct", "dispatch"):
         shutil.rmtree(tmp_path / "p", ignore_errors=True)
