@@ -11,8 +11,8 @@ from pathlib import Path
 
 CAP = 25
 HEADER = "| File | Change | State | Ref |\n| --- | --- | --- | --- |"
-_NUMS = re.compile(r"^\+(\d+)/-(\d+)$")
-_SEP_CELL = re.compile(r"^:?-{3,}:?$")
+_NUMS = re.compile(r"^\+(\d+)/-(\d+)\Z")
+_SEP_CELL = re.compile(r"^:?-{3,}:?\Z")
 
 
 @dataclass
@@ -130,8 +130,8 @@ def merge(
     return rows
 
 
-_FILES_COUNT = re.compile(r"^(?:\(?\d+ files?\)?)?$")
-_STATE_COUNT = re.compile(r"^([\w-]+)(?: ×\d+)?$")
+_FILES_COUNT = re.compile(r"^(?:\(?\d+ files?\)?)?\Z")
+_STATE_COUNT = re.compile(r"^([\w-]+)(?: ×\d+)?\Z")
 
 
 def _single_state(state: str) -> str:

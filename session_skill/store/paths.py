@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 STORE_PARTS = (".claude", "state", "session")
-SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$")
+SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}\Z")
 LATEST = "LATEST"
 LOCK = ".lock"
 LATEST_READ_LIMIT = 4096

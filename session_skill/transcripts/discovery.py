@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
-_SAFE_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_SAFE_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 # A session_meta line carries the base instructions and can run to tens of kilobytes.
 _META_READ_LIMIT = 1 << 20
 _META_LINES = 5

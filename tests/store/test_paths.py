@@ -44,7 +44,8 @@ def test_project_root_expands_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 @pytest.mark.parametrize(
     ("slug", "ok"),
     [("auth-work", True), ("main-2026-11-29T18-00-00Z", True), ("a..b", False),
-     ("-x", False), ("", False), (None, False), ("a/b", False), ("x" * 121, False)],
+     ("-x", False), ("", False), (None, False), ("a/b", False), ("x" * 121, False),
+     ("plan\n", False), ("plan\r\n", False)],  # `$` would have let a trailing "\n" in
 )  # fmt: skip
 def test_valid_slug(slug: str | None, ok: bool) -> None:
     assert paths.valid_slug(slug) is ok
