@@ -35,6 +35,8 @@ def cell(text: str) -> str:
 
 def code(text: str) -> str:
     """`text` as a code span, whatever backticks it holds (CommonMark: a longer fence)."""
+    if "`" not in text:
+        return f"`{text}`"
     longest = run = 0
     for ch in text:
         run = run + 1 if ch == "`" else 0

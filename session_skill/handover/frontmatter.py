@@ -12,12 +12,13 @@ import re
 
 from session_skill.records import Record
 
-# `key: value`; group 2 keeps trailing blanks (unquote strips them): a lazy group that
-# left them out would retry the rest of the pattern at every character of the value.
-_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
-_PLAIN_SAFE = re.compile(r"^[A-Za-z0-9/._][A-Za-z0-9 /._+@~,()=:-]*$")
-# A line closing the frontmatter: `---` or `...`, then only whitespace ("\n" ends lines).
-_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+# A frontmatter key (`parse`); the text before a line's first ":" that was checked, and
+# the key it is ("" when it is none), so 10,000 docs' `slug:` lines match the pattern once.
+_KEY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_KEYS: dict[str, str] = {}
+_PLAIN_SAFE = re.compile(r"[A-Za-z0-9/._][A-Za-z0-9 /._+@~,()=:-]*")  # fullmatch: `$` allows a "\n"
+# A line closing the frontmatter: `---` or `...`, then only whitespace.
+_CLOSERS = ("---", "...")
 _RESERVED_PLAIN = frozenset({"", "null", "~", "true", "false", "yes", "no", "on", "off", "y", "n"})
 
 
@@ -35,18 +36,40 @@ def split(text: str) -> Split:
     """Split `---` frontmatter from the body. No frontmatter: the whole text is body."""
     if text.startswith("\ufeff"):
         text = text[1:]
+    found = _head_lines(text)
+    if found is None:
+        return Split(False, "", [], text)
+    lines, line_end = found
+    return Split(True, text[:line_end], lines, text[line_end:])
+
+
+def _head_lines(text: str) -> tuple[list[str], int] | None:
+    """(the frontmatter's lines, "\r" stripped; where the body starts), or None.
+
+    The frontmatter opens with a `---` line and closes at the first line that is `---` or
+    `...` and then only whitespace. Lines are found with `str.find`, not a regex: `list`
+    reads the head of every doc (tests/handover hold the regex rules as the oracle).
+    """
     first_end = text.find("\n")
     if first_end < 0 or text[:first_end].rstrip("\r").rstrip() != "---":
-        return Split(False, "", [], text)
-    pos = first_end + 1
-    # One regex search, not a loop over lines: `list` splits the head of every doc.
-    close = _CLOSE_RE.search(text, pos)
-    if close is None:
-        return Split(False, "", [], text)
-    line_end = min(close.end() + 1, len(text))  # past the closing line's "\n", if any
-    block = text[pos : close.start()]  # whole lines, each ending in "\n"
-    lines = [line.rstrip("\r") for line in block[:-1].split("\n")] if block else []
-    return Split(True, text[:line_end], lines, text[line_end:])
+        return None
+    size = len(text)
+    search = first_end  # each candidate is the "\n" before a line starting `---` or `...`
+    while True:
+        at = text.find("\n---", search)
+        dots = text.find("\n...", search, at if at >= 0 else size)  # rare: search no further
+        if dots >= 0:
+            at = dots
+        if at < 0:
+            return None
+        eol = text.find("\n", at + 4)
+        if not text[at + 4 : eol if eol >= 0 else size].strip():
+            break
+        search = at + 1
+    lines = text[first_end + 1 : at].split("\n") if at > first_end else []
+    if "\r" in text[first_end:at]:
+        lines = [line.rstrip("\r") for line in lines]
+    return lines, (size if eol < 0 else eol + 1)
 
 
 def unquote(value: str) -> str:
@@ -64,23 +87,50 @@ def unquote(value: str) -> str:
     return value[:hash_at].rstrip() if hash_at >= 0 else value
 
 
+def pair(line: str) -> tuple[str, str] | None:
+    """(key, value with blanks stripped) when `line` is a top-level `key: value` line.
+
+    That is `key`, optional blanks, `:`, then nothing or blanks and the value. The line is
+    taken apart with `partition`, not a regex (`list` reads every doc's lines), and each
+    distinct key text is checked against the key pattern once.
+    """
+    raw, colon, rest = line.partition(":")
+    if not colon or (rest and rest[0] not in " \t"):
+        return None
+    key = _KEYS.get(raw)
+    if key is None:
+        key = raw.rstrip(" \t")
+        key = key if _KEY_NAME.fullmatch(key) else ""
+        if len(_KEYS) < 256:
+            _KEYS[raw] = key
+    return (key, rest.strip()) if key else None
+
+
 def parse(lines: list[str]) -> dict[str, str]:
     """Top-level `key: value` pairs as strings; nested or odd lines are skipped."""
     out: dict[str, str] = {}
+    keys = _KEYS
     for line in lines:
-        m = _KEY_RE.match(line)
-        if m:
-            value = (m.group(2) or "").strip()
+        # `pair(line)`, inlined for keys already seen: `list` parses every doc's head.
+        raw, colon, rest = line.partition(":")
+        if not colon or (rest and rest[0] not in " \t"):
+            continue
+        key = keys.get(raw)
+        if key is None:
+            kv = pair(line)
+            key = kv[0] if kv else ""
+        if key:
+            value = rest.strip()
             # Most values are plain: unquote only when a quote or a ` #` comment may be there.
             plain = value[:1] not in ("'", '"') and " #" not in value
-            out[m.group(1)] = value if plain else unquote(value)
+            out[key] = value if plain else unquote(value)
     return out
 
 
 def read_meta(text: str) -> dict[str, str] | None:
     """The frontmatter of a doc as flat strings, or None when it has none."""
-    s = split(text)
-    return parse(s.lines) if s.has_frontmatter else None
+    found = _head_lines(text[1:] if text.startswith("\ufeff") else text)
+    return None if found is None else parse(found[0])
 
 
 def format_value(value: object) -> str:
@@ -92,7 +142,7 @@ def format_value(value: object) -> str:
         return str(value)
     text = str(value)
     plain = (
-        _PLAIN_SAFE.match(text)
+        _PLAIN_SAFE.fullmatch(text)
         and ": " not in text
         and not text.endswith((":", " "))
         and text.lower() not in _RESERVED_PLAIN
@@ -132,11 +182,11 @@ def flip_consumed(text: str, by: str, at: str) -> str | None:
     out: list[str] = []
     flipped = False
     for line in s.lines:
-        m = _KEY_RE.match(line)
-        if m and m.group(1) in ("consumed_at", "consumed_by"):
+        kv = pair(line)
+        if kv and kv[0] in ("consumed_at", "consumed_by"):
             continue
-        if m and m.group(1) == "consumed":
-            if not is_false(unquote(m.group(2) or "")):
+        if kv and kv[0] == "consumed":
+            if not is_false(unquote(kv[1])):
                 return None
             out.append("consumed: true")
             out.append(f"consumed_at: {at}")
@@ -160,7 +210,7 @@ def set_key(text: str, key: str, value: str) -> str | None:
     if not s.has_frontmatter:
         return None
     newline = "\r\n" if "\r\n" in s.head else "\n"
-    out = [line for line in s.lines if not ((m := _KEY_RE.match(line)) and m.group(1) == key)]
+    out = [line for line in s.lines if not ((kv := pair(line)) and kv[0] == key)]
     out.append(f"{key}: {format_value(value)}")
     head = "---" + newline + "".join(line + newline for line in out) + "---" + newline
     prefix = "\ufeff" if text.startswith("\ufeff") else ""

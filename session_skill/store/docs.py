@@ -11,7 +11,9 @@ from session_skill.records import Record
 from session_skill.store.store import Store
 from session_skill.times import parse_time
 
-_HEAD = 8192
+# The first read: one page. A frontmatter is a few hundred bytes, and `list` reads the head
+# of every doc (on a store of 10,000, a second page each is 40 MB more to fault in).
+_HEAD = 4096
 # A `created` this far past now is not believed (a wrong clock, a hand edit): the skew the
 # restore hook tolerates (SPEC §8 step 2).
 FUTURE_SKEW = 120.0
@@ -61,25 +63,34 @@ class DocInfo(Record):
 
 def read_meta(path: Path) -> dict[str, str] | None:
     """Frontmatter of a doc (reads only its head); None when it is not a handover doc."""
+    head = _head(path)
+    return None if head is None else head[0]
+
+
+def _head(path: Path | str) -> tuple[dict[str, str], float] | None:
+    """(frontmatter, mtime) of a handover doc, from its head; None: it is not one."""
     try:
         # os.read, not open(): a buffered file object costs more than the read itself, and
         # `list` reads the head of every doc.
         fd = os.open(path, os.O_RDONLY)
-        try:
-            data = _read(fd, _HEAD)
-            text = data.decode("utf-8", "replace")
-            s = frontmatter.split(text)
-            if not s.has_frontmatter and len(data) == _HEAD:
-                text = (data + _read(fd, None)).decode("utf-8", "replace")
-                s = frontmatter.split(text)
-        finally:
-            os.close(fd)
     except OSError:
         return None
-    if not s.has_frontmatter:
+    try:
+        data = _read(fd, _HEAD)
+        # Decode whole lines only: a frontmatter closed in them is the whole answer (a
+        # "\n" byte ends a UTF-8 character, so they decode as they do in the whole file).
+        cut = data.rfind(b"\n") + 1 if len(data) == _HEAD else len(data)
+        meta = frontmatter.read_meta(data[:cut].decode("utf-8", "replace"))
+        if meta is None and len(data) == _HEAD:
+            meta = frontmatter.read_meta((data + _read(fd, None)).decode("utf-8", "replace"))
+        mtime = os.fstat(fd).st_mtime
+    except OSError:
         return None
-    meta = frontmatter.parse(s.lines)
-    return meta if ("created" in meta or "slug" in meta) else None
+    finally:
+        os.close(fd)
+    if meta is None or not ("created" in meta or "slug" in meta):
+        return None
+    return meta, mtime
 
 
 def _read(fd: int, limit: int | None) -> bytes:
@@ -98,13 +109,10 @@ def _read(fd: int, limit: int | None) -> bytes:
 def info(path: Path, now: datetime | None = None) -> DocInfo | None:
     """The doc's head; `now` (default: the clock, `SESSION_SKILL_NOW` pinning it) decides
     whether its `created` lies in the future."""
-    meta = read_meta(path)
-    if meta is None:
+    head = _head(path)
+    if head is None:
         return None
-    try:
-        mtime = os.stat(path).st_mtime
-    except OSError:
-        return None
+    meta, mtime = head
     created = parse_time(meta.get("created"))
     future = False
     if created is not None:

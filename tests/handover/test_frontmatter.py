@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -129,6 +132,14 @@ def test_render_then_read_round_trip(pairs: list[tuple[str, str]]) -> None:
     assert meta == dict(pairs)
 
 
+@pytest.mark.parametrize("value", ["A\n", "main\n", "x\r\n"])
+def test_a_trailing_newline_is_quoted_not_written_plain(value: str) -> None:
+    # Found by the round trip above: `$` matches before a final "\n", so "A\n" was written
+    # plain and the frontmatter gained a blank line and lost the newline.
+    assert fm.format_value(value) == json.dumps(value)
+    assert fm.read_meta(fm.render([("k", value)])) == {"k": value}
+
+
 def test_render_uses_the_given_newline() -> None:
     assert fm.render([("slug", "a"), ("consumed", False)], "\r\n") == (
         "---\r\nslug: a\r\nconsumed: false\r\n---\r\n"
@@ -193,3 +204,78 @@ def test_flip_consumed_accepts_quoted_false() -> None:
 def test_is_false() -> None:
     assert fm.is_false("false") and fm.is_false(" False ")
     assert not fm.is_false(None) and not fm.is_false("no") and not fm.is_false("")
+
+
+# -- split and parse against the regexes they replaced --------------------------
+# `split` and `pair` find lines and colons with str methods (they are on `list`'s path for
+# every doc); these regexes are the rules as first written, kept as the oracle.
+_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
+
+
+def _split_by_regex(text: str) -> tuple[bool, str, list[str], str]:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    first_end = text.find("\n")
+    if first_end < 0 or text[:first_end].rstrip("\r").rstrip() != "---":
+        return (False, "", [], text)
+    pos = first_end + 1
+    close = _CLOSE_RE.search(text, pos)
+    if close is None:
+        return (False, "", [], text)
+    line_end = min(close.end() + 1, len(text))
+    block = text[pos : close.start()]
+    lines = [line.rstrip("\r") for line in block[:-1].split("\n")] if block else []
+    return (True, text[:line_end], lines, text[line_end:])
+
+
+def _pair_by_regex(line: str) -> tuple[str, str] | None:
+    m = _KEY_RE.match(line)
+    return (m.group(1), (m.group(2) or "").strip()) if m else None
+
+
+# Lines built from the characters the rules turn on, so the odd cases come up often.
+_tricky = st.text(
+    st.sampled_from(list("-.:# \t\r\n\x0b\x85\u2028\u00a0aZ_9'\"")) | st.characters(), max_size=40
+)
+_key_lines = st.builds(
+    lambda k, sep, v: k + sep + v,
+    keys | st.sampled_from(["", " slug", "9x", "a.b", "ключ"]),
+    st.sampled_from([":", ": ", " :\t", ":x", ":\x0b", "  :   "]),
+    values | _tricky,
+)
+_lines = st.lists(
+    st.one_of(
+        st.sampled_from(["---", "...", "--- ", "...\t", "----", "-- -", "---\r", "..", ""]),
+        _key_lines,
+        _tricky,
+    ),
+    max_size=8,
+)
+
+
+@given(_lines, st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+def test_split_agrees_with_the_regex_rule(
+    lines: list[str], newline: str, bom: bool, trailing: bool
+) -> None:
+    text = ("\ufeff" if bom else "") + "---" + newline + newline.join(lines)
+    text += newline if trailing else ""
+    s = fm.split(text)
+    expected = _split_by_regex(text)
+    assert (s.has_frontmatter, s.head, s.lines, s.body) == expected
+    pairs = [kv for line in expected[2] if (kv := _pair_by_regex(line))]
+    meta = {k: v if v[:1] not in "'\"" and " #" not in v else fm.unquote(v) for k, v in pairs}
+    assert fm.read_meta(text) == (meta if expected[0] else None)
+
+
+@given(_tricky)
+def test_split_agrees_with_the_regex_rule_on_any_text(text: str) -> None:
+    s = fm.split(text)
+    assert (s.has_frontmatter, s.head, s.lines, s.body) == _split_by_regex(text)
+
+
+@given(_key_lines | _tricky)
+def test_pair_agrees_with_the_regex_rule(line: str) -> None:
+    if "\n" in line:  # `split` never gives a line holding one
+        return
+    assert fm.pair(line) == _pair_by_regex(line)

@@ -74,3 +74,31 @@ def test_banner_line(project: Path) -> None:
 
 def test_missing_store_has_no_docs(tmp_path: Path) -> None:
     assert docs.all_docs(Store(tmp_path)) == []
+
+
+def test_read_meta_agrees_with_the_whole_file_at_every_page_boundary(tmp_path: Path) -> None:
+    """The head is read one page first and decoded to its last whole line: a frontmatter
+    that closes, or a multi-byte character that sits, on either side of byte 4,096 reads
+    exactly as the whole file does."""
+    from session_skill.handover import frontmatter
+
+    p = tmp_path / "x.md"
+    for pad in range(4060, 4110, 3):
+        tails = {"---\nbody\n" + "x" * 5000: True, "---": True, "...   \n## Goal\n": True,
+                 "----\nnot closed\n" + "x" * 5000: False}  # fmt: skip
+        for tail, closes in tails.items():
+            text = "---\nslug: x\nnote: " + "é" * ((pad - 20) // 2) + "z" * (pad % 2)
+            text += "\nbranch: main\n" + tail
+            p.write_text(text)
+            whole = frontmatter.read_meta(text)
+            assert (whole is not None) == closes
+            assert docs.read_meta(p) == whole, (pad, tail[:10])
+            assert not closes or whole and whole["branch"] == "main"
+
+
+def test_info_takes_the_mtime_of_the_file_it_read(project: Path) -> None:
+    store = Store(project)
+    path = write_doc(store.dir, "plan-x")
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    d = docs.info(path)
+    assert d is not None and d.mtime == 1_700_000_000
