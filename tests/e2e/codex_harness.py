@@ -414,6 +414,27 @@ class CodexTui:
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", self.name, *keys)
 
+    def choose(self, option: str, timeout: float = 30) -> None:
+        """Move a numbered menu's highlight (``› N. …``) to ``option`` ("2. Trust all…"),
+        then press Enter. A key sent while the menu is still drawing can be lost (seen in
+        CI): each Up/Down is checked on screen, and sent again when the highlight stayed."""
+        want = int(option.split(".", 1)[0])
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            s = self.screen()
+            if f"{PROMPT_MARK}{option}" in s:
+                self.keys("Enter")
+                return
+            m = re.search(r"^\s*›\s*(\d+)\.", s, re.MULTILINE)
+            if m is not None and int(m.group(1)) != want:
+                self.keys("Down" if int(m.group(1)) < want else "Up")
+                moved = time.monotonic() + 2
+                while time.monotonic() < min(moved, deadline) and self.screen() == s:
+                    time.sleep(0.1)
+            else:
+                time.sleep(0.15)
+        raise AssertionError(f"the menu never highlighted {option!r}; screen:\n{self.screen()}")
+
     @staticmethod
     def composer(screen: str) -> str | None:
         """The text on the composer's line (``› …`` right above the status line), or None."""

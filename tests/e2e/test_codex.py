@@ -258,9 +258,7 @@ def test_tui_clear_restores_once(tui_world: CodexWorld) -> None:
     w.mock.script(["Noted.", "Picking up the handover.", "Fresh start."])
     t = w.tui()  # no bypass flag: the user trusts the hook as install told them
     t.wait_screen("Hooks need review", what="the hook review prompt")
-    t.keys("Down")  # 2. Trust all and continue
-    t.wait_screen("› 2. Trust all and continue")
-    t.keys("Enter")
+    t.choose("2. Trust all and continue")
     t.wait_ready()
     (key,) = w.hook_trust()
     assert key == f"{w.proj}/.codex/hooks.json:session_start:0:0", key

@@ -272,9 +272,7 @@ def test_codex_plugin_alone_parks_dumps_and_gives_the_notice(
     # 1. the TUI: trust the plugin's hook, then the first command of the plugin
     t = w.tui()
     t.wait_screen("Hooks need review", what="the hook review prompt")
-    t.keys("Down")  # 2. Trust all and continue
-    t.wait_screen("› 2. Trust all and continue")
-    t.keys("Enter")
+    t.choose("2. Trust all and continue")
     t.wait_ready()
     assert list(w.hook_trust()) == [f"{PLUGIN}:codex/hooks.json:session_start:0:0"]
 
