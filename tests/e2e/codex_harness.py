@@ -414,6 +414,20 @@ class CodexTui:
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", self.name, *keys)
 
+    def answer(self, key: str, prompt: str, timeout: float = 30) -> None:
+        """Press ``key`` to answer the question on screen (``prompt``); press it again if
+        the question is still there a few seconds later (a key sent while it was drawing
+        can be lost)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.keys(key)
+            settle = time.monotonic() + 5
+            while time.monotonic() < min(settle, deadline):
+                if prompt not in self.screen():
+                    return
+                time.sleep(0.15)
+        raise AssertionError(f"{prompt!r} stayed on screen; screen:\n{self.screen()}")
+
     def choose(self, option: str, timeout: float = 30) -> None:
         """Move a numbered menu's highlight (``› N. …``) to ``option`` ("2. Trust all…"),
         then press Enter. A key sent while the menu is still drawing can be lost (seen in

@@ -289,7 +289,7 @@ def test_codex_plugin_alone_parks_dumps_and_gives_the_notice(
     screen = t.wait_screen(f"Reason: {JUSTIFICATION}")
     assert "bin/session-skill" in screen, screen
     setup_started = time.monotonic()
-    t.keys("y")  # 1. Yes, proceed
+    t.answer("y", "Would you like to run the following command?")  # 1. Yes, proceed
     t.wait_screen("Relayed:", timeout=150, what="the model's reply")
     setup_s = time.monotonic() - setup_started
 
