@@ -25,7 +25,7 @@ from session_skill.store import paths as storepaths
 # `typing` costs more to import than this whole module; type checkers read this name as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from datetime import datetime
 
 MAX_PAYLOAD = 1 << 20  # a SessionStart payload is a few hundred bytes
@@ -140,7 +140,7 @@ def _automatic(
         if consumed is None:
             return ""
         return _output(render(consumed, env), _restored(consumed))
-    noticed = _notice_once(store, pending, now, env)
+    noticed = _consume(store, pending.slug, pending.path, now, env, notice=True)
     if noticed is None:
         return ""  # told already (another session got there first), or the store was busy
     return _output(*notice(noticed, current if moved else None, env))
@@ -288,48 +288,25 @@ def _branch_differs(doc_branch: str, current: str | None) -> bool:
 
 
 def _consume(
-    store: str, slug: str, path: str, now: float, env: Mapping[str, str]
+    store: str, slug: str, path: str, now: float, env: Mapping[str, str], *, notice: bool = False
 ) -> _Pending | None:
-    """Consume it under the lock, its gates checked again; None if someone else got there."""
+    """Consume it (`notice`: mark it noticed) under the lock, its gates checked again;
+    None if someone else got there first, or the store was busy."""
     from session_skill import agent
-    from session_skill.store.consume import consume
+    from session_skill.store import consume as step
     from session_skill.store.lock import LockTimeout
     from session_skill.times import format_epoch
 
+    stamp = format_epoch(now)
+
+    def gate(text: str) -> bool:
+        return _pending(slug, path, text, now) is not None
+
     try:
-        text = consume(
-            store,
-            slug,
-            by="hook",
-            stamp=format_epoch(now),
-            timeout=LOCK_WAIT,
-            gate=lambda text: _pending(slug, path, text, now) is not None,
-        )
-    except LockTimeout:
-        lock = os.path.join(store, storepaths.LOCK)
-        _warn(f"the store is busy ({lock}); `{agent.hint('recall ' + slug, env)}` loads it")
-        return None
-    return None if text is None else _pending(slug, path, text, now)
-
-
-def _notice_once(
-    store: str, pending: _Pending, now: float, env: Mapping[str, str]
-) -> _Pending | None:
-    """Mark an automatic handover noticed under the lock, its gates checked again."""
-    from session_skill import agent
-    from session_skill.store.consume import notice_once
-    from session_skill.store.lock import LockTimeout
-    from session_skill.times import format_epoch
-
-    slug, path = pending.slug, pending.path
-    try:
-        text = notice_once(
-            store,
-            slug,
-            stamp=format_epoch(now),
-            timeout=LOCK_WAIT,
-            gate=lambda text: _pending(slug, path, text, now) is not None,
-        )
+        if notice:
+            text = step.notice_once(store, slug, stamp=stamp, timeout=LOCK_WAIT, gate=gate)
+        else:
+            text = step.consume(store, slug, by="hook", stamp=stamp, timeout=LOCK_WAIT, gate=gate)
     except LockTimeout:
         lock = os.path.join(store, storepaths.LOCK)
         _warn(f"the store is busy ({lock}); `{agent.hint('recall ' + slug, env)}` loads it")
@@ -475,12 +452,27 @@ def read_stdin() -> bytes | None:
 
 def main() -> int:
     """`session-skill hook session-start`: always exit 0."""
+    return serve(run, _warn)
+
+
+def serve(
+    answer: Callable[..., str],
+    warn: Callable[[str], None],
+    expected: tuple[type[BaseException], ...] = (),
+) -> int:
+    """A hook process: the payload from stdin, `answer(payload, env=…)` to stdout, exit 0.
+
+    Whatever happens, the session goes on: an `expected` failure is warned about by its
+    message, anything else by its type too.
+    """
     try:
         payload = read_stdin()
-        out = run(payload, env=os.environ) if payload else ""
+        out = answer(payload, env=os.environ) if payload else ""
         if out:
             sys.stdout.buffer.write(out.encode("utf-8"))
             sys.stdout.flush()
-    except BaseException as exc:  # whatever happens, the session must start
-        _warn(f"{type(exc).__name__}: {exc}")
+    except expected as exc:
+        warn(str(exc))
+    except BaseException as exc:
+        warn(f"{type(exc).__name__}: {exc}")
     return 0

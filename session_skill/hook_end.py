@@ -155,18 +155,9 @@ def warn(message: str) -> None:
 
 
 def main() -> int:
-    """`session-skill hook session-end`: always exit 0."""
+    """`session-skill hook session-end`: always exit 0 — whatever happens, /clear goes on.
+    Expected failures (a busy store, a store we cannot use) are warned about by message."""
     from session_skill.errors import SessionError
-    from session_skill.hook import read_stdin
+    from session_skill.hook import serve
 
-    try:
-        payload = read_stdin()
-        out = run(payload, env=os.environ) if payload else ""
-        if out:
-            sys.stdout.buffer.write(out.encode("utf-8"))
-            sys.stdout.flush()
-    except SessionError as exc:  # expected failures (a busy store, a store we cannot use)
-        warn(str(exc))
-    except BaseException as exc:  # whatever happens, /clear must go on
-        warn(f"{type(exc).__name__}: {exc}")
-    return 0
+    return serve(run, warn, (SessionError,))
