@@ -30,14 +30,13 @@ import os
 import re
 
 from session_skill.records import Record
-from session_skill.store.paths import valid_slug
+from session_skill.store.paths import doc_entries
 
 MAX_DOC_BYTES = 1 << 20  # a doc is ~6 KB; a stray huge file is searched in its first MiB
 FIRST_READ = 32768
 LINE_SCAN = 16  # lines looked at per doc for its best line: the lead word's first ones
 TYPO_MIN = 5  # a word this long that no doc holds is tried as a typo
 SHOWN_CHARS = 200
-NON_DOCS = frozenset({"PARKED.md"})
 
 _FLAT = bytes(
     b + 32 if 65 <= b <= 90 else b if 97 <= b <= 122 or 48 <= b <= 57 or b >= 128 else 32
@@ -262,10 +261,7 @@ def _scan(
 ) -> tuple[int, list[_Doc]]:
     """(how many handover docs there are, those holding a probe or, per typo pattern, a
     word that might be the typo — the text of the latter only when it holds a probe too)."""
-    try:
-        entries = list(os.scandir(store_dir))
-    except OSError:
-        return 0, []
+    entries = doc_entries(store_dir)
     # A probe of four letters or more is looked for in `data.lower()` (cheaper than the fold,
     # and it holds every word the fold holds, plus the same letters inside other words: a
     # candidate too many, never one too few); a shorter one, at a word start in the fold.
@@ -275,13 +271,6 @@ def _scan(
     kept: list[_Doc] = []
     for entry in entries:
         name = entry.name
-        if not name.endswith(".md") or name in NON_DOCS or not valid_slug(name[:-3]):
-            continue
-        try:
-            if not entry.is_file(follow_symlinks=False):
-                continue
-        except OSError:
-            continue
         data = _read(entry.path)
         head = split_head(data) if data is not None else None
         if data is None or head is None:

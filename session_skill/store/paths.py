@@ -27,6 +27,30 @@ def valid_slug(slug: str | None) -> bool:
     return bool(slug) and SLUG_RE.match(slug or "") is not None and ".." not in (slug or "")
 
 
+PARKED = "PARKED.md"
+NON_DOCS = frozenset({PARKED})
+
+
+def doc_entries(store_dir: str) -> list[os.DirEntry[str]]:
+    """The store's candidate handover files: regular `*.md` other than PARKED.md, with a
+    slug name (not followed through links). [] when the folder cannot be read."""
+    try:
+        entries = list(os.scandir(store_dir))
+    except OSError:
+        return []
+    out = []
+    for entry in entries:
+        name = entry.name
+        if not name.endswith(".md") or name in NON_DOCS or not valid_slug(name[:-3]):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False):
+                out.append(entry)
+        except OSError:
+            continue
+    return out
+
+
 def _split(path: str) -> tuple[str, list[str]]:
     """(root, parts) as pathlib parses a POSIX path: no empty or "." parts, ".." kept,
     and exactly two leading slashes kept as they are (POSIX leaves them open)."""

@@ -21,6 +21,8 @@ from session_skill.store.lock import LockTimeout, file_lock
 from session_skill.store.paths import LATEST as LATEST
 from session_skill.store.paths import LATEST_READ_LIMIT as LATEST_READ_LIMIT
 from session_skill.store.paths import LOCK as LOCK
+from session_skill.store.paths import NON_DOCS as NON_DOCS
+from session_skill.store.paths import PARKED as PARKED
 from session_skill.store.paths import SLUG_RE as SLUG_RE
 from session_skill.store.paths import valid_slug as valid_slug
 
@@ -30,10 +32,8 @@ if TYPE_CHECKING:
     from session_skill.store.parked import Parked
 
 STORE_REL = Path(*storepaths.STORE_PARTS)
-PARKED = "PARKED.md"
 DROPPED = "dropped.jsonl"
 NUMBERS = "numbers.json"  # the parked-item numbers last shown (store/numbers.py)
-NON_DOCS = frozenset({PARKED})
 # A temp file older than this belongs to a writer that crashed.
 TMP_MAX_AGE = 60.0
 
@@ -188,21 +188,7 @@ class Store:
 
     def doc_files(self) -> Iterator[Path]:
         """Candidate handover files: regular `*.md` other than PARKED.md, with a slug name."""
-        try:
-            entries = list(os.scandir(self.dir))
-        except OSError:
-            return
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(".md") or name in NON_DOCS:
-                continue
-            if not valid_slug(name[:-3]):
-                continue
-            try:
-                if not entry.is_file(follow_symlinks=False):
-                    continue
-            except OSError:
-                continue
+        for entry in storepaths.doc_entries(str(self.dir)):
             yield Path(entry.path)
 
     # -- handover docs (callers hold the lock) ------------------------------
