@@ -26,12 +26,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
-import time
-from collections.abc import Callable, Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from mock_server import Logged, MockHandler, ScriptedServer
 
 Item = dict[str, Any]
 Step = Any  # str | Item | list[Item] | Callable[[dict], str | Item | list[Item]]
@@ -140,16 +138,8 @@ def flatten_text(obj: Any) -> str:
     return "\n".join(out)
 
 
-class LoggedRequest(dict[str, Any]):
+class LoggedRequest(Logged):
     """One logged request: keys ``seq``, ``ts``, ``method``, ``path``, ``body``, ``kind``."""
-
-    @property
-    def body(self) -> dict[str, Any]:
-        return self["body"] if isinstance(self["body"], dict) else {}
-
-    @property
-    def is_main(self) -> bool:
-        return bool(self["kind"] == "main")
 
     @property
     def input(self) -> list[dict[str, Any]]:
@@ -184,130 +174,17 @@ class LoggedRequest(dict[str, Any]):
         return [str(t.get("name") or t.get("type") or "") for t in self.body.get("tools") or []]
 
 
-class MockResponses:
-    """The mock server. ``start()`` binds a free port on 127.0.0.1; ``stop()`` ends it."""
+class MockResponses(ScriptedServer[LoggedRequest]):
+    """The mock Responses API. ``start()`` binds a free port on 127.0.0.1; ``stop()`` ends it."""
+
+    record = LoggedRequest
+    url_path = "/v1"
+    name = "mock-responses"
+    normalise = staticmethod(_normalise)
 
     def __init__(self, log_path: Path | None = None, title: str = "Mock task") -> None:
-        self.log_path = log_path
+        super().__init__(log_path)
         self.title = title
-        self.requests: list[LoggedRequest] = []
-        self.errors: list[str] = []
-        self._script: list[Step] = []
-        self._lock = threading.Condition()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-        self.port = 0
-
-    # -- lifecycle ---------------------------------------------------------------------
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def start(self) -> MockResponses:
-        mock = self
-
-        class Handler(_Handler):
-            pass
-
-        Handler.mock = mock
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
-        self._server = server
-        self.port = server.server_address[1]
-        self._thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": 0.1},
-            name=f"mock-responses-{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> MockResponses:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    # -- script ------------------------------------------------------------------------
-    def script(self, steps: Iterable[Step]) -> None:
-        """Replace the remaining script with ``steps``."""
-        with self._lock:
-            self._script = list(steps)
-
-    def add(self, *steps: Step) -> None:
-        with self._lock:
-            self._script.extend(steps)
-
-    @property
-    def pending_steps(self) -> int:
-        with self._lock:
-            return len(self._script)
-
-    def _next_reply(self, body: dict[str, Any]) -> list[Item]:
-        with self._lock:
-            step = self._script.pop(0) if self._script else None
-        if callable(step):
-            step = step(body)
-        return _normalise(step)
-
-    # -- log ---------------------------------------------------------------------------
-    def _log(self, method: str, path: str, body: Any, kind: str) -> LoggedRequest:
-        with self._lock:
-            entry = LoggedRequest(
-                seq=len(self.requests),
-                ts=time.time(),
-                method=method,
-                path=path,
-                body=body,
-                kind=kind,
-            )
-            self.requests.append(entry)
-            if self.log_path is not None:
-                with open(self.log_path, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(entry, ensure_ascii=False) + "\n")
-            self._lock.notify_all()
-            return entry
-
-    def main_requests(self, since: int = 0) -> list[LoggedRequest]:
-        with self._lock:
-            return [r for r in self.requests if r.is_main and r["seq"] >= since]
-
-    def mark(self) -> int:
-        with self._lock:
-            return len(self.requests)
-
-    def wait_for(
-        self,
-        predicate: Callable[[LoggedRequest], bool],
-        since: int = 0,
-        timeout: float = 60.0,
-    ) -> LoggedRequest:
-        deadline = time.monotonic() + timeout
-        with self._lock:
-            while True:
-                for r in self.requests[since:]:
-                    if predicate(r):
-                        return r
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(
-                        f"no matching request within {timeout:.0f}s "
-                        f"({len(self.requests) - since} requests since #{since})"
-                    )
-                self._lock.wait(min(left, 0.5))
-
-    def wait_main(self, since: int = 0, timeout: float = 60.0) -> LoggedRequest:
-        return self.wait_for(lambda r: r.is_main, since=since, timeout=timeout)
 
 
 def _classify(path: str, body: Any) -> str:
@@ -316,34 +193,8 @@ def _classify(path: str, body: Any) -> str:
     return "main" if body.get("tools") else "side"
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(MockHandler):
     mock: MockResponses
-    protocol_version = "HTTP/1.1"
-    timeout = 30
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
-
-    def _read_body(self) -> Any:
-        n = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(n) if n else b""
-        if not raw:
-            return None
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw.decode("utf-8", "replace")
-
-    def _send(self, status: int, payload: bytes, ctype: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-        self.wfile.flush()
-
-    def _json(self, status: int, obj: Any) -> None:
-        self._send(status, json.dumps(obj).encode(), "application/json")
 
     def do_GET(self) -> None:  # noqa: N802
         self.mock._log("GET", self.path, None, "other")
@@ -369,3 +220,6 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as e:  # a broken step must show up in the test, not hang it
             self.mock.errors.append(f"{type(e).__name__}: {e}")
             self._json(400, {"error": {"message": f"mock: {e}", "type": "invalid_request_error"}})
+
+
+MockResponses.handler = _Handler
