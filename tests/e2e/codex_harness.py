@@ -37,7 +37,17 @@ from pathlib import Path
 from typing import Any
 
 from codex_mock import Item, LoggedRequest, MockResponses, exec_command, message
-from e2e_harness import CACHE, Result, _git, _killpg, descendants, make_project, reap, unavailable
+from e2e_harness import (
+    CACHE,
+    Result,
+    _git,
+    _killpg,
+    descendants,
+    find_pinned,
+    make_project,
+    reap,
+    version_of,
+)
 from e2e_scripted import ScriptError, block_with, fill_heredoc
 
 CODEX_VERSION = os.environ.get("SESSION_SKILL_E2E_CODEX_VERSION", "0.171.0")
@@ -53,87 +63,24 @@ def codex_prefix() -> Path:
     return CACHE / f"codex-{CODEX_VERSION}"
 
 
-def _version_of(binary: Path) -> str:
-    try:
-        p = subprocess.run(
-            [str(binary), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env={"PATH": os.environ.get("PATH", ""), "HOME": str(CACHE)},
-        )
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return f"<failed: {e}>"
-    return (p.stdout or p.stderr).strip()
-
-
 def find_codex_binary(prefix: Path) -> Path | None:
     """The native binary of the per-platform optional dependency reporting our version."""
     pattern = "node_modules/@openai/codex-*/vendor/*/bin/codex"
     for c in sorted(prefix.glob(pattern)):
-        if c.is_file() and os.access(c, os.X_OK) and _version_of(c) == f"codex-cli {CODEX_VERSION}":
+        if c.is_file() and os.access(c, os.X_OK) and version_of(c) == f"codex-cli {CODEX_VERSION}":
             return c
-    return None
-
-
-def _npm_install(prefix: Path) -> str | None:
-    npm = shutil.which("npm")
-    if not npm:
-        return "npm not found (install Node.js and npm, or run .ci/e2e-setup.sh)"
-    prefix.mkdir(parents=True, exist_ok=True)
-    pkg = prefix / "package.json"
-    if not pkg.exists():
-        pkg.write_text('{"name": "session-skill-e2e-cache", "private": true}\n')
-    cmd = [
-        npm,
-        "install",
-        "--prefix",
-        str(prefix),
-        "--no-audit",
-        "--no-fund",
-        "--ignore-scripts",
-        "--loglevel=error",
-        "--fetch-timeout=30000",
-        "--fetch-retries=1",
-        f"@openai/codex@{CODEX_VERSION}",
-    ]
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    except subprocess.TimeoutExpired:
-        return "npm install timed out (registry unreachable?)"
-    if p.returncode != 0:
-        tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
-        return f"npm install failed (registry unreachable?): {' | '.join(tail)}"
     return None
 
 
 def find_codex() -> Path:
     """The pinned codex binary; installs it with npm into the cache when missing."""
-    explicit = os.environ.get("SESSION_SKILL_E2E_CODEX")
-    if explicit:
-        given = Path(explicit)
-        if not (given.is_file() and os.access(given, os.X_OK)):
-            unavailable(f"SESSION_SKILL_E2E_CODEX={explicit} is not an executable file")
-        return given
-    prefix = codex_prefix()
-    b = find_codex_binary(prefix)
-    if b is None and os.environ.get("SESSION_SKILL_E2E_INSTALL") == "0":
-        unavailable(
-            f"Codex {CODEX_VERSION} not in {prefix} and SESSION_SKILL_E2E_INSTALL=0 "
-            "(run .ci/e2e-setup.sh)"
-        )
-    if b is None:
-        err = _npm_install(prefix)
-        if err:
-            unavailable(f"Codex {CODEX_VERSION} not in {prefix}: {err}")
-        b = find_codex_binary(prefix)
-        if b is None:
-            unavailable(
-                f"npm installed @openai/codex@{CODEX_VERSION} but no native codex binary "
-                f"reporting that version under {prefix}/node_modules/@openai"
-            )
-    assert b is not None
-    return b
+    return find_pinned(
+        f"Codex {CODEX_VERSION}",
+        f"@openai/codex@{CODEX_VERSION}",
+        "SESSION_SKILL_E2E_CODEX",
+        codex_prefix(),
+        find_codex_binary,
+    )
 
 
 # --- the scratch world -------------------------------------------------------------------

@@ -74,7 +74,7 @@ def _prefix() -> Path:
     return CACHE / f"claude-code-{CLAUDE_VERSION}"
 
 
-def _version_of(binary: Path) -> str:
+def version_of(binary: Path) -> str:
     try:
         p = subprocess.run(
             [str(binary), "--version"],
@@ -92,13 +92,13 @@ def _find_binary(prefix: Path) -> Path | None:
     """The native binary from the per-platform optional dependency that reports our
     version (a glibc and a musl build may both be present; only one runs)."""
     for c in sorted((prefix / "node_modules" / "@anthropic-ai").glob("claude-code-*/claude")):
-        if c.is_file() and os.access(c, os.X_OK) and _version_of(c).startswith(CLAUDE_VERSION):
+        if c.is_file() and os.access(c, os.X_OK) and version_of(c).startswith(CLAUDE_VERSION):
             return c
     return None
 
 
-def _npm_install(prefix: Path) -> str | None:
-    """Install the pinned CLI; return an error string or None."""
+def npm_install(prefix: Path, package: str) -> str | None:
+    """Install the pinned ``package`` (``name@version``); return an error string or None."""
     npm = shutil.which("npm")
     if not npm:
         return "npm not found (install Node.js and npm, or run .ci/e2e-setup.sh)"
@@ -119,7 +119,7 @@ def _npm_install(prefix: Path) -> str | None:
         "--loglevel=error",
         "--fetch-timeout=30000",
         "--fetch-retries=1",
-        f"@anthropic-ai/claude-code@{CLAUDE_VERSION}",
+        package,
     ]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -131,34 +131,45 @@ def _npm_install(prefix: Path) -> str | None:
     return None
 
 
-def find_claude() -> Path:
-    """The pinned claude binary; installs it with npm into the cache when missing."""
-    explicit = os.environ.get("SESSION_SKILL_E2E_CLAUDE")
+def find_pinned(
+    label: str, package: str, env_var: str, prefix: Path, find: Callable[[Path], Path | None]
+) -> Path:
+    """A pinned client's native binary: ``env_var`` when set, else the one ``find`` sees
+    in ``prefix``, installed there with npm when missing (``label``: "Codex 0.171.0")."""
+    explicit = os.environ.get(env_var)
     if explicit:
         given = Path(explicit)
         if not (given.is_file() and os.access(given, os.X_OK)):
-            unavailable(f"SESSION_SKILL_E2E_CLAUDE={explicit} is not an executable file")
+            unavailable(f"{env_var}={explicit} is not an executable file")
         return given
-    prefix = _prefix()
-    b = _find_binary(prefix)
+    b = find(prefix)
     if b is None and os.environ.get("SESSION_SKILL_E2E_INSTALL") == "0":
         unavailable(
-            f"Claude Code {CLAUDE_VERSION} not in {prefix} and "
-            "SESSION_SKILL_E2E_INSTALL=0 (run .ci/e2e-setup.sh)"
+            f"{label} not in {prefix} and SESSION_SKILL_E2E_INSTALL=0 (run .ci/e2e-setup.sh)"
         )
     if b is None:
-        err = _npm_install(prefix)
+        err = npm_install(prefix, package)
         if err:
-            unavailable(f"Claude Code {CLAUDE_VERSION} not in {prefix}: {err}")
-        b = _find_binary(prefix)
+            unavailable(f"{label} not in {prefix}: {err}")
+        b = find(prefix)
         if b is None:
+            scope = prefix / "node_modules" / package.rsplit("/", 1)[0]
             unavailable(
-                f"npm installed @anthropic-ai/claude-code@{CLAUDE_VERSION} but no "
-                f"native claude binary reporting that version under "
-                f"{prefix}/node_modules/@anthropic-ai"
+                f"npm installed {package} but no native binary reporting that version under {scope}"
             )
     assert b is not None
     return b
+
+
+def find_claude() -> Path:
+    """The pinned claude binary; installs it with npm into the cache when missing."""
+    return find_pinned(
+        f"Claude Code {CLAUDE_VERSION}",
+        f"@anthropic-ai/claude-code@{CLAUDE_VERSION}",
+        "SESSION_SKILL_E2E_CLAUDE",
+        _prefix(),
+        _find_binary,
+    )
 
 
 def find_tmux() -> str:
