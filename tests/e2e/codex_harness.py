@@ -27,10 +27,8 @@ import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import time
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,12 +38,11 @@ from codex_mock import Item, LoggedRequest, MockResponses, exec_command, message
 from e2e_harness import (
     CACHE,
     Result,
+    TmuxPane,
     _git,
     _killpg,
-    descendants,
     find_pinned,
     make_project,
-    reap,
     version_of,
 )
 from e2e_scripted import ScriptError, block_with, fill_heredoc
@@ -289,77 +286,18 @@ STATUS = "mock-model"  # the status line under the composer names the model
 IDLE_FOOTER = "for shortcuts"  # shown under an empty composer only
 
 
-class CodexTui:
-    """The interactive ``codex --no-daemon`` in a tmux session on a private server."""
+class CodexTui(TmuxPane):
+    """The interactive ``codex --no-daemon``."""
+
+    client = "codex"
+    term = "xterm-256color"
+    wait = 30.0
 
     def __init__(self, world: CodexWorld, tmux: str, args: Iterable[str]) -> None:
-        self.world = world
-        self.socket = f"ss-e2e-codex-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self.name = "cx"
-        self.base = [tmux, "-L", self.socket]
-        self.args = tuple(args)
-        self.pane_pid: int | None = None
-        self.server_pid: int | None = None
-        self.closed = False
-
-    def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-        return subprocess.run(
-            [*self.base, *args], capture_output=True, text=True, timeout=30, check=check, env=env
-        )
+        super().__init__(world, tmux, args, "cx")
 
     def start(self) -> None:
-        w = self.world
-        wrapper = w.root / f"codex-tui-{self.socket}.sh"
-        assigns = " ".join(f"{k}={shlex.quote(v)}" for k, v in w.env().items())
-        argv = " ".join(shlex.quote(a) for a in (str(w.codex), "--no-daemon", *self.args))
-        env_bin = shutil.which("env") or "/usr/bin/env"
-        sleep_bin = shutil.which("sleep") or "/bin/sleep"
-        wrapper.write_text(
-            "#!/bin/sh\n"
-            f"{env_bin} -i TERM=xterm-256color {assigns} {argv}\n"
-            'echo "[codex exited: $?]"\n'
-            f"exec {sleep_bin} 3600\n"
-        )
-        wrapper.chmod(0o755)
-        self._tmux(
-            "-f", "/dev/null", "new-session", "-d", "-s", self.name,
-            "-x", "150", "-y", "45", "-c", str(w.proj), str(wrapper),
-        )  # fmt: skip
-        pids = self._tmux(
-            "display-message", "-p", "-t", self.name, "#{pid} #{pane_pid}"
-        ).stdout.split()
-        self.server_pid, self.pane_pid = int(pids[0]), int(pids[1])
-
-    # -- screen -------------------------------------------------------------------------
-    def screen(self) -> str:
-        if self.closed:
-            return ""
-        p = self._tmux("capture-pane", "-p", "-J", "-t", self.name, check=False)
-        if p.returncode != 0:
-            raise AssertionError(f"tmux session is gone: {p.stderr.strip()}")
-        return p.stdout
-
-    def wait_screen(
-        self, pred: Callable[[str], bool] | str, timeout: float = 30, what: str = ""
-    ) -> str:
-        check = (lambda s: pred in s) if isinstance(pred, str) else pred
-        deadline = time.monotonic() + timeout
-        s = ""
-        while time.monotonic() < deadline:
-            s = self.screen()
-            if check(s):
-                return s
-            if "[codex exited:" in s:
-                break
-            time.sleep(0.15)
-        raise AssertionError(
-            f"screen never showed {what or pred!r} within {timeout}s; screen:\n{s}\n"
-            f"mock errors: {self.world.mock.errors}"
-        )
-
-    def keys(self, *keys: str) -> None:
-        self._tmux("send-keys", "-t", self.name, *keys)
+        self.launch((str(self.world.codex), "--no-daemon", *self.args))
 
     def answer(self, key: str, prompt: str, timeout: float = 30) -> None:
         """Press ``key`` to answer the question on screen (``prompt``); press it again if
@@ -425,19 +363,6 @@ class CodexTui:
         )
         time.sleep(0.2)  # the slash-command popup settles on its first match
         self.keys("Enter")
-
-    # -- cleanup ------------------------------------------------------------------------
-    def close(self) -> None:
-        if self.closed:
-            return
-        pids = descendants(self.pane_pid) if self.pane_pid is not None else []
-        if self.server_pid is not None:
-            pids.append(self.server_pid)
-        self.closed = True
-        try:
-            self._tmux("kill-server", check=False)
-        finally:
-            reap(pids)
 
 
 # --- reading what Codex sent and wrote ---------------------------------------------------------

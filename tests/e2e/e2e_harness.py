@@ -38,9 +38,10 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mock_api import MockAnthropic
@@ -438,18 +439,27 @@ def _killpg(pgid: int) -> None:
 RULE = "─" * 20
 
 
-class Tui:
-    """The interactive ``claude`` in a tmux session on a private server (``-L``)."""
+class TmuxPane:
+    """A client's interactive UI in a tmux session on a private server (``-L``).
 
-    def __init__(self, world: World, tmux: str, args: tuple[str, ...]) -> None:
+    Subclasses set ``client`` (the wrapper prints ``[<client> exited: N]`` when it ends),
+    ``term`` and ``wait`` (``wait_screen``'s default timeout), and start it with
+    ``launch(argv)``. The pane outlives the client (so a crash stays readable on screen)
+    until ``close()`` kills the server and reaps what survived.
+    """
+
+    client = "client"
+    term = "screen"
+    wait = 60.0
+
+    def __init__(self, world: Any, tmux: str, args: Iterable[str], name: str) -> None:
         self.world = world
-        self.socket = f"ss-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self.name = "cc"
+        self.socket = f"ss-e2e-{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.name = name
         self.base = [tmux, "-L", self.socket]
-        self.args = args
+        self.args = tuple(args)
         self.pane_pid: int | None = None
         self.server_pid: int | None = None
-        self._pids: list[int] = []
         self.closed = False
 
     def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -459,41 +469,29 @@ class Tui:
             [*self.base, *args], capture_output=True, text=True, timeout=30, check=check, env=env
         )
 
-    def start(self, timeout: float = 60) -> None:
+    def launch(self, argv: Iterable[str]) -> None:
+        """Run ``argv`` in the project, with the world's environment only, in a new pane."""
         w = self.world
-        wrapper = w.root / f"claude-tui-{self.socket}.sh"
+        wrapper = w.root / f"{self.client}-tui-{self.socket}.sh"
         assigns = " ".join(f"{k}={shlex.quote(v)}" for k, v in w.env().items())
-        argv = " ".join(shlex.quote(a) for a in (str(w.claude), *self.args))
+        command = " ".join(shlex.quote(a) for a in argv)
         env_bin = shutil.which("env") or "/usr/bin/env"
         sleep_bin = shutil.which("sleep") or "/bin/sleep"
-        # The pane outlives claude (so a crash stays readable on screen) until kill-server.
         wrapper.write_text(
             "#!/bin/sh\n"
-            f'{env_bin} -i TERM="${{TERM:-screen}}" {assigns} {argv}\n'
-            'echo "[claude exited: $?]"\n'
+            f"{env_bin} -i TERM={self.term} {assigns} {command}\n"
+            f'echo "[{self.client} exited: $?]"\n'
             f"exec {sleep_bin} 3600\n"
         )
         wrapper.chmod(0o755)
         self._tmux(
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            self.name,
-            "-x",
-            "150",
-            "-y",
-            "45",
-            "-c",
-            str(w.proj),
-            str(wrapper),
-        )
+            "-f", "/dev/null", "new-session", "-d", "-s", self.name,
+            "-x", "150", "-y", "45", "-c", str(w.proj), str(wrapper),
+        )  # fmt: skip
         pids = self._tmux(
             "display-message", "-p", "-t", self.name, "#{pid} #{pane_pid}"
         ).stdout.split()
         self.server_pid, self.pane_pid = int(pids[0]), int(pids[1])
-        self.wait_ready(timeout)
 
     # -- screen -------------------------------------------------------------------------
     def screen(self) -> str:
@@ -505,8 +503,9 @@ class Tui:
         return p.stdout
 
     def wait_screen(
-        self, pred: Callable[[str], bool] | str, timeout: float = 60, what: str = ""
+        self, pred: Callable[[str], bool] | str, timeout: float | None = None, what: str = ""
     ) -> str:
+        timeout = self.wait if timeout is None else timeout
         check = (lambda s: pred in s) if isinstance(pred, str) else pred
         deadline = time.monotonic() + timeout
         s = ""
@@ -514,13 +513,43 @@ class Tui:
             s = self.screen()
             if check(s):
                 return s
-            if "[claude exited:" in s:
+            if f"[{self.client} exited:" in s:
                 break
             time.sleep(0.15)
         raise AssertionError(
             f"screen never showed {what or pred!r} within {timeout}s; screen:\n{s}\n"
             f"mock errors: {self.world.mock.errors}"
         )
+
+    def keys(self, *keys: str) -> None:
+        self._tmux("send-keys", "-t", self.name, *keys)
+
+    # -- cleanup ------------------------------------------------------------------------
+    def close(self) -> None:
+        if self.closed:
+            return
+        pids = descendants(self.pane_pid) if self.pane_pid is not None else []
+        if self.server_pid is not None:
+            pids.append(self.server_pid)
+        self.closed = True
+        try:
+            self._tmux("kill-server", check=False)
+        finally:
+            reap(pids)  # whatever survived kill-server's SIGHUP
+
+
+class Tui(TmuxPane):
+    """The interactive ``claude``."""
+
+    client = "claude"
+    term = '"${TERM:-screen}"'
+
+    def __init__(self, world: World, tmux: str, args: tuple[str, ...]) -> None:
+        super().__init__(world, tmux, args, "cc")
+
+    def start(self, timeout: float = 60) -> None:
+        self.launch((str(self.world.claude), *self.args))
+        self.wait_ready(timeout)
 
     @staticmethod
     def input_text(screen: str) -> str | None:
@@ -540,14 +569,14 @@ class Tui:
     def type(self, text: str, timeout: float = 30) -> None:
         """Type ``text`` into the prompt box, check it landed, press Enter."""
         self.wait_ready(timeout)
-        self._tmux("send-keys", "-t", self.name, "-l", text)
+        self.keys("-l", text)
         norm = " ".join(text.split())
         self.wait_screen(
             lambda s: " ".join((self.input_text(s) or "").split()) == norm,
             timeout,
             what=f"prompt box holding {text!r}",
         )
-        self._tmux("send-keys", "-t", self.name, "Enter")
+        self.keys("Enter")
 
     def clear(self, timeout: float = 30) -> None:
         """Run ``/clear`` and wait until the prompt box is empty again."""
@@ -555,20 +584,6 @@ class Tui:
         self.wait_screen(
             lambda s: self.input_text(s) == "" and "❯ /clear" in s, timeout, what="/clear done"
         )
-
-    # -- cleanup ------------------------------------------------------------------------
-    def close(self) -> None:
-        if self.closed:
-            return
-        if self.pane_pid is not None:
-            self._pids = descendants(self.pane_pid)
-        if self.server_pid is not None:
-            self._pids.append(self.server_pid)
-        self.closed = True
-        try:
-            self._tmux("kill-server", check=False)
-        finally:
-            reap(self._pids)  # whatever survived kill-server's SIGHUP
 
 
 # --- scratch HOME and project ---------------------------------------------------------
