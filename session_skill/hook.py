@@ -172,6 +172,8 @@ def notice(
     room = NOTICE_LIMIT - len(head) - len(tail)
     if len(goal) > room:
         goal = goal[: max(room - 1, 0)].rstrip() + "…"
+    if goal.endswith((".", "!", "?")):
+        tail = tail[1:]  # "Goal: List the files. It holds…", not "files.. It holds"
     message = (
         f"session-skill: no {dump} before /clear; the conversation was saved as `{slug}` "
         f"({what}), not loaded — `{recall}` loads it"

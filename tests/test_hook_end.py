@@ -535,6 +535,22 @@ def test_a_long_goal_is_clipped_to_the_notice_limit(root: Path, tmp_path: Path) 
     assert notice.endswith("`/session-skill:session recall` loads it.")  # the plugin's form
 
 
+@pytest.mark.parametrize(("request_text", "shown"), [
+    ("List the synthetic files.", "Goal: List the synthetic files. It holds"),
+    ("Why does the retry loop spin?", "Goal: Why does the retry loop spin? It holds"),
+    ("Fix the retry loop", "Goal: Fix the retry loop. It holds"),
+])  # fmt: skip
+def test_the_goal_sentence_ends_once(
+    root: Path, tmp_path: Path, request_text: str, shown: str
+) -> None:
+    _write(tmp_path / "t.jsonl", root, [_user(request_text), _say("On it.", 2)])
+    end(root, tmp_path / "t.jsonl")
+    out = start(root)
+    assert out is not None
+    notice = out["hookSpecificOutput"]["additionalContext"]  # type: ignore[index]
+    assert shown in notice and ".." not in notice, notice
+
+
 def test_a_dumped_doc_restore_tells_the_user(root: Path) -> None:
     write_doc(store(root), "auth-work", created="2026-11-29T18:27:00Z", extra="tokens: 812\n")
     (store(root) / "LATEST").write_text("auth-work\n")
