@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -20,8 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from session_skill.agent import CODEX_SKILL, PROJECT_SKILL
+from session_skill.codexskill import CODEX_PLUGIN_EDITS, codex_copy
+from session_skill.codexskill import PLUGIN_CLI as PLUGIN_CLI
 from session_skill.errors import SessionError, UsageError
 from session_skill.store import fileio
+from session_skill.store.jsonfile import dump_json, json_style, read_bytes, read_json
 from session_skill.store.store import STORE_REL, Store, find_project_root, template_dir
 
 HOOK_MARK = "-m session_skill hook session-start"  # how we recognise our own hook entry
@@ -61,74 +63,12 @@ def skill_text(agent: str) -> str:
         text = fileio.read_text(skill_source())
     except OSError:
         raise SessionError(f"the packaged skill is missing: {skill_source()}") from None
-    return _codex_skill(text) if agent == "codex" else text
-
-
-# The Codex copy of the skill, edit by edit. Codex reads only `name` and `description`,
-# substitutes nothing in a skill body (no $ARGUMENTS, no session id), names the skill
-# `$session`, and has no AskUserQuestion tool: the model asks in plain text and waits.
-_CODEX_EDITS = (
-    ("Use for /session, or when", "Use for $session, or when"),
-    ("argument-hint: dump [name] | recall [name] | list | park <idea> | sweep | drop <item>\n", ""),
-    ("allowed-tools: Bash(session-skill *)\n", ""),
-    (' --session-id "${CLAUDE_SESSION_ID}"', ""),
-    ("\n$ARGUMENTS\n", "\n<what the user wrote after $session, verbatim>\n"),
-    (
-        "ask the user with AskUserQuestion, one option per printed option, then re-run",
-        "ask the user in plain text, the printed options as a numbered list, and wait for "
-        "the answer (end your turn; never pick for them), then re-run",
-    ),
-    (
-        "Then ask (AskUserQuestion): park all, a subset, or none.",
-        "Then ask the user in plain text, as numbered options (1. park all, 2. a subset: "
-        "which numbers, 3. none), and wait for the answer.",
-    ),
-)
-
-
-def _codex_skill(text: str, edits: tuple[tuple[str, str], ...] = _CODEX_EDITS) -> str:
-    for old, new in edits:
-        if old not in text:  # the packaged skill changed under these edits: fail loudly
-            raise SessionError(f"cannot make the Codex copy of the skill: {old.strip()!r} is gone")
-        text = text.replace(old, new)
-    return text
-
-
-# The Codex plugin's copy (codex/skills/session/SKILL.md, generated from the Codex copy;
-# tests/test_codex_plugin.py keeps the committed file equal to this). Seen in codex-cli 0.171.0:
-# the plugin's skill is `$session-skill:session`; its bin/ is not on the shell's PATH and a
-# skill body gets no substitution, but the skill message gives the SKILL.md's absolute path
-# (`<path>`); the shell tool's sandbox may neither write the plugin's data folder nor download,
-# so the first command (it installs the dependencies) must be re-run outside it.
-PLUGIN_CLI = '"<plugin>/bin/session-skill"'
-_CODEX_PLUGIN_EDITS = (
-    ("Use for $session, or when", "Use for $session-skill:session, or when"),
-    ("after $session, verbatim>", "after $session-skill:session, verbatim>"),
-    (
-        "The `session-skill` CLI does the mechanics. Run exactly this;",
-        "The `session-skill` CLI does the mechanics. It comes with this plugin and is not on "
-        f"PATH: run it as `{PLUGIN_CLI}`, where `<plugin>` is this SKILL.md's path without "
-        "`/codex/skills/session/SKILL.md`, written out — here and in every command its output "
-        "prints (`session-skill dump …`). Run exactly this;",
-    ),
-    ("```bash\nsession-skill dispatch", f"```bash\n{PLUGIN_CLI} dispatch"),
-    (
-        "- **1** — relay the `error:` line",
-        "- **1** after a line `session-skill: setup needed: …` — the plugin's one-time setup "
-        "(it installs its Python dependencies, 20–60 s) cannot run in Codex's sandbox: run the "
-        'same command again with `sandbox_permissions: "require_escalated"` and the '
-        'justification "session-skill installs its Python dependencies (once)".\n'
-        "- **1** — relay the `error:` line",
-    ),
-    ("   session-skill dump <as printed>", f"   {PLUGIN_CLI} dump <as printed>"),
-    ("`session-skill sweep --park 1,3`", f"`{PLUGIN_CLI} sweep --park 1,3`"),
-    ("```bash\nsession-skill park <<", f"```bash\n{PLUGIN_CLI} park <<"),
-)
+    return codex_copy(text) if agent == "codex" else text
 
 
 def codex_plugin_skill_text() -> str:
     """The SKILL.md of the Codex plugin (codex/skills/session/SKILL.md)."""
-    return _codex_skill(skill_text("codex"), _CODEX_PLUGIN_EDITS)
+    return codex_copy(skill_text("codex"), CODEX_PLUGIN_EDITS)
 
 
 def hook_command(python: str | None = None, agent: str = "claude") -> str:
@@ -324,7 +264,7 @@ def _install_skill(place: _Place) -> list[_Step]:
     text = skill_text(place.agent)
     data = text.encode("utf-8")
     shown = place.show(place.skill)
-    current = _read_bytes(place.skill, shown)
+    current = read_bytes(place.skill, shown)
     if current == data:
         return []
     if current is None:
@@ -341,7 +281,7 @@ def _install_hook(place: _Place, command: str) -> list[_Step]:
     """One step writing the client's hook entries (SessionStart, and SessionEnd for Claude
     Code): each added when missing, its command updated when the interpreter moved."""
     shown = place.show(place.settings)
-    original = _read_json(place.settings, shown)
+    original = read_json(place.settings, shown)
     data = json.loads(json.dumps(original))  # a deep copy to edit
     added: list[str] = []
     updated: list[str] = []
@@ -358,7 +298,7 @@ def _install_hook(place: _Place, command: str) -> list[_Step]:
         what = f"update the {_hooks(updated)} and add the {_hooks(added)} in"
     else:
         what = f"update the {_hooks(updated)} in" if updated else f"add the {_hooks(added)} to"
-    data_bytes = _dump_json(data, _json_style(place.settings, shown))
+    data_bytes = dump_json(data, json_style(place.settings, shown))
     return [_Step(f"{what} {shown}", place.settings, data_bytes)]
 
 
@@ -411,7 +351,7 @@ def _install_gitignore(root: Path) -> list[_Step]:
     if not os.path.lexists(root / ".git"):
         return []
     path = root / ".gitignore"
-    current = _read_bytes(path, ".gitignore")
+    current = read_bytes(path, ".gitignore")
     if current is None:
         return [
             _Step(
@@ -458,7 +398,7 @@ def uninstall(*, project: Path | None, user: bool, agent: str, home: Path) -> st
 
 def _uninstall_skill(place: _Place, kept: list[str]) -> list[_Step]:
     shown = place.show(place.skill)
-    current = _read_bytes(place.skill, shown)
+    current = read_bytes(place.skill, shown)
     if current is None:
         return []
     if current != skill_text(place.agent).encode("utf-8"):
@@ -476,7 +416,7 @@ def _uninstall_hook(place: _Place) -> list[_Step]:
     shown = place.show(place.settings)
     if not os.path.lexists(place.settings):
         return []
-    original = _read_json(place.settings, shown)
+    original = read_json(place.settings, shown)
     data = json.loads(json.dumps(original))
     hooks_obj = data.get("hooks")
     removed: list[str] = []
@@ -509,7 +449,7 @@ def _uninstall_hook(place: _Place) -> list[_Step]:
 
         return [_Step(f"remove {shown} (it held only the session-skill hook)", action=remove)]
     what = f"remove the {_hooks(removed)} from {shown}"
-    return [_Step(what, place.settings, _dump_json(data, _json_style(place.settings, shown)))]
+    return [_Step(what, place.settings, dump_json(data, json_style(place.settings, shown)))]
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -538,35 +478,6 @@ def _is_ours(hook: object, mark: str = HOOK_MARK) -> bool:
     )
 
 
-def _read_bytes(path: Path, shown: str) -> bytes | None:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise SessionError(f"{shown} is a directory: not touching it") from None
-    except OSError as exc:
-        raise SessionError(f"cannot read {shown}: {exc.strerror}") from None
-
-
-def _read_json(path: Path, shown: str) -> dict[str, Any]:
-    raw = _read_bytes(path, shown)
-    if raw is None or not raw.strip():
-        return {}
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise SessionError(f"{shown} is not UTF-8 text: not touching it") from None
-    except json.JSONDecodeError as exc:
-        raise SessionError(
-            f"{shown} is not valid JSON (line {exc.lineno}): not touching it"
-        ) from None
-    if not isinstance(data, dict):
-        raise SessionError(f"{shown} does not hold a JSON object: not touching it")
-    return data
-
-
 def _session_start(
     data: dict[str, Any], shown: str, *, create: bool, event: str = "SessionStart"
 ) -> Any:
@@ -582,55 +493,3 @@ def _session_start(
     if not isinstance(entries, list):
         raise SessionError(f'{shown}: "hooks.{event}" is not a JSON list: not touching it')
     return entries
-
-
-class _JsonStyle:
-    """How a settings file is written, so a rewrite keeps it: a BOM, CRLF, its indentation
-    (None: all on one line), `"key":value` without a space, a final line break."""
-
-    def __init__(
-        self,
-        bom: bool = False,
-        newline: str = "\n",
-        indent: str | None = "  ",
-        compact: bool = False,
-        final_newline: bool = True,
-    ) -> None:
-        self.bom = bom
-        self.newline = newline
-        self.indent = indent
-        self.compact = compact
-        self.final_newline = final_newline
-
-
-def _json_style(path: Path, shown: str) -> _JsonStyle:
-    raw = _read_bytes(path, shown)
-    if raw is None or not raw.strip():
-        return _JsonStyle()
-    bom = raw.startswith(b"\xef\xbb\xbf")
-    text = raw.decode("utf-8-sig", "replace")
-    body = text.strip()
-    indent: str | None = None
-    if "\n" in body:
-        found = re.search(r"\n([ \t]+)\S", body)
-        indent = found.group(1) if found else "  "
-    return _JsonStyle(
-        bom=bom,
-        newline="\r\n" if "\r\n" in text else "\n",
-        indent=indent,
-        compact=re.search(r'"\s*:\s', body) is None,
-        final_newline=text.endswith("\n"),
-    )
-
-
-def _dump_json(data: dict[str, Any], style: _JsonStyle | None = None) -> bytes:
-    style = style or _JsonStyle()
-    if style.indent is None:
-        separators = (",", ":") if style.compact else (", ", ": ")
-    else:
-        separators = (",", ":" if style.compact else ": ")
-    text = json.dumps(data, indent=style.indent, separators=separators, ensure_ascii=False)
-    if style.final_newline:
-        text += "\n"
-    text = text.replace("\n", style.newline)  # JSON strings hold `\n` escaped: structure only
-    return (b"\xef\xbb\xbf" if style.bom else b"") + text.encode("utf-8")

@@ -1,0 +1,69 @@
+"""The Codex copies of the skill: the project install's (`.agents/skills/session/SKILL.md`)
+and the Codex plugin's (`codex/skills/session/SKILL.md`), each made from the packaged
+SKILL.md by exact edits that fail loudly when the skill changes under them.
+"""
+
+from __future__ import annotations
+
+from session_skill.errors import SessionError
+
+# The Codex copy of the skill, edit by edit. Codex reads only `name` and `description`,
+# substitutes nothing in a skill body (no $ARGUMENTS, no session id), names the skill
+# `$session`, and has no AskUserQuestion tool: the model asks in plain text and waits.
+CODEX_EDITS = (
+    ("Use for /session, or when", "Use for $session, or when"),
+    ("argument-hint: dump [name] | recall [name] | list | park <idea> | sweep | drop <item>\n", ""),
+    ("allowed-tools: Bash(session-skill *)\n", ""),
+    (' --session-id "${CLAUDE_SESSION_ID}"', ""),
+    ("\n$ARGUMENTS\n", "\n<what the user wrote after $session, verbatim>\n"),
+    (
+        "ask the user with AskUserQuestion, one option per printed option, then re-run",
+        "ask the user in plain text, the printed options as a numbered list, and wait for "
+        "the answer (end your turn; never pick for them), then re-run",
+    ),
+    (
+        "Then ask (AskUserQuestion): park all, a subset, or none.",
+        "Then ask the user in plain text, as numbered options (1. park all, 2. a subset: "
+        "which numbers, 3. none), and wait for the answer.",
+    ),
+)
+
+
+def codex_copy(text: str, edits: tuple[tuple[str, str], ...] = CODEX_EDITS) -> str:
+    for old, new in edits:
+        if old not in text:  # the packaged skill changed under these edits: fail loudly
+            raise SessionError(f"cannot make the Codex copy of the skill: {old.strip()!r} is gone")
+        text = text.replace(old, new)
+    return text
+
+
+# The Codex plugin's copy (codex/skills/session/SKILL.md, generated from the Codex copy;
+# tests/test_codex_plugin.py keeps the committed file equal to this). Seen in codex-cli 0.171.0:
+# the plugin's skill is `$session-skill:session`; its bin/ is not on the shell's PATH and a
+# skill body gets no substitution, but the skill message gives the SKILL.md's absolute path
+# (`<path>`); the shell tool's sandbox may neither write the plugin's data folder nor download,
+# so the first command (it installs the dependencies) must be re-run outside it.
+PLUGIN_CLI = '"<plugin>/bin/session-skill"'
+CODEX_PLUGIN_EDITS = (
+    ("Use for $session, or when", "Use for $session-skill:session, or when"),
+    ("after $session, verbatim>", "after $session-skill:session, verbatim>"),
+    (
+        "The `session-skill` CLI does the mechanics. Run exactly this;",
+        "The `session-skill` CLI does the mechanics. It comes with this plugin and is not on "
+        f"PATH: run it as `{PLUGIN_CLI}`, where `<plugin>` is this SKILL.md's path without "
+        "`/codex/skills/session/SKILL.md`, written out — here and in every command its output "
+        "prints (`session-skill dump …`). Run exactly this;",
+    ),
+    ("```bash\nsession-skill dispatch", f"```bash\n{PLUGIN_CLI} dispatch"),
+    (
+        "- **1** — relay the `error:` line",
+        "- **1** after a line `session-skill: setup needed: …` — the plugin's one-time setup "
+        "(it installs its Python dependencies, 20–60 s) cannot run in Codex's sandbox: run the "
+        'same command again with `sandbox_permissions: "require_escalated"` and the '
+        'justification "session-skill installs its Python dependencies (once)".\n'
+        "- **1** — relay the `error:` line",
+    ),
+    ("   session-skill dump <as printed>", f"   {PLUGIN_CLI} dump <as printed>"),
+    ("`session-skill sweep --park 1,3`", f"`{PLUGIN_CLI} sweep --park 1,3`"),
+    ("```bash\nsession-skill park <<", f"```bash\n{PLUGIN_CLI} park <<"),
+)

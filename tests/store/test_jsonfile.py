@@ -1,0 +1,39 @@
+"""jsonfile: settings files read with a refusal naming them, written back in their style."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from session_skill.errors import SessionError
+from session_skill.store import jsonfile
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{\n  "a": 1,\n  "b": [\n    2\n  ]\n}\n',
+        b'\xef\xbb\xbf{\r\n\t"a": 1,\r\n\t"b": [\r\n\t\t2\r\n\t]\r\n}',
+        b'{"a":1,"b":[2]}',
+        b'{"a": 1, "b": [2]}\n',
+    ],
+)
+def test_a_rewrite_keeps_the_files_style(tmp_path: Path, raw: bytes) -> None:
+    path = tmp_path / "settings.json"
+    path.write_bytes(raw)
+    data = jsonfile.read_json(path, "settings.json")
+    assert data == {"a": 1, "b": [2]}
+    assert jsonfile.dump_json(data, jsonfile.json_style(path, "settings.json")) == raw
+
+
+def test_a_missing_file_is_empty_and_a_bad_one_is_refused(tmp_path: Path) -> None:
+    assert jsonfile.read_bytes(tmp_path / "none.json", "none.json") is None
+    assert jsonfile.read_json(tmp_path / "none.json", "none.json") == {}
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]\n")
+    with pytest.raises(SessionError, match="bad.json does not hold a JSON object"):
+        jsonfile.read_json(bad, "bad.json")
+    bad.write_text('{"a": \n')
+    with pytest.raises(SessionError, match=r"bad.json is not valid JSON \(line 2\)"):
+        jsonfile.read_json(bad, "bad.json")
