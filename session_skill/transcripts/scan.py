@@ -3,9 +3,9 @@
 `analyze` reads the file once (see `reader.iter_events`) and keeps only small state: the
 files written and the task list (`toolcalls`), the goal and the last request (`turns`),
 and a bounded pool of loose ends — questions the user never answered, things put off for
-later, side ideas. Which sentences are loose ends is decided in `prose`, whether one landed
-later in `landed`, how they fold and show in `candidates`; the public names are re-exported
-here, the API callers import.
+later, side ideas (`loose`). Which sentences are loose ends is decided in `prose`, whether
+one landed later in `landed`, how they fold and show in `candidates`; the public names
+are re-exported here, the API callers import.
 
 A loose end leaves the pool when the session later does it (the deferred fix is reported
 done or committed, the user takes the question up), whichever side of a compaction it was
@@ -18,14 +18,13 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from pathlib import Path
 
 from session_skill.transcripts.candidates import (
     CANDIDATE_TYPES,
     DEFERRED,
     DIVERGING,
-    PRIORITY,
     UNANSWERED,
     UNFINISHED,
     Candidate,
@@ -34,21 +33,14 @@ from session_skill.transcripts.candidates import (
     render_table,
     to_json,
 )
-from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
-from session_skill.transcripts.phrasing import ANCHOR_FORMS, DONE, DONE_WORDS, TRIGGERS, UNDONE
+from session_skill.transcripts.loose import POOL_MAX, loose_end, parse_ts
+from session_skill.transcripts.loose import Loose as _Loose
 from session_skill.transcripts.prose import (
     CLIP_CHARS,
-    WORD,
-    answers,
-    classify,
     clip,
     final_question,
-    listed_items,
-    marked_sentences,
     redact,
-    still_open,
 )
-from session_skill.transcripts.prose import _units as sentences
 from session_skill.transcripts.reader import (
     AssistantText,
     ClearSplit,
@@ -86,10 +78,6 @@ __all__ = [
 ]
 
 _REQUEST_CHARS = 1000
-_SCAN_CHARS = 16_000
-# Loose ends kept during the pass (newest win); bounds memory on a huge transcript.
-_POOL_MAX = 200
-_SETTLED_MAX = 50
 # Requests read in full before a very long conversation is read cheaply (see `analyze`),
 # and the bounds and safety factor of the tail read again.
 _DEEP_REQUESTS = 300
@@ -150,11 +138,6 @@ def analyze(path: Path) -> TranscriptFacts:
     return facts
 
 
-def _loose(text: str, kind: str, why: str, ts: str | None = None) -> Candidate:
-    """A candidate shown clipped, its whole text kept in `full` (for `sweep --park`)."""
-    return Candidate(clip(text), kind, why, ts, full=text)
-
-
 def transcript_records(stats: ReadStats) -> int:
     """How many records read were of a kind a Claude Code transcript or a Codex rollout
     holds: 0 means the file is not one (a README, `/etc/passwd`, some other JSON lines)."""
@@ -168,42 +151,12 @@ def transcript_records(stats: ReadStats) -> int:
     return stats.records - unknown
 
 
-def parse_ts(ts: str | None) -> datetime | None:
-    """A transcript timestamp (`2026-11-29T14:02:00.123Z`) as an aware datetime, or None."""
-    if not ts:
-        return None
-    try:
-        moment = datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
-
-
-def _at(ts: str | None) -> str:
-    """` at HH:MM` in local time, or "" when the timestamp is missing or odd."""
-    moment = parse_ts(ts)
-    if moment is None:
-        return ""
-    # The local offset, looked up once an hour of the transcript (it changes with DST).
-    hour = ts[:13] if ts else ""
-    offset = _OFFSETS.get(hour)
-    if offset is None:
-        offset = moment.astimezone().utcoffset() or timedelta(0)
-        if len(_OFFSETS) > 4096:
-            _OFFSETS.clear()
-        _OFFSETS[hour] = offset
-    return f" at {moment.astimezone(timezone.utc) + offset:%H:%M}"
-
-
-_OFFSETS: dict[str, timedelta] = {}
-
-
 # ---------------------------------------------------------------- the pass
 
 
 class _Sweep:
     """The pass: what the session did (tools, tasks, requests) over the whole conversation,
-    its loose ends (`_Loose`) over the whole of it or, in a very long one, its tail."""
+    its loose ends (`loose.Loose`) over the whole of it or, in a very long one, its tail."""
 
     def __init__(self, stats: ReadStats, size: int = 0) -> None:
         self.stats = stats  # the reader's: where the line being read starts
@@ -309,7 +262,7 @@ class _Sweep:
         assert self.loose is not None
         done = max(self.requests - 1, 1)
         rate = self.loose.inserts / done
-        tail = int(min(max(_TAIL_FACTOR * _POOL_MAX / max(rate, 1e-3), _TAIL_MIN), _TAIL_MAX))
+        tail = int(min(max(_TAIL_FACTOR * POOL_MAX / max(rate, 1e-3), _TAIL_MIN), _TAIL_MAX))
         read = max(self.stats.offset, 1)
         expected = done * self.size / read  # requests in the whole file, at this pace
         if tail * 3 > expected:
@@ -331,11 +284,11 @@ class _Sweep:
                 loose.feed(event)
         pool, settled = loose.finish() if loose is not None else ([], [])
         pending = self.tools.pending()
-        tasks = [_loose(t.text, UNFINISHED, _task_why(t)) for t in pending]
+        tasks = [loose_end(t.text, UNFINISHED, _task_why(t)) for t in pending]
         unfinished = self.turns.unfinished()
         latest = unfinished is not None and unfinished.seq > self.tools.task_seq
         if unfinished is not None:
-            request = _loose(unfinished.text, UNFINISHED, f"the last request; {unfinished.why}")
+            request = loose_end(unfinished.text, UNFINISHED, f"the last request; {unfinished.why}")
             tasks = [request, *tasks] if latest else [*tasks, request]
         return TranscriptFacts(
             path=str(path),
@@ -352,187 +305,6 @@ class _Sweep:
             settled=settled,
             stats=stats,
         )
-
-
-class _Loose:
-    """The loose ends of one conversation: questions left open, things put off, side
-    ideas; and the evidence, later in the session, that settles them."""
-
-    def __init__(self, tools: ToolState) -> None:
-        # Its own view of the tool calls: questions put to the user, and what the calls
-        # report done (completed tasks, commits), read alongside the messages.
-        self.tools = tools
-        self.clear_pending = False
-        self._reset()
-
-    def _reset(self) -> None:
-        self.last_text: AssistantText | None = None
-        self.pool: dict[str, Candidate] = {}
-        self.ledger = Ledger()
-        self.settled: list[Candidate] = []
-        self.inserts = 0
-        self.seq = 0
-        self.cwd: str | None = None
-
-    def feed(self, event: object) -> None:
-        """Every event of the part read (the pass hands user texts to `user`)."""
-        self.seq += 1
-        if isinstance(event, AssistantText):
-            if self.clear_pending:
-                self._begin()
-            self.last_text = event
-            self._read(event.text, event.ts, "assistant")
-        elif isinstance(event, UserText):
-            self.user(event, is_own_command(event))
-        elif isinstance(event, ToolCall):
-            if self.clear_pending:
-                self._begin()
-            self.last_text = None
-            self.tools.call(event, self.cwd, self.seq)
-            self._tool_evidence()
-        elif isinstance(event, ToolResult):
-            self.tools.result(event)
-            for text, ts in self.tools.dismissed:
-                why = f"asked{_at(ts)}; the user dismissed the question"
-                self._add(_loose(redact(text), UNANSWERED, why, ts))
-            self.tools.dismissed.clear()
-        elif isinstance(event, ClearSplit):
-            self._close_turn(None, "the user moved on")
-            self.clear_pending = True
-        elif isinstance(event, SessionMeta):
-            self.cwd = event.cwd or self.cwd
-
-    def _begin(self) -> None:
-        """A new conversation after /clear: what the old one left is not this one's."""
-        self.tools = ToolState(self.tools.watched)
-        self._reset()
-        self.clear_pending = False
-
-    def user(self, event: UserText, own: bool) -> str | None:
-        """A typed message: it settles the last turn; returns the question it answers."""
-        if self.clear_pending:
-            self._begin()
-        taken = self._close_turn(event if not own else None, "the user moved on")
-        if not (event.is_command or own):
-            self._read(event.text, event.ts, "user")
-        return taken
-
-    def _read(self, text: str, ts: str | None, role: str) -> None:
-        """Scan one message: the loose ends it raises, and those it shows have landed."""
-        low = (text if len(text) <= _SCAN_CHARS else text[:_SCAN_CHARS]).lower()
-        tokens = set(low.split())
-        ledger = self.ledger
-        ledger.messages += 1
-        if not ledger.messages & 7:
-            ledger.sample(tokens)
-        found = TRIGGERS & tokens
-        # A closing text reports work done with one of a few words; a user's message may
-        # take up anything.
-        if ledger.index and (role == "user" or (found and not DONE_WORDS.isdisjoint(found))):
-            self._evidence(text, tokens, role)
-        if not found:
-            return
-        words = found & ANCHOR_FORMS
-        if not words:
-            return
-        for kind, sentence in marked_sentences(text, words, low):
-            why = f"deferred{_at(ts)}" if kind == DEFERRED else f"raised{_at(ts)}; not pursued"
-            self._add(_loose(sentence, kind, why, ts))
-        for kind, item, heading in listed_items(text, words, low):
-            self._add(_loose(item, kind, f"listed under “{heading}”{_at(ts)}", ts))
-
-    def _close_turn(self, reply: UserText | None, ending: str) -> str | None:
-        """Settle the turn that just ended: did its last text ask or leave something open?
-
-        Returns the question when `reply` takes it up (so "yes" reads as its answer).
-        """
-        last, self.last_text = self.last_text, None
-        if last is None:
-            return None
-        for sentence in still_open(last.text) if "still" in last.text else ():
-            self._add(_loose(sentence, DEFERRED, f"left open{_at(last.ts)}", last.ts))
-        found = final_question(last.text)
-        if found is None:
-            return None
-        question, options = found
-        if reply is not None and not reply.is_command and answers(question, options, reply.text):
-            return question
-        why = f"asked{_at(last.ts)}; {ending}"
-        self._add(_loose(redact(question), UNANSWERED, why, last.ts))
-        return None
-
-    # ---------------------------------------------------------------- the pool
-
-    def _add(self, candidate: Candidate) -> None:
-        words = WORD.findall(candidate.text.lower())
-        key = " ".join(words)
-        held = self.pool.get(key)
-        if held is not None:
-            if PRIORITY[candidate.type] < PRIORITY[held.type]:
-                self.pool[key] = candidate
-            return
-        self.inserts += 1
-        self.pool[key] = candidate
-        self.ledger.watch(key, subject(candidate.text, words))
-        if len(self.pool) > _POOL_MAX:
-            oldest = next(iter(self.pool))
-            del self.pool[oldest]
-            self.ledger.forget(oldest)
-
-    def _settle(self, key: str, how: str) -> None:
-        candidate = self.pool.pop(key, None)
-        self.ledger.forget(key)
-        if candidate is not None:
-            self.settled.append(Candidate(candidate.text, candidate.type, how, candidate.ts))
-            del self.settled[:-_SETTLED_MAX]
-
-    def _evidence(self, text: str, tokens: set[str], role: str) -> None:
-        """Settle the loose ends this message shows done (assistant) or taken up (user)."""
-        ledger = self.ledger
-        keys = ledger.hits(tokens)
-        if not keys:
-            return
-        # The whole message first, then its sentences.
-        stems = {stem(t) for t in tokens}
-        keys = {k for k in keys if settles(ledger.subjects[k], stems)}
-        if not keys:
-            return
-        how = "done later" if role == "assistant" else "taken up"
-        for sentence, _ in sentences(text[:_SCAN_CHARS]):
-            if role == "assistant" and (not DONE.search(sentence) or UNDONE.search(sentence)):
-                continue
-            if classify(sentence) is not None:
-                continue  # putting it off again, or another loose end, lands nothing
-            self._match(sentence, keys, how)
-            keys = {k for k in keys if k in self.pool}
-            if not keys:
-                return
-
-    def _match(self, sentence: str, keys: set[str] | list[str], how: str) -> None:
-        stems = content_stems(sentence)
-        for key in list(keys):
-            wanted = self.ledger.subjects.get(key)
-            if wanted is not None and settles(wanted, stems):
-                self._settle(key, f"{how}: {clip(redact(sentence), 100)}")
-
-    def _tool_evidence(self) -> None:
-        """Completed tasks and commit messages report work done, like a closing text."""
-        done, self.tools.done_texts = self.tools.done_texts, []
-        for text in done:
-            if not self.ledger:
-                return
-            for line in text.splitlines():
-                keys = list(self.ledger.hits(set(line.lower().split())))
-                if keys:
-                    self._match(line, keys, "done later")
-
-    def finish(self) -> tuple[list[Candidate], list[Candidate]]:
-        """The loose ends still open (oldest first) and those settled."""
-        self._close_turn(None, "the session ended")
-        for text, ts in self.tools.questions.values():
-            why = f"asked{_at(ts)}; the session ended"
-            self._add(_loose(redact(text), UNANSWERED, why, ts))
-        return sorted(self.pool.values(), key=lambda c: c.ts or "~"), list(self.settled)
 
 
 def _task_why(task: PendingTask) -> str:
