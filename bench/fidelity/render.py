@@ -137,6 +137,14 @@ def claude_events(path: Path, results: int) -> Iterator[tuple[int, str]]:
             if not isinstance(rec, dict):
                 continue
             kind = rec.get("type")
+            if kind == "attachment":
+                att = rec.get("attachment") or {}
+                if isinstance(att, dict) and att.get("type") == "queued_command":
+                    ts = str(rec.get("timestamp", ""))[:19]
+                    prompt = att.get("prompt")
+                    text = prompt if isinstance(prompt, str) else _blocks_text(prompt)
+                    yield n, f"{ts} USER (typed while the assistant worked): " + _clip(text, _TEXT_MAX)
+                continue
             if kind in _CLAUDE_SKIP:
                 continue
             if rec.get("isSidechain"):

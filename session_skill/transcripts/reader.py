@@ -275,8 +275,10 @@ class _ClaudeParser:
         ts = raw[ts_at + 13 : raw.find(b'"', ts_at + 13)].decode() if ts_at != -1 else None
         events: list[Event] = []
         # The session: unchanged when the line holds the same cwd-and-id text as the last.
-        if self._envelope is None or raw.find(self._envelope, 0, at) == -1:
-            meta = self._session(raw[:at].decode("utf-8", "replace"), ts)
+        # The envelope stands before the message or, in current versions, after it; a quote
+        # inside the text is escaped, so `"cwd":"` found in the raw line is the field.
+        if self._envelope is None or raw.find(self._envelope) == -1:
+            meta = self._session(raw[:at].decode("utf-8", "replace") + body[end:], ts)
             if meta is False:
                 return None
             if meta is not None:

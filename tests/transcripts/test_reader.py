@@ -590,3 +590,21 @@ def test_the_fast_path_agrees_on_arbitrary_text(
     ]
     fast, full = _both_paths(write_jsonl(tmp_path / "t.jsonl", records))
     assert fast == full
+
+
+def test_the_fast_path_reads_the_session_from_an_envelope_after_the_message(
+    tmp_path: Path,
+) -> None:
+    # Claude Code 2.1.16x writes `cwd`/`sessionId` after `message`: the fast path must still
+    # announce the session before the first text, as the full parse does.
+    def late(record: dict[str, Any]) -> dict[str, Any]:
+        envelope_keys = ("cwd", "sessionId", "version", "gitBranch")
+        head = {k: v for k, v in record.items() if k not in envelope_keys}
+        return head | {k: record[k] for k in envelope_keys if k in record}
+
+    records = [late(user("first request")), late(assistant("msg_1", text("on it")))]
+    records.append(late(envelope("user", sessionId="other", message={"role": "user", "content": "x"})))
+    fast, full = _both_paths(write_jsonl(tmp_path / "t.jsonl", records))
+    assert fast == full
+    kinds = [type(e).__name__ for e in fast[0]]
+    assert kinds == ["SessionMeta", "UserText", "AssistantText", "SessionMeta", "UserText"]
