@@ -14,11 +14,11 @@ import sys
 def main() -> int:
     argv = sys.argv[1:]
     if argv[:2] == ["hook", "session-start"]:
-        from session_skill.hook import main as hook_main
+        from session_skill.hooks.session_start import main as hook_main
 
         return hook_main()
     if argv[:2] == ["hook", "session-end"]:
-        from session_skill.hook_end import main as hook_end_main
+        from session_skill.hooks.session_end import main as hook_end_main
 
         return hook_end_main()
     from session_skill.cli.fastpath import main as fast_main

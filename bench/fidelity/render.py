@@ -80,17 +80,20 @@ def _tool_call(name: str, args: dict[str, Any]) -> str:
         return f"{name} {_one_line(str(cmd), 400)}" + (f"  [workdir {wd}]" if wd else "")
     if name in ("TodoWrite",):
         todos = args.get("todos") or []
-        rows = [f"      [{t.get('status')}] {t.get('content')}" for t in todos if isinstance(t, dict)]
+        rows = [
+            f"      [{t.get('status')}] {t.get('content')}" for t in todos if isinstance(t, dict)
+        ]
         return "TodoWrite\n" + "\n".join(rows)
     if name == "update_plan":
         plan = args.get("plan") or []
         rows = [f"      [{t.get('status')}] {t.get('step')}" for t in plan if isinstance(t, dict)]
         note = args.get("explanation")
-        return "update_plan" + (f" ({_one_line(note, 300)})" if note else "") + "\n" + "\n".join(
-            rows
+        return (
+            "update_plan" + (f" ({_one_line(note, 300)})" if note else "") + "\n" + "\n".join(rows)
         )
     if name == "TaskCreate":
-        return f"TaskCreate subject={args.get('subject')!r} {_one_line(args.get('description', ''), 200)}"
+        about = _one_line(args.get("description", ""), 200)
+        return f"TaskCreate subject={args.get('subject')!r} {about}"
     if name == "TaskUpdate":
         keep = {k: v for k, v in args.items() if k in ("taskId", "status", "subject")}
         return f"TaskUpdate {keep}"
@@ -117,7 +120,9 @@ def _tool_call(name: str, args: dict[str, Any]) -> str:
         heads += [ln for ln in patch.splitlines() if ln.startswith("*** Move to")]
         return "apply_patch " + "; ".join(heads)
     if name in ("Task", "Agent"):
-        return f"{name} {args.get('subagent_type', '')} {_one_line(args.get('description', ''), 120)}: {_one_line(args.get('prompt', ''), 300)}"
+        what = _one_line(args.get("description", ""), 120)
+        prompt = _one_line(args.get("prompt", ""), 300)
+        return f"{name} {args.get('subagent_type', '')} {what}: {prompt}"
     if name == "Skill":
         return f"Skill {args}"
     text = json.dumps(args, ensure_ascii=False)
@@ -143,7 +148,10 @@ def claude_events(path: Path, results: int) -> Iterator[tuple[int, str]]:
                     ts = str(rec.get("timestamp", ""))[:19]
                     prompt = att.get("prompt")
                     text = prompt if isinstance(prompt, str) else _blocks_text(prompt)
-                    yield n, f"{ts} USER (typed while the assistant worked): " + _clip(text, _TEXT_MAX)
+                    yield (
+                        n,
+                        f"{ts} USER (typed while the assistant worked): " + _clip(text, _TEXT_MAX),
+                    )
                 continue
             if kind in _CLAUDE_SKIP:
                 continue
@@ -175,8 +183,10 @@ def claude_events(path: Path, results: int) -> Iterator[tuple[int, str]]:
                         yield n, f"{ts} ASSISTANT: " + _clip(block["text"], _TEXT_MAX)
                     elif block.get("type") == "tool_use":
                         names[str(block.get("id"))] = str(block.get("name"))
-                        yield n, f"{ts} TOOL " + _tool_call(
-                            str(block.get("name")), block.get("input") or {}
+                        yield (
+                            n,
+                            f"{ts} TOOL "
+                            + _tool_call(str(block.get("name")), block.get("input") or {}),
                         )
             elif kind not in ("custom-title", "ai-title", "agent-name", "pr-link", "mode"):
                 pass
@@ -246,8 +256,15 @@ def codex_events(path: Path, results: int) -> Iterator[tuple[int, str]]:
                     role = p.get("role")
                     text = _blocks_text(p.get("content"))
                     if role == "user" and text.lstrip().startswith(
-                        ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<INSTRUCTIONS>",
-                         "<permissions", "<skill>", "<turn_aborted>")
+                        (
+                            "<environment_context>",
+                            "<user_instructions>",
+                            "# AGENTS.md",
+                            "<INSTRUCTIONS>",
+                            "<permissions",
+                            "<skill>",
+                            "<turn_aborted>",
+                        )
                     ):
                         yield n, f"{ts} INJECTED user-role context: " + _one_line(text, 160)
                     elif role in ("user", "assistant"):
@@ -260,7 +277,7 @@ def codex_events(path: Path, results: int) -> Iterator[tuple[int, str]]:
                         if name != "apply_patch":
                             args = {"raw": p.get("input", "")}
                     elif t == "local_shell_call":
-                        args = (p.get("action") or {})
+                        args = p.get("action") or {}
                     else:
                         try:
                             args = json.loads(p.get("arguments") or "{}")
@@ -272,8 +289,10 @@ def codex_events(path: Path, results: int) -> Iterator[tuple[int, str]]:
                 elif t in ("function_call_output", "custom_tool_call_output"):
                     out = p.get("output")
                     text = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
-                    yield n, f"{ts} RESULT({names.get(str(p.get('call_id')), '?')}): " + _one_line(
-                        text, results
+                    yield (
+                        n,
+                        f"{ts} RESULT({names.get(str(p.get('call_id')), '?')}): "
+                        + _one_line(text, results),
                     )
 
 

@@ -266,14 +266,14 @@ def _demo(call: Call) -> Output:
 
 def _hook_session_start(call: Call) -> Output:
     from session_skill.commands.output import Output
-    from session_skill.hook import main as hook_main
+    from session_skill.hooks.session_start import main as hook_main
 
     return Output("", hook_main())
 
 
 def _hook_session_end(call: Call) -> Output:
     from session_skill.commands.output import Output
-    from session_skill.hook_end import main as hook_end_main
+    from session_skill.hooks.session_end import main as hook_end_main
 
     return Output("", hook_end_main())
 

@@ -36,11 +36,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from session_skill import hook
 from session_skill.commands.drop import drop
 from session_skill.commands.listing import list_store
 from session_skill.commands.park import park
 from session_skill.commands.recall import no_pending, recall
+from session_skill.hooks import session_start as hook
 from session_skill.store.store import TMP_MAX_AGE, Store
 from session_skill.times import parse_time
 

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from session_skill import hook
 from session_skill.handover.doc import parse_doc
+from session_skill.hooks import session_start as hook
 from session_skill.times import format_time
 
 from .conftest import changed, cli_env, snapshot

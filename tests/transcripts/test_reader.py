@@ -603,7 +603,9 @@ def test_the_fast_path_reads_the_session_from_an_envelope_after_the_message(
         return head | {k: record[k] for k in envelope_keys if k in record}
 
     records = [late(user("first request")), late(assistant("msg_1", text("on it")))]
-    records.append(late(envelope("user", sessionId="other", message={"role": "user", "content": "x"})))
+    records.append(
+        late(envelope("user", sessionId="other", message={"role": "user", "content": "x"}))
+    )
     fast, full = _both_paths(write_jsonl(tmp_path / "t.jsonl", records))
     assert fast == full
     kinds = [type(e).__name__ for e in fast[0]]

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from session_skill import hook, hook_end
+from session_skill.hooks import session_end as hook_end
+from session_skill.hooks import session_start as hook
 from tests.conftest import NOW, STORE_REL, RunCli, git, make_repo, write_doc
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SESSION = "5e55e2d0-0000-4000-8000-00000000c1ea"
 REQUEST = "Make login() reject expired tokens without changing the session API"
 TASK = "Write the failing test for an expired token"
@@ -374,7 +375,7 @@ def test_main_never_fails(
 
     monkeypatch.setattr(hook_end, "run", boom)
     monkeypatch.setattr(sys, "stdin", open(os.devnull))  # noqa: SIM115
-    monkeypatch.setattr("session_skill.hook.read_stdin", lambda: b"{}")
+    monkeypatch.setattr("session_skill.hooks.serve.read_stdin", lambda: b"{}")
     assert hook_end.main() == 0
     out, err = capsys.readouterr()
     assert (

@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
+from session_skill.hooks.serve import message_output, payload_dict, serve, text_field, warner
 from session_skill.store import paths as storepaths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-MAX_PAYLOAD = 1 << 20  # a SessionEnd payload is a few hundred bytes
 DOC_LIMIT = 1 << 20
 LOCK_WAIT = 0.5
 TOKEN_METHOD = "chars/4 (estimated by the session-end hook, which does not load tiktoken)"
@@ -46,26 +45,15 @@ class Ending:
 
 def parse(payload: bytes) -> Ending | None:
     """The ending session for a SessionEnd with `reason: clear`; None for anything else."""
-    if len(payload) > MAX_PAYLOAD:
-        return None
-    try:
-        data = json.loads(payload)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict) or data.get("hook_event_name") != "SessionEnd":
-        return None
-    if data.get("reason") != "clear":
+    data = payload_dict(payload, "SessionEnd")
+    if data is None or data.get("reason") != "clear":
         return None
     session_id, transcript, cwd = (
-        _text(data.get(k)) for k in ("session_id", "transcript_path", "cwd")
+        text_field(data, k) for k in ("session_id", "transcript_path", "cwd")
     )
     if session_id is None or transcript is None:
         return None
     return Ending(session_id, transcript, cwd)
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value and "\0" not in value else None
 
 
 def run(payload: bytes, *, env: Mapping[str, str]) -> str:
@@ -143,21 +131,15 @@ def capture(root: str, ending: Ending, env: Mapping[str, str]) -> str:
         f"`{written['slug']}` ({files} file{'s' * (files != 1)}, {items} open "
         f"item{'s' * (items != 1)}); `{agent.hint('recall', env)}` loads it"
     )
-    return json.dumps({"systemMessage": message}, ensure_ascii=False) + "\n"
+    return message_output(message)
 
 
-def warn(message: str) -> None:
-    try:
-        sys.stderr.write(WARN_PREFIX + " ".join(message.split())[:500] + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
+warn = warner(WARN_PREFIX)
 
 
 def main() -> int:
     """`session-skill hook session-end`: always exit 0 — whatever happens, /clear goes on.
     Expected failures (a busy store, a store we cannot use) are warned about by message."""
     from session_skill.errors import SessionError
-    from session_skill.hook import serve
 
     return serve(run, warn, (SessionError,))

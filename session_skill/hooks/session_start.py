@@ -14,9 +14,11 @@ also tells the user in one line (`systemMessage`).
 
 from __future__ import annotations
 
-import json
 import os
-import sys
+
+from session_skill.hooks.serve import MAX_PAYLOAD as MAX_PAYLOAD
+from session_skill.hooks.serve import READ_TIMEOUT as READ_TIMEOUT
+from session_skill.hooks.serve import context_output, payload_dict, serve, text_field, warner
 
 # Paths are plain strings here (store.paths): importing pathlib would cost more than the rest
 # of the hook, and so would datetime (see times.epoch).
@@ -25,11 +27,9 @@ from session_skill.store import paths as storepaths
 # `typing` costs more to import than this whole module; type checkers read this name as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
     from datetime import datetime
 
-MAX_PAYLOAD = 1 << 20  # a SessionStart payload is a few hundred bytes
-READ_TIMEOUT = 3.0  # seconds to wait for stdin to reach EOF
 DOC_LIMIT = 1 << 20  # a capped handover is ~6 KB; anything this big is not one (store.consume)
 MAX_AGE = 30 * 60  # seconds
 MAX_FUTURE = 2 * 60  # seconds of clock skew tolerated
@@ -222,21 +222,15 @@ def _restored(pending: _Pending) -> str:
 
 def _source(payload: bytes) -> tuple[str, str | None] | None:
     """(`clear`|`startup`, payload cwd) for a SessionStart we act on; None otherwise."""
-    if len(payload) > MAX_PAYLOAD:
-        return None
-    try:
-        data = json.loads(payload)
-    except (ValueError, RecursionError):  # RecursionError: `[[[[…` nested 100,000 deep
-        return None
-    if not isinstance(data, dict) or data.get("hook_event_name") != "SessionStart":
+    data = payload_dict(payload, "SessionStart")
+    if data is None:
         return None
     source = data.get("source")
     if source is None:
         source = "clear"  # SPEC §8: a payload without a source counts as /clear
     if source not in ("clear", "startup"):
         return None
-    cwd = data.get("cwd")
-    return source, cwd if isinstance(cwd, str) and cwd and "\0" not in cwd else None
+    return source, text_field(data, "cwd")
 
 
 def _read_doc(path: str) -> str | None:
@@ -402,79 +396,13 @@ def _old(seconds: float) -> str:
     return "<1 min old" if minutes < 1 else f"{minutes} min old"
 
 
-def _output(context: str, message: str) -> str:
-    """The hook's JSON: the model's context, and one line shown to the user."""
-    out: dict[str, object] = {
-        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context},
-        "systemMessage": " ".join(message.split()),
-    }
-    return json.dumps(out, ensure_ascii=False) + "\n"
-
-
-def _warn(message: str) -> None:
-    try:
-        sys.stderr.write("session-skill hook: " + " ".join(message.split())[:500] + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def read_stdin() -> bytes | None:
-    """The payload, or None: no stdin, a terminal, over MAX_PAYLOAD, or no EOF in time."""
-    import select
-    import time
-
-    stream = sys.stdin
-    if stream is None:
-        return None
-    try:
-        fd = stream.fileno()
-        if os.isatty(fd):
-            return None
-    except (OSError, ValueError):
-        return None
-    chunks: list[bytes] = []
-    size = 0
-    deadline = time.monotonic() + READ_TIMEOUT
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return None
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if not ready:
-            return None
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > MAX_PAYLOAD:
-            return None
-        chunks.append(chunk)
-
-
 def main() -> int:
     """`session-skill hook session-start`: always exit 0."""
     return serve(run, _warn)
 
 
-def serve(
-    answer: Callable[..., str],
-    warn: Callable[[str], None],
-    expected: tuple[type[BaseException], ...] = (),
-) -> int:
-    """A hook process: the payload from stdin, `answer(payload, env=…)` to stdout, exit 0.
+def _output(context: str, message: str) -> str:
+    return context_output("SessionStart", context, message)
 
-    Whatever happens, the session goes on: an `expected` failure is warned about by its
-    message, anything else by its type too.
-    """
-    try:
-        payload = read_stdin()
-        out = answer(payload, env=os.environ) if payload else ""
-        if out:
-            sys.stdout.buffer.write(out.encode("utf-8"))
-            sys.stdout.flush()
-    except expected as exc:
-        warn(str(exc))
-    except BaseException as exc:
-        warn(f"{type(exc).__name__}: {exc}")
-    return 0
+
+_warn = warner("session-skill hook: ")

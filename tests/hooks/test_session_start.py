@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from session_skill import hook
+from session_skill.hooks import session_start as hook
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 11, 29, 18, 30, 0, tzinfo=timezone.utc)
 SLUG = "feat-auth-2026-11-29T18-01-00Z"
 BODY = (
@@ -627,7 +627,7 @@ def test_main_turns_any_error_into_one_stderr_line(
     def boom(*_a: object, **_k: object) -> str:
         raise RuntimeError("disk on fire\nsecond line")
 
-    monkeypatch.setattr(hook, "read_stdin", lambda: b"{}")
+    monkeypatch.setattr("session_skill.hooks.serve.read_stdin", lambda: b"{}")
     monkeypatch.setattr(hook, "run", boom)
     assert hook.main() == 0
     out, err = capsys.readouterr()
@@ -665,7 +665,10 @@ def test_hook_command_imports_only_cheap_stdlib(tmp_path: Path) -> None:
     assert r.returncode == 0
     assert "for the full document" in context(r.stdout.decode())
     modules = imported_modules(r.stderr.decode())
-    assert "session_skill.hook" in modules and "session_skill.handover.frontmatter" in modules
+    assert (
+        "session_skill.hooks.session_start" in modules
+        and "session_skill.handover.frontmatter" in modules
+    )
     assert not {m for m in modules if m.split(".")[0] in FORBIDDEN or m in FORBIDDEN}
 
     baseline = subprocess.run(
