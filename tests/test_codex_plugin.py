@@ -22,7 +22,7 @@ import yaml
 
 import session_skill
 from session_skill import agent
-from session_skill import install as inst
+from session_skill.install import skills as inst_skills
 from tests.test_plugin import BASE_PYTHON, base_env, make_root, pycache_of, shim, wheelhouse
 
 __all__ = ["wheelhouse"]  # a fixture, used by name
@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 SKILL = REPO / "codex" / "skills" / "session" / "SKILL.md"
 HOOK_COMMAND = 'SESSION_SKILL_AGENT=codex "${PLUGIN_ROOT}/bin/session-skill" hook session-start'
 REGENERATE = (
-    "python -c 'from session_skill.install import codex_plugin_skill_text as t; "
+    "python -c 'from session_skill.install.skills import codex_plugin_skill_text as t; "
     'open("codex/skills/session/SKILL.md", "w").write(t())\''
 )
 
@@ -76,11 +76,11 @@ def test_hooks_run_the_shim_at_session_start_only() -> None:
 
 def test_committed_skill_is_what_the_generator_makes() -> None:
     committed = SKILL.read_text(encoding="utf-8")
-    assert committed == inst.codex_plugin_skill_text(), f"regenerate it: {REGENERATE}"
+    assert committed == inst_skills.codex_plugin_skill_text(), f"regenerate it: {REGENERATE}"
 
 
 def test_skill_runs_the_plugins_own_cli() -> None:
-    text = inst.codex_plugin_skill_text()
+    text = inst_skills.codex_plugin_skill_text()
     head, body = text.removeprefix("---\n").split("\n---\n", 1)
     meta = yaml.safe_load(head)
     assert meta["name"] == "session" and set(meta) == {"name", "description"}
@@ -92,7 +92,7 @@ def test_skill_runs_the_plugins_own_cli() -> None:
     # every command runs the plugin's bin/session-skill by the path the skill says how to find
     commands = re.findall(r"^ *(\S+) (?:dispatch|dump|park) ", body, re.M)
     commands += re.findall(r"`(\S+) sweep --park", body)
-    assert len(commands) == 4 and set(commands) == {inst.PLUGIN_CLI}, commands
+    assert len(commands) == 4 and set(commands) == {inst_skills.PLUGIN_CLI}, commands
     assert "`<plugin>` is this SKILL.md's path without `/codex/skills/session/SKILL.md`" in body
     assert SKILL.relative_to(REPO).as_posix() == "codex/skills/session/SKILL.md"
     heredocs = re.findall(r"<<-?\s*(\S+)", body)
@@ -100,7 +100,7 @@ def test_skill_runs_the_plugins_own_cli() -> None:
 
 
 def test_skill_reruns_the_first_command_outside_the_sandbox_on_the_shims_line() -> None:
-    text = inst.codex_plugin_skill_text()
+    text = inst_skills.codex_plugin_skill_text()
     shim_text = (REPO / "bin" / "session-skill").read_text(encoding="utf-8")
     assert 'die "setup needed: ' in shim_text  # `die` prints `session-skill: <message>`
     assert "after a line `session-skill: setup needed: …`" in text

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from session_skill import install as inst
+from session_skill.install import skills as inst_skills
 
 REPO = Path(__file__).resolve().parents[1]
 SKILL = REPO / "skills" / "session" / "SKILL.md"
@@ -113,7 +113,7 @@ def test_tells_the_model_what_the_cli_cannot(text: str) -> None:
 
 
 def test_packaged_copy_resolves(tmp_path: Path) -> None:
-    assert inst.skill_source().resolve() == SKILL.resolve()
+    assert inst_skills.skill_source().resolve() == SKILL.resolve()
     pyproject = (REPO / "pyproject.toml").read_text()
     assert '"skills" = "session_skill/_data/skills"' in pyproject
     # A wheel's layout: the skill under session_skill/_data/skills/.
@@ -122,8 +122,9 @@ def test_packaged_copy_resolves(tmp_path: Path) -> None:
     packaged = site / "session_skill" / "_data" / "skills" / "session" / "SKILL.md"
     packaged.parent.mkdir(parents=True)
     packaged.write_bytes(SKILL.read_bytes())
+    probe = "from session_skill.install.skills import skill_source as s; print(s())"
     r = subprocess.run(
-        [sys.executable, "-c", "from session_skill.install import skill_source as s; print(s())"],
+        [sys.executable, "-c", probe],
         env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
         cwd=tmp_path,
         capture_output=True,
@@ -135,7 +136,7 @@ def test_packaged_copy_resolves(tmp_path: Path) -> None:
 
 
 def test_codex_copy_has_no_claude_substitutions() -> None:
-    codex = inst.skill_text("codex")
+    codex = inst_skills.skill_text("codex")
     assert "$ARGUMENTS" not in codex and "${CLAUDE_SESSION_ID}" not in codex
     assert "session-skill dispatch <<'SESSION_ARGS'" in codex
-    assert inst.skill_text("claude") == SKILL.read_text(encoding="utf-8")
+    assert inst_skills.skill_text("claude") == SKILL.read_text(encoding="utf-8")

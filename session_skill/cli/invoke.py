@@ -228,7 +228,7 @@ def _install(call: Call) -> Output:
     from pathlib import Path
 
     from session_skill.commands.output import Output
-    from session_skill.install import install
+    from session_skill.install.plan import install
 
     root = _install_target(call)
     text = install(
@@ -245,7 +245,7 @@ def _uninstall(call: Call) -> Output:
     from pathlib import Path
 
     from session_skill.commands.output import Output
-    from session_skill.install import uninstall
+    from session_skill.install.plan import uninstall
 
     root = _install_target(call)
     text = uninstall(

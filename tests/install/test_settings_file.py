@@ -1,4 +1,4 @@
-"""jsonfile: settings files read with a refusal naming them, written back in their style."""
+"""settings_file: settings files read with a refusal naming them, written back in their style."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from session_skill.errors import SessionError
-from session_skill.store import jsonfile
+from session_skill.install import settings_file as jsonfile
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from session_skill import install as inst
 from session_skill.errors import SessionError, UsageError
+from session_skill.install import hooks as inst_hooks
+from session_skill.install import plan as inst_plan
+from session_skill.install import skills as inst_skills
 
 MARK = "-m session_skill hook session-start"
 
@@ -48,19 +50,19 @@ def session_skill_on_path(
 
 @pytest.fixture(scope="module")
 def command() -> str:
-    return inst.hook_command()
+    return inst_hooks.hook_command()
 
 
 def do_install(project: Path | None, home: Path, **kw: object) -> str:
     args: dict[str, object] = {"user": False, "agent": "claude", "dry_run": False}
     args.update(kw)
-    return inst.install(project=project, home=home, **args)  # type: ignore[arg-type]
+    return inst_plan.install(project=project, home=home, **args)  # type: ignore[arg-type]
 
 
 def do_uninstall(project: Path | None, home: Path, **kw: object) -> str:
     args: dict[str, object] = {"user": False, "agent": "claude"}
     args.update(kw)
-    return inst.uninstall(project=project, home=home, **args)  # type: ignore[arg-type]
+    return inst_plan.uninstall(project=project, home=home, **args)  # type: ignore[arg-type]
 
 
 def snapshot(*roots: Path) -> dict[str, bytes | None]:
@@ -113,7 +115,7 @@ FOREIGN = {
 def test_fresh_project(project: Path, home: Path, command: str) -> None:
     report = do_install(project, home)
     skill = project / ".claude" / "skills" / "session" / "SKILL.md"
-    assert skill.read_bytes() == inst.skill_source().read_bytes()
+    assert skill.read_bytes() == inst_skills.skill_source().read_bytes()
     settings = project / ".claude" / "settings.json"
     raw = settings.read_text()
     assert raw.endswith("}\n") and raw.startswith('{\n  "hooks": {\n    "SessionStart": [')
@@ -268,7 +270,7 @@ def test_an_older_version_of_our_skill_is_updated(project: Path, home: Path) -> 
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: session\n---\nRun `session-skill dispatch` (old text).\n")
     assert "update .claude/skills/session/SKILL.md" in do_install(project, home)
-    assert skill.read_bytes() == inst.skill_source().read_bytes()
+    assert skill.read_bytes() == inst_skills.skill_source().read_bytes()
 
 
 def test_dry_run_writes_nothing(project: Path, home: Path, command: str) -> None:
@@ -371,7 +373,7 @@ def test_claude_install_says_nothing_about_codex(project: Path, home: Path) -> N
 
 
 def test_codex_skill_asks_in_plain_text_and_names_dollar_session() -> None:
-    codex = inst.skill_text("codex")
+    codex = inst_skills.skill_text("codex")
     head, body = codex.split("\n---\n", 1)
     assert "AskUserQuestion" not in codex
     assert body.count("in plain text") == 2 and "numbered" in body and "wait" in body
@@ -383,10 +385,10 @@ def test_codex_skill_fails_loudly_when_the_skill_moves_under_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     moved = tmp_path / "SKILL.md"
-    moved.write_text(inst.skill_source().read_text().replace("AskUserQuestion", "AskUser"))
-    monkeypatch.setattr(inst, "skill_source", lambda: moved)
+    moved.write_text(inst_skills.skill_source().read_text().replace("AskUserQuestion", "AskUser"))
+    monkeypatch.setattr(inst_skills, "skill_source", lambda: moved)
     with pytest.raises(SessionError, match="Codex copy of the skill"):
-        inst.skill_text("codex")
+        inst_skills.skill_text("codex")
 
 
 def test_user(project: Path, home: Path, command: str) -> None:
@@ -539,8 +541,8 @@ def test_checkout_without_install_gets_pythonpath(tmp_path: Path) -> None:
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = str(venv / "bin" / "python")
-    command = inst.hook_command(python)
-    repo = Path(inst.__file__).resolve().parents[1]
+    command = inst_hooks.hook_command(python)
+    repo = Path(inst_plan.__file__).resolve().parents[2]
     assert command == f"PYTHONPATH={repo} {python} {MARK}"
     r = subprocess.run(
         ["bash", "-c", command], input=b"{}", capture_output=True, cwd=tmp_path, timeout=60
@@ -565,7 +567,7 @@ def test_an_older_install_gets_the_session_end_hook(
 def test_uninstall_removes_a_session_end_hook_left_alone(project: Path, home: Path) -> None:
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
-    end = our_end_entry(inst.hook_command())
+    end = our_end_entry(inst_hooks.hook_command())
     settings.write_text(json.dumps({"hooks": {"SessionEnd": [end], "Stop": []}}))
     report = do_uninstall(project, home)
     assert "  - remove the SessionEnd hook from .claude/settings.json" in report

@@ -1,11 +1,19 @@
-"""The Codex copies of the skill: the project install's (`.agents/skills/session/SKILL.md`)
-and the Codex plugin's (`codex/skills/session/SKILL.md`), each made from the packaged
-SKILL.md by exact edits that fail loudly when the skill changes under them.
+"""The skill files an install writes: Claude Code's SKILL.md as packaged, the Codex
+project copy (`.agents/skills/session/SKILL.md`) and the Codex plugin's copy
+(`codex/skills/session/SKILL.md`), each Codex copy made from the packaged SKILL.md by exact
+edits that fail loudly when the skill changes under them.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from session_skill.errors import SessionError
+from session_skill.install.settings_file import read_bytes
+from session_skill.install.steps import Place, Step, remove_empty_dirs
+from session_skill.store import fileio
+
+SKILL_MARK = "session-skill dispatch"  # how we recognise our own SKILL.md (any version)
 
 # The Codex copy of the skill, edit by edit. Codex reads only `name` and `description`,
 # substitutes nothing in a skill body (no $ARGUMENTS, no session id), names the skill
@@ -67,3 +75,56 @@ CODEX_PLUGIN_EDITS = (
     ("`session-skill sweep --park 1,3`", f"`{PLUGIN_CLI} sweep --park 1,3`"),
     ("```bash\nsession-skill park <<", f"```bash\n{PLUGIN_CLI} park <<"),
 )
+
+
+def skill_source() -> Path:
+    """`skills/session/SKILL.md`: packaged inside the wheel, or beside the package in a checkout."""
+    here = Path(__file__).resolve().parents[1]
+    packaged = here / "_data" / "skills" / "session" / "SKILL.md"
+    return packaged if packaged.is_file() else here.parent / "skills" / "session" / "SKILL.md"
+
+
+def skill_text(agent: str) -> str:
+    try:
+        text = fileio.read_text(skill_source())
+    except OSError:
+        raise SessionError(f"the packaged skill is missing: {skill_source()}") from None
+    return codex_copy(text) if agent == "codex" else text
+
+
+def codex_plugin_skill_text() -> str:
+    """The SKILL.md of the Codex plugin (codex/skills/session/SKILL.md)."""
+    return codex_copy(skill_text("codex"), CODEX_PLUGIN_EDITS)
+
+
+def install_skill(place: Place) -> list[Step]:
+    text = skill_text(place.agent)
+    data = text.encode("utf-8")
+    shown = place.show(place.skill)
+    current = read_bytes(place.skill, shown)
+    if current == data:
+        return []
+    if current is None:
+        return [Step(f"write {shown}", place.skill, data)]
+    if SKILL_MARK.encode() not in current:
+        raise SessionError(
+            f"{shown} exists and is not session-skill's: not touching it "
+            "(move it away and run install again)"
+        )
+    return [Step(f"update {shown} to this version", place.skill, data)]
+
+
+def uninstall_skill(place: Place, kept: list[str]) -> list[Step]:
+    shown = place.show(place.skill)
+    current = read_bytes(place.skill, shown)
+    if current is None:
+        return []
+    if current != skill_text(place.agent).encode("utf-8"):
+        kept.append(f"{shown}: it differs from the packaged skill (edited, or another version)")
+        return []
+
+    def remove() -> None:
+        place.skill.unlink()
+        remove_empty_dirs(place.skill.parent, place.base)
+
+    return [Step(f"remove {shown}", action=remove)]

@@ -1,0 +1,201 @@
+"""`session-skill install` / `uninstall` (SPEC §10): the skill file, the hooks, the store and
+the `.gitignore` line, for Claude Code and Codex, per project or per user.
+
+Everything is planned (and every file validated) before the first byte is written, so a
+refusal leaves the project as it was. Install only adds or updates what is ours; uninstall
+removes only what is ours and never the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from session_skill.agent import CODEX_SKILL, PROJECT_SKILL
+from session_skill.errors import UsageError
+from session_skill.install.hooks import hook_command, install_hook, uninstall_hook
+from session_skill.install.settings_file import read_bytes
+from session_skill.install.skills import install_skill, uninstall_skill
+from session_skill.install.steps import Place, Step
+from session_skill.store import fileio
+from session_skill.store.store import STORE_REL, Store, find_project_root, template_dir
+
+GITIGNORE_LINE = ".claude/state/"
+# Lines that already keep the store out of git.
+_IGNORED_ALREADY = {
+    p + s
+    for p in (".claude/state", "/.claude/state", ".claude", "/.claude")
+    for s in ("", "/", "/*")
+}
+AGENTS = ("claude", "codex")
+AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
+
+
+def _targets(project: Path | None, user: bool, agent: str, home: Path) -> tuple[Path, list[Place]]:
+    if agent not in ("claude", "codex", "all"):
+        raise UsageError(f"--agent takes claude, codex or all, not {agent!r}")
+    if user and project is not None:
+        raise UsageError("--project and --user exclude each other")
+    base = home if user else (project if project is not None else find_project_root())
+    base = base.expanduser().absolute()
+    agents = AGENTS if agent == "all" else (agent,)
+    return base, [Place(a, base, home, user) for a in agents]
+
+
+# -- install ------------------------------------------------------------------------------
+
+
+def install(*, project: Path | None, user: bool, agent: str, dry_run: bool, home: Path) -> str:
+    """Install the skill and the hook (and, for a project, the store and .gitignore line)."""
+    base, places = _targets(project, user, agent, home)
+    plain = hook_command()
+    commands = {
+        p.agent: plain if p.agent == "claude" else hook_command(agent=p.agent) for p in places
+    }
+    steps: list[Step] = []
+    codex_hook: bool | None = None  # Codex hook entry: None unchanged, False added, True updated
+    for place in places:
+        steps += install_skill(place)
+        hook_steps = install_hook(place, commands[place.agent])
+        if place.agent == "codex" and hook_steps:
+            codex_hook = hook_steps[0].what.startswith("update")
+        steps += hook_steps
+    if not user:
+        steps += _install_store(base)
+        steps += _install_gitignore(base)
+    where = "your user account (~)" if user else str(base)
+    agents = " and ".join(AGENT_NAMES[p.agent] for p in places)
+    warn = _path_warning()
+    if not steps:
+        return "\n".join(["Already installed: nothing to change.", *warn])
+    shown_commands = [
+        f"Hook command{f' ({AGENT_NAMES[a]})' if len(commands) > 1 else ''}: {c}"
+        for a, c in commands.items()
+    ]
+    if dry_run:
+        lines = [f"Dry run: nothing written. Installing for {agents} in {where} would:"]
+        lines += [f"  - {s.what}" for s in steps]
+        lines += shown_commands + warn
+        return "\n".join(lines)
+    for step in steps:
+        step.apply()
+    lines = [f"Installed session-skill for {agents} in {where}:"]
+    lines += [f"  - {s.what}" for s in steps]
+    lines += shown_commands
+    forms = " or ".join(
+        f"`{CODEX_SKILL if p.agent == 'codex' else PROJECT_SKILL} dump`" for p in places
+    )
+    lines.append(f"Next: start a new session so the hook is loaded, then {forms} before `/clear`.")
+    if codex_hook is not None:
+        lines += _codex_trust_notes(base, user, updated=codex_hook)
+    return "\n".join(lines + warn)
+
+
+def _path_warning() -> list[str]:
+    """The skill runs `session-skill` by name (and pre-approves `Bash(session-skill *)`, so
+    a path would not do): say so when it cannot be found on PATH."""
+    if shutil.which("session-skill"):
+        return []
+    script = Path(sys.executable).parent / "session-skill"
+    fix = (
+        f"add {script.parent} to PATH (it holds this install's session-skill)"
+        if script.is_file()
+        else "install the package where its `session-skill` script lands on PATH (pipx, pip)"
+    )
+    return [f"⚠ `session-skill` is not on PATH, and the skill runs it by that name: {fix}."]
+
+
+def _codex_trust_notes(base: Path, user: bool, *, updated: bool) -> list[str]:
+    """What a Codex user must do before the hook runs (seen with codex-cli 0.171.0)."""
+    where = "~/.codex/hooks.json" if user else ".codex/hooks.json"
+    notes = [
+        "Codex runs a new or changed hook only once you trust it, and skips an untrusted "
+        "one without a word:"
+    ]
+    if not user:
+        notes.append(
+            "  - it loads a project's .codex/ only in a trusted project: at \"Trust this "
+            'folder?" choose "Trust and continue" (or set `trust_level = "trusted"` under '
+            f"[projects.{json.dumps(str(base))}] in ~/.codex/config.toml);"
+        )
+    notes += [
+        '  - start `codex` (the TUI): at "Hooks need review" choose "Trust all and continue", '
+        f'or "Review hooks" and `t` on the SessionStart hook of {where}; `/hooks` shows it '
+        "later;",
+        "  - `codex exec` never asks: it skips the hook silently until you trusted it in the TUI;",
+        "  - this install changed the hook's command, so Codex asks again: trust it again."
+        if updated
+        else "  - a changed hook command must be trusted again (a later install that changes "
+        "it says so).",
+    ]
+    return notes
+
+
+def _install_store(root: Path) -> list[Step]:
+    st = Store(root)
+    st.check()
+    tpl = template_dir()
+    wanted = {".gitignore"} | (
+        {p.name for p in tpl.iterdir() if p.is_file()} if tpl.is_dir() else set()
+    )
+    if st.exists() and all(os.path.lexists(st.dir / name) for name in wanted):
+        return []
+    verb = "complete" if st.exists() else "create"
+    return [Step(f"{verb} the store {STORE_REL.as_posix()}/", action=st.ensure)]
+
+
+def _install_gitignore(root: Path) -> list[Step]:
+    if not os.path.lexists(root / ".git"):
+        return []
+    path = root / ".gitignore"
+    current = read_bytes(path, ".gitignore")
+    if current is None:
+        return [
+            Step(f"create .gitignore with {GITIGNORE_LINE}", path, (GITIGNORE_LINE + "\n").encode())
+        ]
+    text = fileio.decode(current, path)
+    if any(line.strip() in _IGNORED_ALREADY for line in text.splitlines()):
+        return []
+    newline = fileio.newline_of(text)
+    prefix = newline if text and not text.endswith("\n") else ""
+    data = current + (prefix + GITIGNORE_LINE + newline).encode()
+    return [Step(f"add {GITIGNORE_LINE} to .gitignore", path, data)]
+
+
+# -- uninstall ----------------------------------------------------------------------------
+
+
+def uninstall(*, project: Path | None, user: bool, agent: str, home: Path) -> str:
+    """Remove our hook entry and an unmodified skill file; never the store or user content."""
+    base, places = _targets(project, user, agent, home)
+    steps: list[Step] = []
+    kept: list[str] = []
+    for place in places:
+        steps += uninstall_skill(place, kept)
+        steps += uninstall_hook(place)
+    if not user and Store(base).exists():
+        kept.append(f"the store {STORE_REL.as_posix()}/ (your handovers and parked items)")
+    if not user and _has_line(base / ".gitignore", GITIGNORE_LINE):
+        kept.append(
+            f"the {GITIGNORE_LINE} line in .gitignore (the store stays, so it stays ignored)"
+        )
+    if not steps:
+        return "\n".join(["Not installed: nothing to remove.", *(f"Kept {k}." for k in kept)])
+    for step in steps:
+        step.apply()
+    where = "your user account (~)" if user else str(base)
+    agents = " and ".join(AGENT_NAMES[p.agent] for p in places)
+    lines = [f"Uninstalled session-skill for {agents} from {where}:"]
+    lines += [f"  - {s.what}" for s in steps]
+    lines += [f"Kept {k}." for k in kept]
+    return "\n".join(lines)
+
+
+def _has_line(path: Path, line: str) -> bool:
+    try:
+        return line in path.read_text("utf-8", "replace").splitlines()
+    except OSError:
+        return False

@@ -1,0 +1,71 @@
+"""What an install is made of: steps planned first, applied only when all are valid, and
+the places each client's files go."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from session_skill.errors import SessionError
+from session_skill.store import fileio
+
+
+class Step:
+    """One change: write `data` to `path`, or run `action`."""
+
+    def __init__(
+        self,
+        what: str,
+        path: Path | None = None,
+        data: bytes | None = None,
+        action: Callable[[], None] | None = None,
+    ) -> None:
+        self.what = what
+        self.path = path
+        self.data = data
+        self.action = action
+
+    def apply(self) -> None:
+        try:
+            if self.action is not None:
+                self.action()
+            elif self.path is not None and self.data is not None:
+                # A symlinked file (dotfiles) is written through, keeping the link.
+                target = self.path.resolve() if self.path.is_symlink() else self.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                fileio.atomic_write(target, self.data)
+        except OSError as exc:
+            raise SessionError(f"cannot {self.what}: {exc.strerror or exc}") from None
+
+
+class Place:
+    """Where one agent's files go, and how to show their paths."""
+
+    def __init__(self, agent: str, base: Path, home: Path, user: bool) -> None:
+        self.agent = agent
+        self.base = base
+        self.home = home
+        self.user = user
+        if agent == "claude":
+            self.skill = base / ".claude" / "skills" / "session" / "SKILL.md"
+            self.settings = base / ".claude" / "settings.json"
+        else:
+            self.skill = base / ".agents" / "skills" / "session" / "SKILL.md"
+            self.settings = base / ".codex" / "hooks.json"
+
+    def show(self, path: Path) -> str:
+        try:
+            rel = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return str(path)
+        return f"~/{rel}" if self.user and self.base == self.home else rel
+
+
+def remove_empty_dirs(folder: Path, base: Path) -> None:
+    """Remove `folder` and its parents up to (not including) `base` while they are empty."""
+    while folder != base and base in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return  # not empty (or not ours to judge): stop here
+        folder = folder.parent
