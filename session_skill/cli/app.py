@@ -20,7 +20,7 @@ from session_skill.errors import EXIT_USAGE, SessionError, UsageError, run_comma
 if TYPE_CHECKING:
     from typer._click.core import Context as ClickContext
 
-    from session_skill.cli.invoke import Call
+    from session_skill.cli.call import Call
 
 app = typer.Typer(
     name="session-skill",
@@ -85,7 +85,7 @@ def _root(
 
 def _call(ctx: typer.Context) -> Call:
     """What Typer parsed, as the `Call` the fast path would have built."""
-    from session_skill.cli.invoke import Call
+    from session_skill.cli.call import Call
 
     name = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command_path
     call = Call(_canonical(name), root_project=_state["project"])

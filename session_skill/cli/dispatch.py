@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import shlex
 
+from session_skill.cli.call import Call
 from session_skill.cli.table import ALIASES, MODES, PROJECT, lookup
 from session_skill.errors import ChoiceNeeded
 from session_skill.records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_skill.cli.invoke import Call
+    from collections.abc import Callable
+
     from session_skill.commands.output import Output
 
 CHOOSE_MODE = """Which session mode did you want?
@@ -98,10 +100,10 @@ def run(
     ignore_unknown_flags: bool,
     session_id: str | None,
     project: str | None,
+    invoke: Callable[[Call], Output],
 ) -> Output:
-    """Run the mode exactly as its command would: same output, same exit code."""
-    from session_skill.cli.invoke import invoke
-
+    """Run the mode exactly as its command would (`invoke` runs it): same output, same
+    exit code."""
     req = parse(raw, ignore_unknown_flags=ignore_unknown_flags)
     if req.mode == "park" and not req.payload.strip():
         req = Request("sweep")  # `/session park` alone: what is there to park?
@@ -118,8 +120,6 @@ def run(
 
 def to_call(req: Request, session_id: str | None, project: str | None) -> Call:
     """The call `session-skill <mode> …` would make; dispatch's --session-id is the default."""
-    from session_skill.cli.invoke import Call
-
     words = [req.payload] if req.payload else [" ".join(req.args)] if req.args else []
     flags = {f for f, v in req.flags.items() if v is True}
     values = {f: v for f, v in req.flags.items() if isinstance(v, str)}

@@ -14,7 +14,7 @@ tests/cli/test_fastpath.py runs a table of invocations both ways and compares th
 
 from __future__ import annotations
 
-from session_skill.cli.invoke import Call
+from session_skill.cli.call import Call
 from session_skill.cli.table import PROJECT, Command, lookup
 
 HELP = ("-h", "--help")

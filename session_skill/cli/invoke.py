@@ -9,9 +9,9 @@ Imports stay inside the runners: `list` never pays for tiktoken, `park` never fo
 
 from __future__ import annotations
 
-from session_skill.cli.table import AGENTS, PROJECT, lookup
+from session_skill.cli.call import Call as Call
+from session_skill.cli.table import AGENTS, lookup
 from session_skill.errors import UsageError
-from session_skill.records import Record
 
 TYPE_CHECKING = False  # `typing` costs more to import than this module
 if TYPE_CHECKING:
@@ -20,46 +20,6 @@ if TYPE_CHECKING:
 
     from session_skill.commands.output import Output
     from session_skill.store.store import Store
-
-
-class Call(Record):
-    __slots__ = ("command", "words", "flags", "values", "root_project")
-    command: str  # the table's name (aliases resolved)
-    words: list[str]
-    flags: set[str]
-    values: dict[str, str]
-    root_project: str | None  # `session-skill --project DIR <command>`
-
-    def __init__(
-        self,
-        command: str,
-        words: list[str] | None = None,
-        flags: set[str] | None = None,
-        values: dict[str, str] | None = None,
-        root_project: str | None = None,
-    ) -> None:
-        self.command = command
-        self.words = [] if words is None else words
-        self.flags = set() if flags is None else flags
-        self.values = {} if values is None else values
-        self.root_project = root_project
-
-    @property
-    def project(self) -> str | None:
-        """The command's own --project, else the one given before the command."""
-        return self.values.get(PROJECT) or self.root_project
-
-    def flag(self, option: str) -> bool:
-        return option in self.flags
-
-    def value(self, option: str) -> str | None:
-        """The option's value; None when absent (an empty value counts as absent)."""
-        return self.values.get(option) or None
-
-    @property
-    def name(self) -> str | None:
-        """The positional words as one name (`recall the redis work`)."""
-        return " ".join(self.words) or None
 
 
 def invoke(call: Call) -> Output:
@@ -208,6 +168,7 @@ def _dispatch(call: Call) -> Output:
         ignore_unknown_flags=call.flag("--ignore-unknown-flags"),
         session_id=call.value("--session-id"),
         project=call.project,
+        invoke=invoke,
     )
 
 

@@ -9,12 +9,24 @@ from collections.abc import Iterable, Sequence
 from session_skill.matching.wordsim import DIGITS, normalize_all
 from session_skill.records import FrozenRecord
 
-TYPE_CHECKING = False  # `typing` is not imported for its sake
-if TYPE_CHECKING:
-    from session_skill.matching.resolve import Choice
+_init = object.__setattr__  # frozen records set their fields past __setattr__
 
 # Substring scoring is noise for short queries ("log" inside "catalog").
 MIN_PARTIAL_CHARS = 6
+
+
+class Choice(FrozenRecord):
+    """One candidate: `key` is its identity (a slug); `texts` are what the query is
+    compared with (the slug with `-`/`_` as spaces, the summary or goal line)."""
+
+    __slots__ = ("key", "texts")
+    key: str
+    texts: tuple[str, ...]
+
+    def __init__(self, key: str, texts: tuple[str, ...]) -> None:
+        # Two plain calls, not FrozenRecord._set: `drop` makes one per parked item.
+        _init(self, "key", key)
+        _init(self, "texts", texts)
 
 
 class Prepared(FrozenRecord):

@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 
 from session_skill.matching.choicetable import MIN_PARTIAL_CHARS as MIN_PARTIAL_CHARS
+from session_skill.matching.choicetable import Choice as Choice
 from session_skill.matching.choicetable import Prepared, Table, prepare, prepare_all, string_score
 from session_skill.matching.wordsim import DIGITS, best_similarity, stem
 from session_skill.matching.wordsim import normalize as normalize
@@ -69,21 +70,6 @@ _HEDGE = re.compile(
 )
 
 
-_init = object.__setattr__  # frozen records set their fields past __setattr__
-
-
-class Choice(FrozenRecord):
-    """One candidate: `key` is its identity (a slug); `texts` are what the query is
-    compared with (the slug with `-`/`_` as spaces, the summary or goal line)."""
-
-    __slots__ = ("key", "texts")
-    key: str
-    texts: tuple[str, ...]
-
-    def __init__(self, key: str, texts: tuple[str, ...]) -> None:
-        # Two plain calls, not FrozenRecord._set: `drop` makes one per parked item.
-        _init(self, "key", key)
-        _init(self, "texts", texts)
 
 
 class Resolution(FrozenRecord):

@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 
 from session_skill.errors import SessionError
-from session_skill.store.store import valid_slug
+from session_skill.store.paths import valid_slug
 
 RESERVED = frozenset({"latest", "parked", "dropped"})
 _BRANCH_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
