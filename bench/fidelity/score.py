@@ -1,0 +1,198 @@
+"""Scoring what extraction found in one session against its key (tests/fidelity/README.md).
+
+Pure functions over plain values: `Found` is what the tool produced for a session, `Key` what
+the labeller read in it; `score` says which candidate matched which labelled item, and the
+totals add up per split.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bench.fidelity.keys import Item, Key
+
+_STOP = frozenset(
+    "the and for with that this you your are was were have has had not but can could would "
+    "should will its it's into from then than when what which who how all any now also just "
+    "only very let let's i'll we'll i'm we're our out about there here them they their these "
+    "those been being did does doing done one two get got make made want need".split()
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+@dataclass
+class Candidate:
+    text: str  # the whole text the sweep kept (not the clipped one)
+    type: str
+    line: int | None = None  # the transcript line it came from, when the tool says
+
+
+@dataclass
+class Found:
+    candidates: list[Candidate]
+    goal: str
+    files: list[str]  # observed files, as the table names them (relative to the project)
+    table_rows: list[str] = field(default_factory=list)  # the Files touched rows as shown
+
+
+def norm(text: str) -> str:
+    return " ".join(re.sub(r"[*`_#>|]", " ", text).lower().split())
+
+
+def _tokens(text: str) -> set[str]:
+    return {w for w in re.findall(r"[\w'-]+", text.lower()) if len(w) >= 3 and w not in _STOP}
+
+
+def _bigrams(text: str) -> set[str]:
+    s = re.sub(r"\s+", "", text.lower())
+    return {s[i : i + 2] for i in range(len(s) - 1)}
+
+
+def text_matches(candidate: str, quote: str) -> bool:
+    """Do these two texts say the same thing: one holds the other, or most of the words of
+    the shorter are in the longer (characters pairs for Chinese, Japanese, Korean)?"""
+    c, q = norm(candidate).rstrip("…").strip(), norm(quote).rstrip("…").strip()
+    if not c or not q:
+        return False
+    short, long = (c, q) if len(c) <= len(q) else (q, c)
+    if len(short) >= 12 and short[:120] in long:
+        return True
+    if _CJK.search(c) or _CJK.search(q):
+        a, b = _bigrams(c), _bigrams(q)
+        if not a or not b:
+            return False
+        return len(a & b) >= 0.6 * min(len(a), len(b)) and len(a & b) >= 4
+    a, b = _tokens(c), _tokens(q)
+    shared = a & b
+    return len(shared) >= 3 and len(shared) >= 0.6 * min(len(a), len(b))
+
+
+def matches(candidate: Candidate, item: Item) -> bool:
+    if candidate.line is not None and candidate.line in item.lines:
+        return True
+    return text_matches(candidate.text, item.quote)
+
+
+@dataclass
+class SessionScore:
+    file: str
+    split: str
+    tasks: int = 0
+    tasks_found: int = 0
+    questions: int = 0
+    questions_found: int = 0
+    candidates: int = 0  # not matching a borderline item only
+    candidates_right: int = 0
+    answered_reported_open: int = 0
+    goal_right: bool = False
+    files_key: int = 0
+    files_found: int = 0
+    files_right: int = 0
+    root_row: bool = False  # the table folded files into one row for the project root
+    by_type: dict[str, list[int]] = field(default_factory=dict)  # type -> [right, all]
+    detail: list[str] = field(default_factory=list)  # for the report of a train session
+
+
+def score(key: Key, found: Found, split: str) -> SessionScore:
+    s = SessionScore(key.file, split)
+    tasks, questions = key.items["open_tasks"], key.items["open_questions"]
+    answered, borderline = key.items["answered_questions"], key.items["borderline"]
+    lookalikes = key.items["lookalikes"]
+    s.tasks, s.questions = len(tasks), len(questions)
+    for item in tasks:
+        hit = any(matches(c, item) for c in found.candidates)
+        s.tasks_found += hit
+        s.detail.append(f"  {'✓' if hit else 'MISSED'} task [{item.kind}] {item.quote[:110]}")
+    for item in questions:
+        hit = any(matches(c, item) for c in found.candidates)
+        s.questions_found += hit
+        s.detail.append(f"  {'✓' if hit else 'MISSED'} question {item.quote[:110]}")
+    for c in found.candidates:
+        right = any(matches(c, item) for item in (*tasks, *questions))
+        wrong_as = next(
+            (name for name, items in (("answered", answered), ("lookalike", lookalikes))
+             if any(matches(c, item) for item in items)),
+            None,
+        )  # fmt: skip
+        if not right and any(matches(c, item) for item in borderline):
+            s.detail.append(f"  ~ borderline [{c.type}] {c.text[:110]}")
+            continue
+        s.candidates += 1
+        s.candidates_right += right
+        tally = s.by_type.setdefault(c.type, [0, 0])
+        tally[0] += right
+        tally[1] += 1
+        if not right and wrong_as == "answered":
+            s.answered_reported_open += 1
+        if not right:
+            why = f" (matches a labelled {wrong_as})" if wrong_as else ""
+            s.detail.append(f"  ✗ candidate [{c.type}] {c.text[:110]}{why}")
+    s.goal_right = any(all(w in found.goal.lower() for w in group) for group in key.goal_keywords)
+    s.detail.insert(0, f"  Goal {'✓' if s.goal_right else '✗'}: {found.goal[:160]}")
+    wanted = {_path_key(f) for f in key.files_written}
+    got = {_path_key(f) for f in found.files}
+    s.files_key, s.files_found, s.files_right = len(wanted), len(got), len(wanted & got)
+    s.root_row = any(r.startswith("./") or r == "." for r in found.table_rows)
+    for f in sorted(wanted - got):
+        s.detail.append(f"  MISSED file {f}")
+    for f in sorted(got - wanted):
+        s.detail.append(f"  ✗ file {f}")
+    return s
+
+
+def _path_key(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/")
+
+
+@dataclass
+class Totals:
+    sessions: int = 0
+    tasks: int = 0
+    tasks_found: int = 0
+    questions: int = 0
+    questions_found: int = 0
+    candidates: int = 0
+    candidates_right: int = 0
+    answered_reported_open: int = 0
+    goals_right: int = 0
+    files_key: int = 0
+    files_found: int = 0
+    files_right: int = 0
+    root_rows: int = 0
+    by_type: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, s: SessionScore) -> None:
+        self.sessions += 1
+        for name in (
+            "tasks", "tasks_found", "questions", "questions_found", "candidates",
+            "candidates_right", "answered_reported_open", "files_key", "files_found",
+            "files_right",
+        ):  # fmt: skip
+            setattr(self, name, getattr(self, name) + getattr(s, name))
+        self.goals_right += s.goal_right
+        self.root_rows += s.root_row
+        for kind, (right, n) in s.by_type.items():
+            tally = self.by_type.setdefault(kind, [0, 0])
+            tally[0] += right
+            tally[1] += n
+
+    def as_dict(self) -> dict[str, object]:
+        def rate(a: int, b: int) -> float | None:
+            return round(a / b, 3) if b else None
+
+        return {
+            "sessions": self.sessions,
+            "open_tasks_recall": rate(self.tasks_found, self.tasks),
+            "open_tasks": [self.tasks_found, self.tasks],
+            "open_questions_recall": rate(self.questions_found, self.questions),
+            "open_questions": [self.questions_found, self.questions],
+            "candidate_precision": rate(self.candidates_right, self.candidates),
+            "candidates": [self.candidates_right, self.candidates],
+            "answered_reported_open_per_10": rate(10 * self.answered_reported_open, self.sessions),
+            "goal_right": rate(self.goals_right, self.sessions),
+            "files_recall": rate(self.files_right, self.files_key),
+            "files_precision": rate(self.files_right, self.files_found),
+            "root_rows": self.root_rows,
+            "precision_by_type": {k: rate(r, n) for k, (r, n) in sorted(self.by_type.items())},
+        }
