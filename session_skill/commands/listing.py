@@ -72,7 +72,7 @@ def _render(
                         "slug": d.slug,
                         "created": format_time(d.when),
                         "age": age((now - d.when).total_seconds()),
-                        "branch": d.branch,
+                        "branch": d.branch or None,
                         "consumed": d.consumed,
                         "stale": now - d.when >= timedelta(days=STALE_DAYS),
                     }

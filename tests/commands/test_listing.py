@@ -84,3 +84,14 @@ def test_list_records_the_numbers_it_shows(project: Path, store_dir: Path, cli: 
 def test_list_without_a_store_writes_nothing(project: Path, cli: RunCli) -> None:
     assert cli("list").code == 0
     assert not (project / ".claude").exists()
+
+
+def test_json_branch_of_a_doc_without_one_is_null(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """Issue 21 #15: absent is `null` in every `--json`, as search and history give it."""
+    write_doc(store_dir, "no-branch", branch=None)
+    write_doc(store_dir, "on-main")
+    rows = {d["slug"]: d for d in json.loads(cli("list", "--json").out)["handovers"]}
+    assert rows["no-branch"]["branch"] is None
+    assert rows["on-main"]["branch"] == "main"
