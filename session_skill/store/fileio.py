@@ -122,11 +122,11 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def read_text(path: Path, *, limit: int | None = None) -> str:
+def read_text(path: Path, *, limit: int | None = None, keep_bom: bool = False) -> str:
     """Read a store file as UTF-8, keeping CRLF. A non-UTF-8 file is an error naming it."""
     with open(path, "rb") as fh:
         data = fh.read() if limit is None else fh.read(limit)
-    return decode(data, path)
+    return decode(data, path, keep_bom=keep_bom)
 
 
 def read_regular_bytes(path: str, limit: int) -> bytes | None:
@@ -166,8 +166,9 @@ def read_regular(path: str, limit: int) -> str | None:
         return None
 
 
-def decode(data: bytes, path: Path) -> str:
-    if data.startswith(b"\xef\xbb\xbf"):
+def decode(data: bytes, path: Path, *, keep_bom: bool = False) -> str:
+    """UTF-8 text, a BOM dropped unless `keep_bom` (a file rewritten whole must keep it)."""
+    if data.startswith(b"\xef\xbb\xbf") and not keep_bom:
         data = data[3:]
     try:
         return data.decode("utf-8")

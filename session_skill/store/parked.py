@@ -152,6 +152,9 @@ class Parked:
     """The file as lines (endings kept) plus the items found in them."""
 
     def __init__(self, text: str) -> None:
+        # A BOM is no part of the first line: kept aside, and written back by `render`.
+        self.bom = "\ufeff" if text.startswith("\ufeff") else ""
+        text = text[len(self.bom) :]
         # Lines end at "\n" only: `splitlines` also cuts at a lone "\r", "\x0c", "\u2028"…,
         # and `drop` then removed only the first piece of a hand-edited bullet.
         parts = text.split("\n")
@@ -183,7 +186,7 @@ class Parked:
         return items
 
     def render(self) -> str:
-        return "".join(self.lines)
+        return self.bom + "".join(self.lines)
 
     def find_slug(self, slug: str) -> Item | None:
         want = slug.lower()

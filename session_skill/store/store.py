@@ -170,10 +170,10 @@ class Store:
             )
 
     # -- files --------------------------------------------------------------
-    def read(self, name: str) -> str | None:
+    def read(self, name: str, *, keep_bom: bool = False) -> str | None:
         p = self.path(name)
         try:
-            return fileio.read_text(p)
+            return fileio.read_text(p, keep_bom=keep_bom)
         except FileNotFoundError:
             return None
         except IsADirectoryError:
@@ -258,7 +258,7 @@ class Store:
     def read_parked(self) -> Parked:
         from session_skill.store.parked import Parked
 
-        return Parked(self.read(PARKED) or "")
+        return Parked(self.read(PARKED, keep_bom=True) or "")  # a rewrite keeps the BOM
 
     def write_parked(self, parked: Parked) -> None:
         """Rewrite PARKED.md (callers hold the lock): every byte that is not an item kept."""

@@ -276,3 +276,15 @@ def test_one_loose_candidate_is_asked_about_as_one(
         "Is this the item you meant by 'retyr'?",
         "1. **retry-backoff** — revisit exponential vs linear",
     ]
+
+
+def test_a_bom_stays_when_an_item_is_dropped(project: Path, store_dir: Path, cli: RunCli) -> None:
+    """Issue 21 #14: every byte but the item's stays, a UTF-8 BOM at the top included."""
+    store_dir.mkdir(parents=True)
+    p = store_dir / "PARKED.md"
+    p.write_bytes(b"\xef\xbb\xbf- **alpha** \xe2\x80\x94 first.\n- **beta** \xe2\x80\x94 second.\n")
+    r = cli("drop", "beta")
+    assert r.out.startswith("Dropped: beta (1 open)"), r
+    assert p.read_bytes() == b"\xef\xbb\xbf- **alpha** \xe2\x80\x94 first.\n"
+    assert cli("drop", "alpha").out.startswith("Dropped: alpha (0 open)")  # read through it
+    assert p.read_bytes() == b"\xef\xbb\xbf"

@@ -453,10 +453,10 @@ CASES = [
         out="Parked: new-idea-here (4 open)",
         setup=with_(parked_bytes(BOM_PARKED)),
         changes=PARKED,
-        # Items are read through the BOM; the rewrite keeps every line and drops the BOM.
+        # Items are read through the BOM; the rewrite keeps every byte, the BOM included.
         check=lambda proj, tmp, r: (
             parked_now(proj)
-            == BOM_PARKED[3:] + BULLET.format("new-idea-here", "new idea here").encode() + b"\n"
+            == BOM_PARKED + BULLET.format("new-idea-here", "new idea here").encode() + b"\n"
             or pytest.fail(repr(parked_now(proj)[:80]))
         ),
     ),
