@@ -114,9 +114,12 @@ def _resolve_items(
     numbers = _numbers_in(query)
     if numbers is not None:
         return _by_numbers(store, items, numbers, now, record)
-    exact = parked.find_slug(query.strip("*` "))
-    if exact is not None:
-        return [(exact, 100.0)]
+    exact = parked.with_slug(query.strip("*` "))
+    if len(exact) == 1:
+        return [(items[exact[0]], 100.0)]
+    if exact:  # hand-written items whose text starts alike: the slug names none alone
+        why = f"is the slug of {len(exact)} parked items; nothing dropped"
+        _ask(store, items, exact, query, why)
     from session_skill.matching.resolve import Choice, resolve
 
     choices = [Choice(it.slug, (it.slug.replace("-", " "), it.summary)) for it in items]
@@ -125,25 +128,33 @@ def _resolve_items(
         return [(items[res.index], res.score)]
     if res.kind == "ambiguous":
         indexes = [i for i, _s in res.candidates]
-        pairs = show_numbers(store, items, fresh=False, shown=indexes)
-        number_of = dict(zip(sorted(set(indexes)), (n for n, _ in pairs), strict=True))
         one = len(indexes) == 1
-        lines = [
-            f"Is this the item you meant by {shown(query)}?"
-            if one
-            else f"Which item did you mean by {shown(query)}?"
-        ]
-        for i in indexes:
-            it = items[i]
-            lines.append(f"{number_of[i]}. **{it.slug}** — {it.summary[:120]}")
-        lines.append(
-            f"→ {agent.hint('drop #N')} with a number above, or {agent.hint('drop <slug>')}"
+        _ask(
+            store,
+            items,
+            indexes,
+            query,
+            "is only a loose match" if one else "matches more than one parked item",
         )
-        why = "is only a loose match" if one else "matches more than one parked item"
-        raise ChoiceNeeded(f"{shown(query)} {why}", stdout="\n".join(lines))
     raise SessionError(
         f"no parked item matches {shown(query)}", stdout=_parked_list(store, items, now)
     )
+
+
+def _ask(store: Store, items: list[Item], indexes: list[int], query: str, why: str) -> None:
+    """Stop with the candidates, numbered (the numbers recorded), and ask: exit 4."""
+    pairs = show_numbers(store, items, fresh=False, shown=indexes)
+    number_of = dict(zip(sorted(set(indexes)), (n for n, _ in pairs), strict=True))
+    lines = [
+        f"Is this the item you meant by {shown(query)}?"
+        if len(indexes) == 1
+        else f"Which item did you mean by {shown(query)}?"
+    ]
+    for i in indexes:
+        it = items[i]
+        lines.append(f"{number_of[i]}. **{it.slug}** — {it.summary[:120]}")
+    lines.append(f"→ {agent.hint('drop #N')} with a number above, or {agent.hint('drop <slug>')}")
+    raise ChoiceNeeded(f"{shown(query)} {why}", stdout="\n".join(lines))
 
 
 def _numbers_in(query: str) -> list[int] | None:

@@ -192,6 +192,12 @@ class Parked:
         want = slug.lower()
         return next((it for it in self.items if it.slug.lower() == want), None)
 
+    def with_slug(self, slug: str) -> list[int]:
+        """The indexes (into `items`) of every item of this slug, case aside: two
+        hand-written items may derive the same one."""
+        want = slug.lower()
+        return [i for i, it in enumerate(self.items) if it.slug.lower() == want]
+
     def append(self, bullet: str) -> None:
         if self.lines and not self.lines[-1].endswith("\n"):
             self.lines[-1] += self.newline

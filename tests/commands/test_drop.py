@@ -288,3 +288,29 @@ def test_a_bom_stays_when_an_item_is_dropped(project: Path, store_dir: Path, cli
     assert p.read_bytes() == b"\xef\xbb\xbf- **alpha** \xe2\x80\x94 first.\n"
     assert cli("drop", "alpha").out.startswith("Dropped: alpha (0 open)")  # read through it
     assert p.read_bytes() == b"\xef\xbb\xbf"
+
+
+def test_two_items_of_the_same_slug_are_asked_about(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """Issue 21 #7: two hand-written items derive one slug; the slug names neither alone."""
+    p = _parked(
+        store_dir,
+        "- fix the flaky upload test in ci",
+        "- fix the flaky upload test in staging too",
+    )
+    before = p.read_bytes()
+    r = cli("drop", "fix-the-flaky-upload-test-in")
+    assert r.code == 4, r
+    assert r.out.splitlines() == [
+        "Which item did you mean by 'fix-the-flaky-upload-test-in'?",
+        "1. **fix-the-flaky-upload-test-in** — fix the flaky upload test in ci",
+        "2. **fix-the-flaky-upload-test-in** — fix the flaky upload test in staging too",
+        "→ /session drop #N with a number above, or /session drop <slug>",
+    ]
+    assert r.err == (
+        "error: 'fix-the-flaky-upload-test-in' is the slug of 2 parked items; nothing dropped\n"
+    )
+    assert p.read_bytes() == before and _dropped(store_dir) == []
+    assert cli("drop", "#2").out.startswith("Dropped: fix-the-flaky-upload-test-in (1 open)")
+    assert p.read_text().endswith("- fix the flaky upload test in ci\n")
