@@ -124,19 +124,24 @@ def show_numbers(
 
     `fresh` is `list`'s 1 to N; otherwise the numbers already shown are kept (`before`:
     the record as it was before this command changed the items, else the stored one).
-    When the record cannot be written (and so is removed), the numbers are file order:
-    what `#N` then takes.
+    Every numbered output records what it shows, a `list` of an untouched store too: a
+    hand edit can move the items after they were printed. With no record yet every item
+    is recorded at its place in the file, the number `#N` took until then. When the
+    record cannot be written (and so is removed), the numbers are file order: what `#N`
+    then takes.
     """
     from session_skill.store.numbers import number
 
     picked = range(len(items)) if shown is None else sorted(set(shown))
     stored = store.read_numbers() if before is None else before
+    if stored is None and not items:
+        return []  # nothing shown, nothing to record
     if stored is None:
-        # No record: `#N` is the Nth item, the number printed. Only a drop moves items,
-        # and a drop records them first (`before`); nothing to write until then.
-        return [(i + 1, items[i]) for i in picked]
-    old = None if fresh else stored
-    pairs, new = number(items, old, viewer(), fresh=fresh, shown=picked)
+        pairs, new = number(items, None, viewer(), fresh=True)
+        pairs = [pairs[i] for i in picked]
+    else:
+        old = None if fresh else stored
+        pairs, new = number(items, old, viewer(), fresh=fresh, shown=picked)
     if store.write_numbers(new):
         return pairs
     return [(i + 1, items[i]) for i in picked]

@@ -12,9 +12,10 @@ the bullet's line — in the store's `numbers.json` (written by `Store.write_num
 - `#N` whose item is gone, or whose line changed since it was shown, is refused (exit 4)
   with the list reprinted; nothing is dropped. So is a number shown in another session
   (`CLAUDE_CODE_SESSION_ID` / `CODEX_THREAD_ID` differ) or a record that cannot be read.
-- With no record, `#N` is the Nth item in file order: the number `list` shows. Numbers
-  that say no more than that are not written (a `list` of an untouched store changes no
-  file); a drop first records the numbers the items had, then removes them.
+- Every output that numbers items records them, a `list` of an untouched store too (a
+  hand edit may move the items before `#N` is typed). With no record at all (none shown
+  yet, or the record could not be written), `#N` is the Nth item in file order: the
+  number printed then. A drop first records the numbers the items had, then removes them.
 
 Pure logic: the store reads and writes the file, the commands decide what to print.
 """

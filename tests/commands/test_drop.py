@@ -126,12 +126,19 @@ def test_a_hand_edit_after_the_numbers_were_recorded_is_caught(
     assert cli("drop", "#3").out.startswith("Dropped: item-d ")
 
 
-def test_a_list_of_an_untouched_store_writes_nothing(
-    five: Path, store_dir: Path, cli: RunCli
+def test_a_hand_edit_after_a_list_of_an_untouched_store_is_caught(
+    project: Path, store_dir: Path, cli: RunCli
 ) -> None:
-    # With no record `#N` is the Nth item, and only a drop moves items: nothing to record.
-    assert cli("list").code == 0 and cli("drop", "zzzz qqqq").code == 1
-    assert not (store_dir / "numbers.json").exists()
+    """Issue 21 #6: the first `list` recorded nothing, so `#2` took the 2nd item of the
+    edited file: the bullet added at the top pushed A there, and A was dropped."""
+    for idea in ("alpha idea", "beta idea", "gamma idea"):
+        cli("park", idea)
+    assert "\n2. **beta-idea**" in cli("list").out
+    p = store_dir / "PARKED.md"
+    p.write_text(p.read_text().replace("- **alpha-idea**", "- a hand-added note\n- **alpha-idea**"))
+    r = cli("drop", "#2")
+    assert r.out.startswith("Dropped: beta-idea (3 open)"), r
+    assert _slugs(store_dir) == ["a-hand-added-note", "alpha-idea", "gamma-idea"]
 
 
 def test_an_item_edited_since_it_was_shown_is_refused(
