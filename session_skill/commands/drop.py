@@ -137,7 +137,7 @@ def _resolve_items(
             "is only a loose match" if one else "matches more than one parked item",
         )
     raise SessionError(
-        f"no parked item matches {shown(query)}", stdout=_parked_list(store, items, now)
+        f"no parked item matches {shown(query)}", stdout=_parked_list(store, items, now)[0]
     )
 
 
@@ -186,15 +186,20 @@ def _by_numbers(
         nothing = "nothing dropped" if len(numbers) > 1 else ""
         tail = f"; {nothing}" if nothing else ""
         if got.status == "none":
-            raise SessionError(
-                f"there is no item #{n} ({len(items)} open){tail}",
-                stdout=_parked_list(store, items, now),
-            )
+            listing, pairs = _parked_list(store, items, now)
+            given = dict(pairs)
+            if n in given:  # an item parked since: the list just printed gives it #n
+                raise ChoiceNeeded(
+                    f"#{n} was not shown before; it is {given[n].slug} now, as listed: "
+                    f"drop #{n} again to drop it; nothing dropped",
+                    stdout=listing,
+                )
+            raise SessionError(f"there is no item #{n} ({len(items)} open){tail}", stdout=listing)
         if got.status in ("gone", "changed"):
             what = "is no longer parked" if got.status == "gone" else "was edited since"
             raise ChoiceNeeded(
                 f"#{n} was {got.slug} when the list was shown, and it {what}; nothing dropped",
-                stdout=_parked_list(store, items, now),
+                stdout=_parked_list(store, items, now)[0],
             )
         why = (
             "were shown in another session"
@@ -203,13 +208,16 @@ def _by_numbers(
         )
         raise ChoiceNeeded(
             f"the numbers {why}; nothing dropped — check them and pick again",
-            stdout=_parked_list(store, items, now, fresh=True),
+            stdout=_parked_list(store, items, now, fresh=True)[0],
         )
     return found
 
 
-def _parked_list(store: Store, items: list[Item], now: datetime, *, fresh: bool = False) -> str:
+def _parked_list(
+    store: Store, items: list[Item], now: datetime, *, fresh: bool = False
+) -> tuple[str, list[tuple[int, Item]]]:
+    """The open items as printed with a refusal, and the numbers they were given."""
     pairs = show_numbers(store, items, fresh=fresh)
     lines = [f"### Parked ({len(items)} open)"] + [item_line(n, it, now) for n, it in pairs]
     lines.append(f"→ {agent.hint('drop #N')} with a number above, or {agent.hint('drop <slug>')}")
-    return "\n".join(lines)
+    return "\n".join(lines), pairs

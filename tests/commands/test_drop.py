@@ -321,3 +321,25 @@ def test_two_items_of_the_same_slug_are_asked_about(
     assert p.read_bytes() == before and _dropped(store_dir) == []
     assert cli("drop", "#2").out.startswith("Dropped: fix-the-flaky-upload-test-in (1 open)")
     assert p.read_text().endswith("- fix the flaky upload test in ci\n")
+
+
+def test_a_number_not_shown_yet_agrees_with_the_list_printed(
+    five: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """Issue 21 #8: "there is no item #6" stood above a printed "6. **a-sixth-idea**"."""
+    cli("list")
+    cli("park", "a sixth idea")  # parked after the list: it has no number yet
+    before = (store_dir / "PARKED.md").read_bytes()
+    r = cli("drop", "#6")
+    assert r.code == 4, r
+    assert "\n6. **a-sixth-idea** — a sixth idea." in r.out
+    assert r.err == (
+        "error: #6 was not shown before; it is a-sixth-idea now, as listed: "
+        "drop #6 again to drop it; nothing dropped\n"
+    )
+    assert (store_dir / "PARKED.md").read_bytes() == before and _dropped(store_dir) == []
+    assert cli("drop", "#6").out.startswith("Dropped: a-sixth-idea (5 open)")
+    # A number the list does not hold either is simply not there, as the list shows.
+    r = cli("drop", "#7")
+    assert r.code == 1 and r.err == "error: there is no item #7 (5 open)\n", r
+    assert "\n7. " not in r.out
