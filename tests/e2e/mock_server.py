@@ -109,12 +109,15 @@ class ScriptedServer(Generic[R]):
         with self._lock:
             return len(self._script)
 
-    def _next_reply(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+    def _next_step(self, body: dict[str, Any]) -> Any:
+        """The next scripted step, called with ``body`` when it is a callable (None when
+        the script is used up)."""
         with self._lock:
             step = self._script.pop(0) if self._script else None
-        if callable(step):
-            step = step(body)
-        return self.normalise(step)
+        return step(body) if callable(step) else step
+
+    def _next_reply(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        return self.normalise(self._next_step(body))
 
     # -- log ---------------------------------------------------------------------------
     def _log(self, method: str, path: str, body: Any, kind: str) -> R:
