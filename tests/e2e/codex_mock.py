@@ -20,12 +20,24 @@ The reply is a server-sent event stream: ``response.created``, one
 ``response.output_item.done`` per item, ``response.completed``. A turn holding a
 ``function_call`` makes Codex run the tool and send ``function_call_output`` in the next
 request, which the next step answers. When the script is exhausted the answer is ``ok``.
+A :class:`Reply` (see :func:`reply`) is any of the above with its own ``usage`` figures,
+e.g. ``reply("Done.", total_tokens=6000)`` to push Codex over
+``model_auto_compact_token_limit`` (automatic compaction).
+
+Compaction (``/compact`` or automatic): codex-cli 0.171.0 asks for the summary with a
+``/responses`` request without tools whose last user message is the compaction prompt
+(``You are performing a CONTEXT CHECKPOINT COMPACTION…``) and whose
+``client_metadata["x-codex-turn-metadata"]`` says ``"request_kind":"compaction"``. Those are
+logged with kind ``compact`` and answered with :attr:`MockResponses.summary`, not from the
+script (nor with the title a side call gets).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +84,45 @@ def update_plan(plan: list[tuple[str, str]], explanation: str | None = None) -> 
     return function_call("update_plan", args)
 
 
+@dataclass
+class Reply:
+    """A scripted turn with the ``usage`` its ``response.completed`` reports."""
+
+    content: Any  # str | Item | list[Item] | None
+    input_tokens: int = 10
+    output_tokens: int = 5
+    total_tokens: int | None = None  # input + output when None
+
+    def usage(self) -> dict[str, Any]:
+        total = self.input_tokens + self.output_tokens
+        return {
+            "input_tokens": self.input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": self.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": total if self.total_tokens is None else self.total_tokens,
+        }
+
+
+def reply(
+    content: Any,
+    *,
+    input_tokens: int | None = None,
+    output_tokens: int = 5,
+    total_tokens: int | None = None,
+) -> Reply:
+    """A step whose ``response.completed`` reports these token counts. Codex compares the
+    total with ``model_auto_compact_token_limit``: ``reply("…", total_tokens=6000)`` with
+    ``-c model_auto_compact_token_limit=2000`` makes it compact (``input_tokens`` defaults
+    to the total less the output)."""
+    if input_tokens is None:
+        input_tokens = 10 if total_tokens is None else max(total_tokens - output_tokens, 0)
+    return Reply(content, input_tokens, output_tokens, total_tokens)
+
+
 def _normalise(reply: Any) -> list[Item]:
+    if isinstance(reply, Reply):
+        reply = reply.content
     if reply is None:
         return [message("ok")]
     if isinstance(reply, str):
@@ -86,7 +136,7 @@ def _normalise(reply: Any) -> list[Item]:
     return items or [message("ok")]
 
 
-def response_sse(items: list[Item]) -> bytes:
+def response_sse(items: list[Item], usage: dict[str, Any] | None = None) -> bytes:
     """One Responses API turn as a server-sent event stream."""
     rid = f"resp_mock{next(_ids):06d}"
     events: list[tuple[str, dict[str, Any]]] = [
@@ -99,13 +149,7 @@ def response_sse(items: list[Item]) -> bytes:
                 {"type": "response.output_item.done", "output_index": i, "item": it},
             )
         )
-    usage = {
-        "input_tokens": 10,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": 5,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 15,
-    }
+    usage = usage or Reply(None).usage()
     events.append(
         (
             "response.completed",
@@ -174,6 +218,41 @@ class LoggedRequest(Logged):
         return [str(t.get("name") or t.get("type") or "") for t in self.body.get("tools") or []]
 
 
+COMPACT_NEEDLE = "CONTEXT CHECKPOINT COMPACTION"
+"""In the last user message of Codex's (0.171.0) compaction request."""
+
+
+def is_compaction(body: Any) -> bool:
+    """Whether ``body`` is Codex asking for a compaction summary."""
+    if not isinstance(body, dict):
+        return False
+    meta = (body.get("client_metadata") or {}).get("x-codex-turn-metadata")
+    if isinstance(meta, str) and '"request_kind":"compaction"' in meta.replace(" ", ""):
+        return True
+    req = LoggedRequest(body=body)
+    users = req.messages("user")
+    return bool(users) and COMPACT_NEEDLE in users[-1]
+
+
+SUMMARY_MARKER = "Mock compaction summary"
+
+
+def default_summary(body: dict[str, Any]) -> str:
+    """A plausible handoff summary (what the compaction prompt asks for) naming the user
+    messages it saw; starts with :data:`SUMMARY_MARKER`."""
+    users = [
+        m
+        for m in LoggedRequest(body=body).messages("user")
+        if not m.startswith("<") and COMPACT_NEEDLE not in m
+    ]
+    listed = "\n".join(f"- {m}" for m in users) or "- (none)"
+    return (
+        f"{SUMMARY_MARKER}.\n\nUser messages so far:\n{listed}\n\n"
+        "Progress: the conversation above, nothing written yet.\n"
+        "Next step: answer the newest user message."
+    )
+
+
 class MockResponses(ScriptedServer[LoggedRequest]):
     """The mock Responses API. ``start()`` binds a free port on 127.0.0.1; ``stop()`` ends it."""
 
@@ -185,11 +264,30 @@ class MockResponses(ScriptedServer[LoggedRequest]):
     def __init__(self, log_path: Path | None = None, title: str = "Mock task") -> None:
         super().__init__(log_path)
         self.title = title
+        # the compaction requests' answer: a text or a function of the request body
+        self.summary: str | Callable[[dict[str, Any]], str] = default_summary
+        self.summary_usage = Reply(None, input_tokens=10, output_tokens=100)
+
+    def compactions(self, since: int = 0) -> list[LoggedRequest]:
+        """The compaction (summary) requests with ``seq >= since``."""
+        with self._lock:
+            return [r for r in self.requests if r["kind"] == "compact" and r["seq"] >= since]
+
+    def _next_turn(self, body: dict[str, Any]) -> tuple[list[Item], dict[str, Any] | None]:
+        step = self._next_step(body)
+        usage = step.usage() if isinstance(step, Reply) else None
+        return _normalise(step), usage
+
+    def _summary_turn(self, body: dict[str, Any]) -> tuple[list[Item], dict[str, Any]]:
+        s = self.summary(body) if callable(self.summary) else self.summary
+        return [message(s)], self.summary_usage.usage()
 
 
 def _classify(path: str, body: Any) -> str:
     if not path.split("?", 1)[0].endswith("/responses") or not isinstance(body, dict):
         return "other"
+    if is_compaction(body):
+        return "compact"
     return "main" if body.get("tools") else "side"
 
 
@@ -212,11 +310,14 @@ class _Handler(MockHandler):
             return
         try:
             assert isinstance(body, dict)
+            usage: dict[str, Any] | None = None
             if kind == "main":
-                items = self.mock._next_reply(body)
+                items, usage = self.mock._next_turn(body)
+            elif kind == "compact":
+                items, usage = self.mock._summary_turn(body)
             else:
                 items = [message(json.dumps({"title": self.mock.title}))]
-            self._send(200, response_sse(items), "text/event-stream")
+            self._send(200, response_sse(items, usage), "text/event-stream")
         except Exception as e:  # a broken step must show up in the test, not hang it
             self.mock.errors.append(f"{type(e).__name__}: {e}")
             self._json(400, {"error": {"message": f"mock: {e}", "type": "invalid_request_error"}})
