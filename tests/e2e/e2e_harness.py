@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -412,11 +413,13 @@ class World:
         return r
 
     # -- interactive --------------------------------------------------------------------
-    def tui(self, *args: str) -> Tui:
-        """Start the interactive UI under a fresh tmux server; wait until it takes input."""
+    def tui(self, *args: str, env: dict[str, str] | None = None) -> Tui:
+        """Start the interactive UI under a fresh tmux server; wait until it takes input.
+        ``env`` adds to (or overrides) :meth:`env` for this client and its hooks, e.g.
+        ``{"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "100000"}``."""
         if not self.tmux:
             raise RuntimeError("the tmux fixture was not requested")
-        t = Tui(self, self.tmux, args)
+        t = Tui(self, self.tmux, args, env)
         self._tuis.append(t)
         t.start()
         return t
@@ -452,8 +455,16 @@ class TmuxPane:
     term = "screen"
     wait = 60.0
 
-    def __init__(self, world: Any, tmux: str, args: Iterable[str], name: str) -> None:
+    def __init__(
+        self,
+        world: Any,
+        tmux: str,
+        args: Iterable[str],
+        name: str,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.world = world
+        self.extra_env = dict(env or {})
         self.socket = f"ss-e2e-{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.name = name
         self.base = [tmux, "-L", self.socket]
@@ -470,10 +481,11 @@ class TmuxPane:
         )
 
     def launch(self, argv: Iterable[str]) -> None:
-        """Run ``argv`` in the project, with the world's environment only, in a new pane."""
+        """Run ``argv`` in the project, with the world's environment only (plus the
+        pane's ``extra_env``), in a new pane."""
         w = self.world
         wrapper = w.root / f"{self.client}-tui-{self.socket}.sh"
-        assigns = " ".join(f"{k}={shlex.quote(v)}" for k, v in w.env().items())
+        assigns = " ".join(f"{k}={shlex.quote(v)}" for k, v in w.env(**self.extra_env).items())
         command = " ".join(shlex.quote(a) for a in argv)
         env_bin = shutil.which("env") or "/usr/bin/env"
         sleep_bin = shutil.which("sleep") or "/bin/sleep"
@@ -524,6 +536,20 @@ class TmuxPane:
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", self.name, *keys)
 
+    def settle(self, quiet: float = 0.3, timeout: float = 3.0) -> str:
+        """Wait until the screen stayed the same for ``quiet`` seconds (at most ``timeout``)
+        and return it: a key sent while a dialog is still drawing can be lost."""
+        deadline = time.monotonic() + timeout
+        last, since = self.screen(), time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = self.screen()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                break
+        return last
+
     # -- cleanup ------------------------------------------------------------------------
     def close(self) -> None:
         if self.closed:
@@ -544,8 +570,10 @@ class Tui(TmuxPane):
     client = "claude"
     term = '"${TERM:-screen}"'
 
-    def __init__(self, world: World, tmux: str, args: tuple[str, ...]) -> None:
-        super().__init__(world, tmux, args, "cc")
+    def __init__(
+        self, world: World, tmux: str, args: tuple[str, ...], env: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(world, tmux, args, "cc", env)
 
     def start(self, timeout: float = 60) -> None:
         self.launch((str(self.world.claude), *self.args))
@@ -584,6 +612,105 @@ class Tui(TmuxPane):
         self.wait_screen(
             lambda s: self.input_text(s) == "" and "❯ /clear" in s, timeout, what="/clear done"
         )
+
+    @staticmethod
+    def after_last(screen: str, line_start: str) -> list[str] | None:
+        """The screen's lines after the last one starting with ``line_start`` (None when
+        there is none)."""
+        lines = screen.splitlines()
+        hits = [i for i, x in enumerate(lines) if x.startswith(line_start)]
+        return lines[hits[-1] + 1 :] if hits else None
+
+    def compact(self, instructions: str = "", timeout: float = 45) -> None:
+        """Run ``/compact [instructions]`` and wait until 2.1.328 reports
+        ``Compacted (ctrl+o to see full summary)`` under it and the prompt box is empty.
+        The mock answers the summary request by itself (``MockAnthropic.summary``)."""
+        cmd = f"/compact {instructions}".rstrip()
+        self.type(cmd, timeout)
+
+        def done(s: str) -> bool:
+            after = self.after_last(s, f"❯ {cmd}")
+            return (
+                after is not None
+                and any("Compacted" in x for x in after)
+                and (self.input_text(s) == "")
+            )
+
+        self.wait_screen(done, timeout, what=f"{cmd} done")
+
+    # -- menus ----------------------------------------------------------------------------
+    MENU_LINE = re.compile(r"^\s*(❯)?\s*(\d+)\.\s+(.*?)\s*$")
+
+    @classmethod
+    def menu(cls, screen: str) -> list[tuple[int, str, bool]]:
+        """The numbered options of the menu on screen: ``(number, label, highlighted)``,
+        from the last block of consecutive numbered lines (the prompt box's ``❯ text``
+        lines have no number)."""
+        blocks: list[list[tuple[int, str, bool]]] = []
+        last = -2
+        for i, line in enumerate(screen.splitlines()):
+            m = cls.MENU_LINE.match(line)
+            if not m:
+                continue
+            if i != last + 1:
+                blocks.append([])
+            blocks[-1].append((int(m.group(2)), m.group(3), m.group(1) is not None))
+            last = i
+        return blocks[-1] if blocks else []
+
+    def choose(self, label: str, timeout: float = 30) -> None:
+        """Move a numbered menu's highlight (``❯ N. …``) to the option starting with
+        ``label``, press Enter, and wait until that option is gone from the screen. Every
+        key is checked on screen and sent again when it had no effect (a key sent while
+        the menu was still drawing can be lost)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            s = self.settle()
+            options = self.menu(s)
+            want = [n for n, text, _ in options if text.startswith(label)]
+            here = [n for n, _, hl in options if hl]
+            if not want or not here:
+                time.sleep(0.15)
+                continue
+            if want[0] == here[0]:
+                self.keys("Enter")
+                gone = time.monotonic() + 5
+                while time.monotonic() < min(gone, deadline):
+                    if not any(t.startswith(label) for _, t, _ in self.menu(self.screen())):
+                        return
+                    time.sleep(0.15)
+                continue  # still there: the Enter was lost, look again
+            self.keys("Down" if here[0] < want[0] else "Up")
+            moved = time.monotonic() + 2
+            while time.monotonic() < min(moved, deadline) and self.screen() == s:
+                time.sleep(0.1)
+        raise AssertionError(f"could not choose {label!r} in the menu; screen:\n{self.screen()}")
+
+    PLAN_MENU = "Would you like to proceed?"
+    CLEAR_OPTION = "Yes, clear context"
+
+    def wait_plan_menu(self, timeout: float = 30) -> str:
+        """Wait for the plan-approval menu (``Ready to code?`` … ``Would you like to
+        proceed?`` with numbered options); return the screen."""
+        return self.wait_screen(
+            lambda s: self.PLAN_MENU in s and bool(self.menu(s)),
+            timeout,
+            what="the plan approval menu",
+        )
+
+    def approve_plan_clearing_context(self, timeout: float = 30) -> str:
+        """At the plan-approval menu choose ``Yes, clear context (N% used) and use auto
+        mode`` (offered only with the setting ``showClearContextOnPlanAccept: true``);
+        return the menu's screen. Claude Code then ends the session as ``/clear`` does and
+        sends ``Implement the following plan: …`` as the new session's first prompt."""
+        s = self.wait_plan_menu(timeout)
+        if not any(t.startswith(self.CLEAR_OPTION) for _, t, _ in self.menu(s)):
+            raise AssertionError(
+                f"the plan menu offers no {self.CLEAR_OPTION!r} (is "
+                f"showClearContextOnPlanAccept set?); screen:\n{s}"
+            )
+        self.choose(self.CLEAR_OPTION, timeout)
+        return s
 
 
 # --- scratch HOME and project ---------------------------------------------------------

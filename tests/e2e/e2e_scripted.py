@@ -151,3 +151,72 @@ def injected_context(body: dict[str, Any]) -> str | None:
             after = t.split(INJECT_PREFIX, 1)[1]
             return after.split("\n\n# Environment\n", 1)[0].strip()
     return None
+
+
+# --- plan mode -------------------------------------------------------------------------------
+
+PLAN_FILE = re.compile(
+    r"(?:create your plan at|A plan file already exists at) (/\S+?\.md)(?=[\s.,]|$)"
+)
+
+
+def plan_file_path(body: dict[str, Any]) -> str:
+    """The plan file plan mode names in the request (2.1.328: ``No plan file exists yet.
+    You should create your plan at <path> using the Write tool.``, a file under
+    ``~/.claude/plans/``)."""
+    for t in reversed(message_texts(body)):
+        m = PLAN_FILE.search(t)
+        if m:
+            return m.group(1)
+    raise ScriptError("no plan file named in the request (is plan mode on?)")
+
+
+def write_plan(plan: str, log: list[str] | None = None) -> Callable[[dict[str, Any]], Block]:
+    """Step: write ``plan`` into the plan file the request names, with Write — what a model
+    in plan mode does before ``ExitPlanMode`` (plan mode allows edits of that file only).
+    The path is appended to ``log``."""
+
+    def step(body: dict[str, Any]) -> Block:
+        path = plan_file_path(body)
+        if log is not None:
+            log.append(path)
+        return tool_use("Write", {"file_path": path, "content": plan})
+
+    return step
+
+
+def exit_plan_mode(plan: str | None = None) -> Block:
+    """An ``ExitPlanMode`` tool_use. 2.1.328 ignores what the model puts in ``input``: it
+    shows, records (transcript, hook payloads) and hands on ``input.plan`` = the plan
+    file's content and ``input.planFilePath``; with no plan file the menu only asks "Exit
+    plan mode?" and offers no clearing option."""
+    return tool_use("ExitPlanMode", {} if plan is None else {"plan": plan})
+
+
+def plan_steps(plan: str, log: list[str] | None = None) -> list[Any]:
+    """The turns of a model that plans: write the plan file, then ``ExitPlanMode`` (the
+    client then shows the approval menu and waits)."""
+    return [write_plan(plan, log), exit_plan_mode(plan)]
+
+
+def system_texts(body: dict[str, Any]) -> list[str]:
+    """The text of every ``system``-role message in ``messages`` (where 2.1.328 puts the
+    hook context, the environment and the date; not the top-level ``system`` prompt)."""
+    out = []
+    for m in body.get("messages") or []:
+        if m.get("role") == "system":
+            out.append(flatten_text(m.get("content")))
+    return out
+
+
+def hook_contexts(body: dict[str, Any]) -> list[str]:
+    """Every SessionStart ``additionalContext`` in the request, as the text after each
+    ``SessionStart hook additional context:`` up to the next blank line. 2.1.328 places
+    it at the top of the system message on startup (before ``# Environment``), after a
+    plan-approval clear before ``Today's date is …``, and after a compaction at the end of
+    the system message (after the environment, before the date)."""
+    out = []
+    for t in message_texts(body):
+        for part in t.split(INJECT_PREFIX)[1:]:
+            out.append(part.split("\n\n", 1)[0].strip())
+    return out
