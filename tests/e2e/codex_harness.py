@@ -364,12 +364,72 @@ class CodexTui(TmuxPane):
         time.sleep(0.2)  # the slash-command popup settles on its first match
         self.keys("Enter")
 
+    # -- session boundaries ----------------------------------------------------------------
+    HOOK_REVIEW = "Hooks need review"
+    TRUST_ALL = "2. Trust all and continue"
+
+    def trust_hooks(self, timeout: float = 30) -> None:
+        """Answer the startup "Hooks need review" prompt with "Trust all and continue"
+        (every new or changed hook, user-level and project-level, is trusted and stored as
+        ``[hooks.state."…"] trusted_hash``), then wait for the composer."""
+        self.wait_screen(self.HOOK_REVIEW, timeout, what="the hook review prompt")
+        self.choose(self.TRUST_ALL, timeout)
+        self.wait_ready(timeout)
+
+    def clear(self, timeout: float = 30) -> None:
+        """``/clear``: a new thread (a new rollout once its first prompt is sent). No hook
+        fires here in 0.171.0 — SessionStart(clear) comes with the next prompt."""
+        self.type("/clear", timeout)
+        self.wait_ready(timeout)
+
+    def compact(self, timeout: float = 30) -> LoggedRequest:
+        """``/compact``; wait for Codex's summary request to the mock (answered by
+        ``MockResponses.summary``), for ``Context compacted`` and the composer; return the
+        summary request."""
+        mark = self.world.mock.mark()
+        self.type("/compact", timeout)
+        req = self.world.mock.wait_for(lambda r: r["kind"] == "compact", mark, timeout)
+        self.wait_screen(
+            lambda s: (
+                "Context compacted" in s and self.composer(s) is not None and IDLE_FOOTER in s
+            ),
+            timeout,
+            what="/compact done",
+        )
+        return req
+
+    def quit(self, timeout: float = 30) -> None:
+        """``/quit``, and wait for the client to exit (SessionEnd fires for every thread
+        the TUI opened)."""
+        self.type("/quit", timeout)
+        self.wait_screen(f"[{self.client} exited:", timeout, what="codex to exit")
+
 
 # --- reading what Codex sent and wrote ---------------------------------------------------------
 
 
 def rollout_records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def session_meta(path: Path) -> dict[str, Any]:
+    """The ``session_meta`` payload of a rollout (``id``, ``cwd``, ``originator``, …): its
+    first line in 0.171.0."""
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec.get("type") == "session_meta":
+                return dict(rec.get("payload") or {})
+    return {}
+
+
+def rollouts_for_cwd(codex_home: Path, cwd: Path) -> list[Path]:
+    """The rollouts under ``$CODEX_HOME/sessions`` whose ``session_meta.cwd`` is ``cwd``,
+    oldest first: how a hook finds the thread ``/clear`` left (SessionStart(clear) names
+    only the new one)."""
+    d = codex_home / "sessions"
+    found = [p for p in d.rglob("rollout-*.jsonl") if session_meta(p).get("cwd") == str(cwd)]
+    return sorted(found, key=lambda p: p.name)  # rollout-<time>-<id>: the name sorts by time
 
 
 # --- the scripted model: steps that act on what Codex sent ---------------------------------
