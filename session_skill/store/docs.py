@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -123,10 +124,24 @@ def info(path: Path, now: datetime | None = None) -> DocInfo | None:
 
 
 def all_docs(store: Store, now: datetime | None = None) -> list[DocInfo]:
-    """Every handover doc, newest first."""
+    """Every handover doc, newest first: in the order they were created.
+
+    `created` counts whole seconds, and the folder lists its files in no set order. Docs
+    of one second were numbered as they were created (`x`, `x-2`, `x-3`: SPEC §5), so
+    their numbers order them; the slug settles the rest, never the listing.
+    """
     out = [d for p in store.doc_files() if (d := info(p, now)) is not None]
-    out.sort(key=lambda d: d.when, reverse=True)
+    out.sort(key=lambda d: (d.when, *_creation_rank(d.slug)), reverse=True)
     return out
+
+
+_NUMBERED = re.compile(r"-([2-9]|[1-9][0-9]{1,2})\Z")  # `-2` … `-999`: `Store.create_doc`
+
+
+def _creation_rank(slug: str) -> tuple[int, str]:
+    """(its number among the docs of its name, the name): `x` is 1, `x-2` is 2."""
+    m = _NUMBERED.search(slug)
+    return (int(m.group(1)), slug[: m.start()]) if m else (1, slug)
 
 
 def banner_line(d: DocInfo, now: datetime, prefix: str = "Handover") -> str:

@@ -160,3 +160,30 @@ def test_a_name_prefix_finds_the_newest(tmp_path: Path, cli: RunCli) -> None:
     r = cli("history", "Auth", "--project", str(root), "--json")
     assert r.code == 0, r
     assert [h["slug"] for h in json.loads(r.out)["handovers"]] == ["auth-2", "auth-1"]
+
+
+def test_same_second_dumps_make_one_chain(
+    project: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 #12: plan, plan-2, plan-3 dumped in one second. The previous doc was the
+    first of the directory listing, so both later ones followed `plan` (a listing in
+    creation order, as many file systems give it, shows it every time)."""
+    from session_skill.store import paths
+
+    listed = paths.doc_entries
+    monkeypatch.setattr(
+        paths, "doc_entries", lambda d: sorted(listed(d), key=lambda e: (len(e.name), e.name))
+    )
+    for goal in ("First.", "Second.", "Third."):
+        _dump(cli, monkeypatch, "plan", goal, "2026-11-29T09:00:00Z")
+    monkeypatch.setenv("SESSION_SKILL_NOW", "2026-11-29T18:30:00Z")
+    store = project / ".claude" / "state" / "session"
+    assert "follows: plan-2\n" in (store / "plan-3.md").read_text()
+    r = cli("history", "plan-3")
+    assert r.code == 0, r
+    assert r.out.splitlines()[:4] == [
+        "## History of `plan-3` — main: 3 handovers, newest first",
+        "1. `plan-3` · 9 h · not consumed — Third.",
+        "2. `plan-2` · 9 h · not consumed — Second.",
+        "3. `plan` · 9 h · not consumed — First.",
+    ]

@@ -6,6 +6,8 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from session_skill.store import docs
 from session_skill.store.store import Store
 from tests.conftest import write_doc
@@ -102,3 +104,24 @@ def test_info_takes_the_mtime_of_the_file_it_read(project: Path) -> None:
     os.utime(path, (1_700_000_000, 1_700_000_000))
     d = docs.info(path)
     assert d is not None and d.mtime == 1_700_000_000
+
+
+def test_docs_of_one_second_are_in_the_order_they_were_created(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 #12: `x`, `x-2`, `x-3` of one second, whatever order the folder lists."""
+    from session_skill.store import paths
+
+    store = Store(project)
+    store.ensure()
+    for slug in ("x", "x-2", "x-3", "x-10"):
+        write_doc(store.dir, slug, created="2026-11-29T10:00:00Z")
+    write_doc(store.dir, "older", created="2026-11-20T10:00:00Z")
+    listed = paths.doc_entries
+    for backwards in (False, True):
+        monkeypatch.setattr(
+            paths,
+            "doc_entries",
+            lambda d, b=backwards: sorted(listed(d), key=lambda e: e.name, reverse=b),
+        )
+        assert [d.slug for d in docs.all_docs(store)] == ["x-10", "x-3", "x-2", "x", "older"]
