@@ -272,7 +272,8 @@ def test_manual_compact(bare_tmux_world: World) -> None:
     assert sub["agent_type"] == "" and SUMMARY_MARKER in sub["last_assistant_message"], sub
     compaction_checks(w, log, mark, before, "manual")
     # /compact's own output (hook lines, PreCompact's stdout among them) is shown and kept
-    t.wait_screen(f"completed successfully: {PRE_COMPACT_OUT}", what="PreCompact's output")
+    shown = f"completed successfully: {PRE_COMPACT_OUT}"
+    t.wait_screen(lambda s: shown in " ".join(s.split()), what="PreCompact's output")  # wrapped
 
     w.mock.script(["Next: the test for the backoff."])
     mark = w.mock.mark()
