@@ -139,18 +139,26 @@ def relay_result(prefix: str = "") -> Callable[[dict[str, Any]], Block]:
     return step
 
 
+# what 2.1.328 puts after the hook context in the same system message
+INJECT_ENDS = ("\n\n# Environment\n", "\n\nToday's date is ")
+
+
+def _cut_context(after: str) -> str:
+    for end in INJECT_ENDS:
+        after = after.split(end, 1)[0]
+    return after.strip()
+
+
 def injected_context(body: dict[str, Any]) -> str | None:
     """The SessionStart ``additionalContext`` as the client placed it in the request.
 
-    v2.1.328 puts it at the top of a system-role message as
-    ``SessionStart hook additional context: <text>`` followed by a blank line and the
-    ``# Environment`` section. Returns None when there is none.
+    v2.1.328 puts it in a system-role message as ``SessionStart hook additional context:
+    <text>``, followed by a blank line and the ``# Environment`` section (startup, /clear),
+    by ``Today's date is …`` (after a plan approval that cleared context, after /compact),
+    or by nothing (after automatic compaction). Returns None when there is none.
     """
-    for t in message_texts(body):
-        if INJECT_PREFIX in t:
-            after = t.split(INJECT_PREFIX, 1)[1]
-            return after.split("\n\n# Environment\n", 1)[0].strip()
-    return None
+    found = hook_contexts(body)
+    return found[0] if found else None
 
 
 # --- plan mode -------------------------------------------------------------------------------
@@ -210,13 +218,10 @@ def system_texts(body: dict[str, Any]) -> list[str]:
 
 
 def hook_contexts(body: dict[str, Any]) -> list[str]:
-    """Every SessionStart ``additionalContext`` in the request, as the text after each
-    ``SessionStart hook additional context:`` up to the next blank line. 2.1.328 places
-    it at the top of the system message on startup (before ``# Environment``), after a
-    plan-approval clear before ``Today's date is …``, and after a compaction at the end of
-    the system message (after the environment, before the date)."""
+    """Every SessionStart ``additionalContext`` in the request, in order (see
+    :func:`injected_context` for where 2.1.328 puts it: at the top of the system message on
+    startup and after /clear, at its end after a compaction)."""
     out = []
     for t in message_texts(body):
-        for part in t.split(INJECT_PREFIX)[1:]:
-            out.append(part.split("\n\n", 1)[0].strip())
+        out.extend(_cut_context(part) for part in t.split(INJECT_PREFIX)[1:])
     return out

@@ -283,6 +283,21 @@ def test_manual_compact(bare_tmux_world: World) -> None:
     stdout = [x for x in message_texts(req.body) if x.startswith("<local-command-stdout>")]
     assert len(stdout) == 1 and PRE_COMPACT_OUT in stdout[0], stdout
     t.wait_screen("Next: the test for the backoff.")
+    log.wait("Stop", where=lambda p: p["last_assistant_message"].startswith("Next: the test"))
+
+    # /compact with instructions: they are PreCompact's custom_instructions, and the hook's
+    # stdout follows them in the same "Additional Instructions" block
+    before, mark = log.mark(), w.mock.mark()
+    t.compact("focus on the retry numbers")
+    pre = log.wait("PreCompact", since=before)
+    assert pre["trigger"] == "manual" and pre["custom_instructions"] == "focus on the retry numbers"
+    (again,) = w.mock.compactions(since=mark)
+    assert again.last_user_text().endswith(
+        f"\n\nAdditional Instructions:\nfocus on the retry numbers\n\n{PRE_COMPACT_OUT}\n\n"
+        "REMINDER: Do NOT call any tools. Respond with plain text only — an <analysis> block "
+        "followed by a <summary> block. Tool calls will be rejected and you will fail the task."
+    ), again.last_user_text()[-600:]
+    log.wait("PostCompact", since=before)
     assert "SessionEnd" not in log.events()  # compaction ends nothing
 
 
