@@ -40,15 +40,14 @@ def observe(path: Path, root: str) -> Found:
     facts = facts_for(Store(Path("/nonexistent-store-root")), transcript=str(path),
                       session_id=None, filtered=False)  # fmt: skip
     assert facts is not None
-    cands = [
-        Candidate(c.get("full") or c["text"], c["type"], c.get("line"))
-        for c in facts.candidates
-    ]
+    cands = [Candidate(c.full or c.text, c.type, c.line, c.rule) for c in facts.items]
     rows = filestable.merge([], {}, facts.written, Path(root))
-    grouped, _ = filestable.group(rows)
+    grouped, _ = filestable.group(rows, weights=filestable.weights_of(facts.weights, Path(root)))
+    from session_skill.commands.dump import GOAL_CHARS
+
     return Found(
         candidates=cands,
-        goal=facts.first_request,
+        goal=facts.first_request[:GOAL_CHARS],
         files=[r.file for r in rows],
         table_rows=[r.file for r in grouped],
     )
@@ -64,8 +63,10 @@ def _rate(value: object) -> str:
     return "n/a" if value is None else f"{float(value):.0%}"  # type: ignore[arg-type]
 
 
-def render_totals(name: str, t: dict[str, Any]) -> list[str]:
-    return [
+def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
+    by = t["precision_by_type"]
+    kinds = {k: v for k, v in by.items() if not k.startswith("rule ")}
+    lines = [
         f"{name} ({t['sessions']} sessions)",
         f"  open tasks recall       {_pct(t['open_tasks'])}",
         f"  open questions recall   {_pct(t['open_questions'])}",
@@ -74,9 +75,19 @@ def render_totals(name: str, t: dict[str, Any]) -> list[str]:
         f"  Goal right              {_rate(t['goal_right'])}",
         f"  files recall/precision  {_rate(t['files_recall'])} / {_rate(t['files_precision'])}"
         f"   (tables with a root row: {t['root_rows']})",
-        "  precision by type       "
-        + ", ".join(f"{k} {_rate(v)}" for k, v in t["precision_by_type"].items()),
+        "  precision by type       " + ", ".join(f"{k} {_rate(v)}" for k, v in kinds.items()),
     ]
+    if rules:  # the tool's own rules: for tuning, so shown for the train split only
+        counts = t["counts_by_type"]
+        lines.append(
+            "  precision by rule       "
+            + ", ".join(
+                f"{k[5:]} {counts[k][0]}/{counts[k][1]}"
+                for k in sorted(by)
+                if k.startswith("rule ")
+            )
+        )
+    return lines
 
 
 def older_report() -> tuple[list[str], dict[str, int]]:
@@ -101,7 +112,9 @@ def older_report() -> tuple[list[str], dict[str, int]]:
                     if not any(c.text.startswith(start) for c in found.candidates):
                         counts["missed"] += 1
                         lines.append(f"  MISSED in {path.name}: {start}")
-                elif kind == "right" and not any(c.text.startswith(start) for c in found.candidates):
+                elif kind == "right" and not any(
+                    c.text.startswith(start) for c in found.candidates
+                ):
                     counts["missed"] += 1
                     lines.append(f"  no longer found in {path.name}: {start}")
     return lines, counts
@@ -112,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--detail", action="store_true", help="per train session: hits and misses")
     ap.add_argument("--json", type=Path, help="write the numbers as JSON to this file")
     ap.add_argument("--list", nargs="+", type=Path, metavar="FILE", help="show what is extracted")
+    ap.add_argument("--only", choices=("train", "test"), help="report one split (and no fixtures)")
     args = ap.parse_args(argv)
     corpus = keymod.corpus_dir()
     if not corpus.is_dir():
@@ -134,14 +148,16 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ]
     result: dict[str, Any] = {}
-    for name in ("train", "test"):
+    for name in (args.only,) if args.only else ("train", "test"):
         totals = Totals()
         for s in scores:
             if s.split == name:
                 totals.add(s)
         result[name] = totals.as_dict()
-        out += render_totals(f"{name} split", result[name]) + [""]
-    missed, counts = older_report()
+        out += render_totals(f"{name} split", result[name], name == "train") + [""]
+    missed, counts = older_report() if not args.only else ([], {"files": 0, "right": 0,
+                                                                 "wrong": 0, "unjudged": 0,
+                                                                 "missed": 0})  # fmt: skip
     judged = counts["right"] + counts["wrong"]
     result["older"] = counts
     out.append(

@@ -26,6 +26,7 @@ class Candidate:
     text: str  # the whole text the sweep kept (not the clipped one)
     type: str
     line: int | None = None  # the transcript line it came from, when the tool says
+    rule: str = ""  # which of the tool's rules took it
 
 
 @dataclass
@@ -120,14 +121,15 @@ def score(key: Key, found: Found, split: str) -> SessionScore:
             continue
         s.candidates += 1
         s.candidates_right += right
-        tally = s.by_type.setdefault(c.type, [0, 0])
-        tally[0] += right
-        tally[1] += 1
+        for name in (c.type, f"rule {c.rule or '?'}"):
+            tally = s.by_type.setdefault(name, [0, 0])
+            tally[0] += right
+            tally[1] += 1
         if not right and wrong_as == "answered":
             s.answered_reported_open += 1
         if not right:
             why = f" (matches a labelled {wrong_as})" if wrong_as else ""
-            s.detail.append(f"  ✗ candidate [{c.type}] {c.text[:110]}{why}")
+            s.detail.append(f"  ✗ candidate [{c.type}/{c.rule}] {c.text[:110]}{why}")
     s.goal_right = any(all(w in found.goal.lower() for w in group) for group in key.goal_keywords)
     s.detail.insert(0, f"  Goal {'✓' if s.goal_right else '✗'}: {found.goal[:160]}")
     wanted = {_path_key(f) for f in key.files_written}
@@ -195,4 +197,5 @@ class Totals:
             "files_precision": rate(self.files_right, self.files_found),
             "root_rows": self.root_rows,
             "precision_by_type": {k: rate(r, n) for k, (r, n) in sorted(self.by_type.items())},
+            "counts_by_type": dict(sorted(self.by_type.items())),
         }

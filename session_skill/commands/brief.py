@@ -52,7 +52,7 @@ def brief(
     obs = observe(store, transcript=transcript, session_id=session_id, with_sweep=True)
     slug = slug_for(store, name, obs.git, now)
     rows = filestable.merge([], obs.git.refs, obs.written, store.root)
-    rows, note = filestable.group(rows)
+    rows, note = filestable.group(rows, weights=filestable.weights_of(obs.weights, store.root))
     parked = store.read_parked().items if store.exists() else []
     cmd = "session-skill dump"
     if name:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from session_skill.handover.tokens import Counter
 
 TOKEN_CAP = 1500
+GOAL_CHARS = 300  # the extractive Goal: 1–3 lines
 
 
 def _rel(store: Store) -> str:
@@ -246,7 +247,7 @@ def _merge_files(body: str, obs: Observed, root: Path) -> tuple[str, int]:
     if not rows:
         return body, 0
     n_files = sum(len(r.leaves()) for r in rows)
-    rows, note = filestable.group(rows)
+    rows, note = filestable.group(rows, weights=filestable.weights_of(obs.weights, root))
     table = filestable.render(rows, note)
     if notes:
         table += "\n" + "\n".join(notes)
@@ -298,11 +299,19 @@ def _extractive(
     check_transcript(obs.transcript, obs.stats)
     # The goal as the sweep reads it: the first request, or the opening slash command's
     # arguments or purpose; a lone @file mention completed by what the assistant took on.
-    goal = _clip(obs.first_request or "(no user request found in the transcript)", 300)
+    goal = _clip(obs.first_request or "(no user request found in the transcript)", GOAL_CHARS)
     parts = ["## Goal", goal, ""]
     outstanding = [f"- {c['text']} ({c['type']})" for c in obs.candidates[:15]]
     if outstanding:
         parts += ["## Outstanding", *outstanding, ""]
+    # Where it stopped, verbatim: what extraction misses is still in front of the next session.
+    stopped = []
+    if obs.last_request:
+        stopped.append(f"- Last request: “{_clip(obs.last_request, 400)}”")
+    if obs.last_reply:
+        stopped.append(f"- Last reply: “{_clip(obs.last_reply, 400)}”")
+    if stopped:
+        parts += ["## Where it stopped", *stopped, ""]
     # The work in hand (a task in progress, the last request left unfinished), else the
     # outstanding items — never that line when there are none.
     if obs.pending_tasks:

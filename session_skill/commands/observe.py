@@ -24,9 +24,12 @@ class Observed(Record):
     __slots__ = (
         "git",
         "written",
+        "weights",
         "candidates",
         "pending_tasks",
         "first_request",
+        "last_request",
+        "last_reply",
         "transcript",
         "session_id",
         "started",
@@ -44,12 +47,18 @@ class Observed(Record):
         session_id: str | None = None,
         started: datetime | None = None,
         stats: ReadStats | None = None,  # how the transcript read: unreadable lines…
+        weights: dict[str, int] | None = None,  # writes per written file
+        last_request: str = "",  # where the session stopped, verbatim
+        last_reply: str = "",
     ) -> None:
         self.git = git
         self.written = written or []
+        self.weights = weights or {}
         self.candidates = candidates or []
         self.pending_tasks = pending_tasks or []
         self.first_request = first_request
+        self.last_request = last_request
+        self.last_reply = last_reply
         self.transcript = transcript
         self.session_id = session_id
         self.started = started
@@ -71,9 +80,12 @@ def observe(
     return Observed(
         git,
         written=facts.written,
+        weights=facts.weights,
         candidates=facts.candidates,
         pending_tasks=facts.pending_tasks,
         first_request=facts.first_request,
+        last_request=facts.last_request,
+        last_reply=facts.last_reply,
         transcript=facts.path,
         session_id=facts.session_id or session_id,
         started=facts.started,

@@ -34,7 +34,9 @@ class Facts:
     path: Path
     session_id: str | None
     written: list[str] = field(default_factory=list)
+    weights: dict[str, int] = field(default_factory=dict)  # writes per written file
     candidates: list[dict[str, str]] = field(default_factory=list)
+    items: list[Candidate] = field(default_factory=list)  # the same candidates, whole
     # Open tasks, the work in hand first: tasks in progress and the last request when the
     # transcript shows it unfinished (the newer of the two leads), then pending tasks.
     pending_tasks: list[str] = field(default_factory=list)
@@ -42,6 +44,9 @@ class Facts:
     first_request: str = ""
     # The last request when its turn never finished ("" when it did), and why.
     unfinished: str = ""
+    # Where it stopped, verbatim: the user's last request, the assistant's last paragraph.
+    last_request: str = ""
+    last_reply: str = ""
     started: datetime | None = None
     stats: ReadStats | None = None
 
@@ -139,10 +144,14 @@ def facts_for(
         path=path,
         session_id=tf.session_id or session_id,
         written=list(tf.written_files),
+        weights=dict(tf.written_weights),
         candidates=sweep.to_json(cands),
+        items=cands,
         pending_tasks=_open_tasks(tf.pending_tasks, unfinished, tf.unfinished_is_latest),
         first_request=tf.goal or tf.first_user_request or "",
         unfinished=unfinished,
+        last_request=tf.last_request or "",
+        last_reply=tf.last_reply or "",
         started=getattr(tf, "started", None),
         stats=tf.stats,
     )

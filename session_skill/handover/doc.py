@@ -25,9 +25,12 @@ SECTION_ORDER = (
     "Files touched",
     "Outstanding",
     "Artifacts",
+    "Where it stopped",
     "Next step",
 )
 REQUIRED = ("Goal", "Next step")
+# Sections only the extractive doc writes (from the transcript): not in the model's template.
+TOOL_SECTIONS = ("Where it stopped",)
 # Keys the tool owns: whatever the model wrote for them is ignored.
 TOOL_KEYS = ("slug", "created", "consumed", "branch", "commit", "dirty")
 _FENCE = re.compile(r"^\s*(```|~~~)")

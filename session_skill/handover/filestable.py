@@ -70,17 +70,45 @@ def _is_group_note(line: str) -> bool:
     return "grouped into" in line and "row" in line
 
 
-def normalize(path: str, root: Path) -> str:
-    """Project-relative path with `/`; paths outside the project stay absolute."""
+_WINDOWS_ABS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
+
+
+def normalize(path: str, root: Path | str) -> str:
+    """Project-relative path with `/`; paths outside the project stay absolute.
+
+    A Windows path (`D:\\repo\\src\\a.py`, a session recorded on Windows) is made relative to
+    a Windows root the same way, whatever system reads it, its case folded as Windows does."""
     p = path.strip().strip("`")
     if not p:
         return p
+    if _WINDOWS_ABS.match(p):
+        return _normalize_windows(p, str(root))
     if os.path.isabs(p):
         try:
             return Path(os.path.normpath(p)).relative_to(root).as_posix()
         except ValueError:
             return os.path.normpath(p)
     return Path(os.path.normpath(p)).as_posix()
+
+
+def _normalize_windows(path: str, root: str) -> str:
+    import ntpath
+
+    full = ntpath.normpath(path)
+    if _WINDOWS_ABS.match(root):
+        base = ntpath.normpath(root).rstrip("\\")
+        if full.lower().startswith(base.lower() + "\\"):
+            return full[len(base) + 1 :].replace("\\", "/")
+    return full
+
+
+def weights_of(weights: dict[str, int], root: Path) -> dict[str, int]:
+    """Writes per file, keyed as the table names the files."""
+    found: dict[str, int] = {}
+    for path, n in weights.items():
+        key = normalize(path, root)
+        found[key] = found.get(key, 0) + n
+    return found
 
 
 def merge(
@@ -146,40 +174,83 @@ def _ref(path: str, git_refs: dict[str, str], written: set[str]) -> str:
     return "—"
 
 
-def group(rows: list[Row], cap: int = CAP) -> tuple[list[Row], str]:
-    """Fold rows into `dir/` rows until ≤ cap remain; never drop a row, never hide a Change.
+def group(
+    rows: list[Row], cap: int = CAP, weights: dict[str, int] | None = None
+) -> tuple[list[Row], str]:
+    """Fold rows into `dir/` rows until ≤ cap remain; never drop a row, never hide a Change,
+    never fold into one row for the project root.
 
-    Rows without Change text fold first: again and again the directory holding the most of
-    them (the deeper on a tie; when none holds two, the deepest whose subtree does). A fold
-    takes every such row under the directory, earlier folds of its subdirectories included,
-    so a directory appears once. Then `./` gathers what is left of them. Only if the table is
-    still over the cap do the rows with Change text (the model's) fold the same way, their
-    text carried into the group's Change cell.
+    The rest are grouped by the deepest directories they share, with counts
+    (`src/api/ (12 files)`), deeper directories first, as far as the cap needs; then the
+    files the session worked on most (`weights`: writes per file, two or more) come back out
+    of their groups as rows of their own while the cap allows. Rows with the model's Change
+    text fold only when the rest cannot reach the cap, the same way, their text carried into
+    the group's Change cell. When even that cannot reach it (files at the project root, each
+    a row of its own), the table stays over the cap rather than hide them in `./`.
     """
-    rows = list(rows)
-    folded_any = False
-    phases: tuple[Callable[[Row], bool], ...] = (_plain, _any)
-    for eligible in phases:
-        while len(rows) > cap:
-            directory = _pick(rows, eligible)
-            if directory is None:
-                break
-            rows = _fold(rows, directory, eligible)
-            folded_any = True
-        # `./`, the last resort: loose files first, then the groups already made.
-        for loose_only in (True, False):
-            if len(rows) > cap:
-                rows = _fold(rows, "", eligible, loose_only=loose_only)
-                folded_any = True
+    if len(rows) <= cap:
+        return list(rows), ""
+    weights = weights or {}
+    model = [r for r in rows if not _plain(r)]
+    plain = [r for r in rows if _plain(r)]
+    folded = _fold_deepest(plain, cap - len(model))
+    out = model + folded if folded is not None else _fold_deepest(list(rows), cap, strict=False)
+    assert out is not None
+    out = _bring_back(out, cap, weights)
+    order = {id(r): n for n, r in enumerate(rows)}
+    out.sort(key=lambda r: min(order.get(id(m), len(rows)) for m in r.leaves()))
+    groups = [r for r in out if r.folded]
     note = ""
-    if folded_any:
-        groups = [r for r in rows if r.folded]
+    if groups:
         n_files = sum(len(r.members) for r in groups)
         note = (
             f"_{_count(n_files, 'file')} grouped into {len(groups)} directory "
             f"row{'s' if len(groups) != 1 else ''} to keep the table at {cap} rows._"
         )
-    return rows, note
+    return out, note
+
+
+def _bring_back(rows: list[Row], cap: int, weights: dict[str, int]) -> list[Row]:
+    """Take the most worked-on files (two writes or more) out of their groups, while the
+    table stays within the cap."""
+    inside = [(m, g) for g in rows if g.folded for m in g.members if weights.get(m.file, 0) >= 2]
+    inside.sort(key=lambda mg: -weights.get(mg[0].file, 0))
+    for member, _ in inside:
+        if len(rows) >= cap:
+            break
+        group_row = next((g for g in rows if g.folded and member in g.members), None)
+        if group_row is None:
+            continue
+        at = rows.index(group_row)
+        left = [m for m in group_row.members if m is not member]
+        directory = group_row.file.rstrip("/")
+        rest = [_folded(directory, left)] if len(left) >= 2 else left
+        rows = rows[:at] + [member, *rest] + rows[at + 1 :]
+    return rows
+
+
+def _fold_deepest(rows: list[Row], budget: int, strict: bool = True) -> list[Row] | None:
+    """Fold `rows` (files and earlier `dir/` rows) into at most `budget` rows, each time
+    folding the deepest directory that holds two or more of them; never the root. None when
+    the budget cannot be met (with `strict`; else as few rows as folding reaches)."""
+    if budget < 0 and strict:
+        return None
+    units = list(rows)
+    while len(units) > max(budget, 0):
+        directory = _deepest_shared(units)
+        if directory is None:
+            return None if strict else units
+        units = _fold(units, directory, _any)
+    return units
+
+
+def _deepest_shared(units: list[Row]) -> str | None:
+    """The deepest directory (not the root) under which two or more rows sit."""
+    subtree: Counter[str] = Counter()
+    for r in units:
+        subtree.update(_ancestors(_key(r)))
+    deep = [(d.count("/"), n, d) for d, n in subtree.items() if n >= 2 and d]
+    return max(deep)[2] if deep else None
 
 
 def _count(n: int, noun: str) -> str:
@@ -225,22 +296,6 @@ def _ancestors(directory: str) -> list[str]:
         out.append(directory)
         directory = _dirname(directory)
     return out
-
-
-def _pick(rows: list[Row], eligible: Callable[[Row], bool]) -> str | None:
-    """The directory to fold next, or None when no directory gathers two rows."""
-    candidates = [r for r in rows if eligible(r)]
-    held = Counter(_parent(r) for r in candidates)
-    held.pop("", None)
-    best = max(held.items(), key=lambda kv: (kv[1], kv[0].count("/"), kv[0]), default=None)
-    if best is not None and best[1] >= 2:
-        return best[0]
-    # One row per directory everywhere: the deepest directory whose subtree holds two.
-    subtree: Counter[str] = Counter()
-    for r in candidates:
-        subtree.update(_ancestors(_key(r)))
-    deep = [(d.count("/"), n, d) for d, n in subtree.items() if n >= 2]
-    return max(deep)[2] if deep else None
 
 
 def _fold(

@@ -28,6 +28,9 @@ class Candidate:
     ts: str | None = None
     # The whole (redacted) text, when `text` is a clip of it: what `sweep --park` stores.
     full: str = field(default="", compare=False, repr=False)
+    # The transcript line it came from (1-based), and the rule that took it.
+    line: int | None = field(default=None, compare=False)
+    rule: str = field(default="", compare=False, repr=False)
 
 
 def merge_near_duplicates(candidates: list[Candidate]) -> list[Candidate]:
@@ -108,6 +111,6 @@ def _cell(text: str) -> str:
 
 def to_json(candidates: list[Candidate], numbers: list[int] | None = None) -> list[dict[str, Any]]:
     return [
-        {"n": number, "text": c.text, "type": c.type, "why": c.why, "ts": c.ts}
+        {"n": number, "text": c.text, "type": c.type, "why": c.why, "ts": c.ts, "line": c.line}
         for number, c in zip(numbers or range(1, len(candidates) + 1), candidates, strict=True)
     ]

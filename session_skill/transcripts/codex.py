@@ -19,6 +19,7 @@ from session_skill.transcripts.events import (
     CompactBoundary,
     Event,
     Interrupted,
+    PatchApplied,
     ReadStats,
     SessionMeta,
     ToolCall,
@@ -82,6 +83,8 @@ class CodexParser:
         # event_msg lines repeat what response_item lines say (and token counts).
         start, value = first_type(raw, 256)
         if value == b"event_msg":
+            if raw.find(b'"patch_apply_end"', start, start + 200) != -1:
+                return None  # the files a patch changed, and whether it applied
             return "event_msg"
         if value in _CODEX_STATE:
             return value.decode()
@@ -119,6 +122,14 @@ class CodexParser:
             yield from self._item(payload, ts)
         elif kind == "compacted":
             yield CompactBoundary(ts)
+        elif kind == "event_msg" and payload.get("type") == "patch_apply_end":
+            changes = payload.get("changes")
+            paths = (
+                tuple(p for p in changes if isinstance(p, str)) if isinstance(changes, dict) else ()
+            )
+            yield PatchApplied(
+                str_or_none(payload.get("call_id")), paths, payload.get("success") is True, ts
+            )
         else:
             self.stats.skip(str(kind))
 

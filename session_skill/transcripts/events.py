@@ -70,6 +70,17 @@ class ToolResult:
 
 
 @dataclass(frozen=True)
+class PatchApplied:
+    """Codex reports a patch applied (`patch_apply_end`): the files it changed, and whether
+    it succeeded — what a patch given through a code-mode `exec` call shows no other way."""
+
+    call_id: str | None
+    paths: tuple[str, ...]
+    success: bool
+    ts: str | None
+
+
+@dataclass(frozen=True)
 class CompactBoundary:
     ts: str | None
 
@@ -102,6 +113,7 @@ Event: TypeAlias = (
     | AssistantText
     | ToolCall
     | ToolResult
+    | PatchApplied
     | CompactBoundary
     | ClearSplit
     | CommandPrompt
@@ -120,6 +132,8 @@ class ReadStats:
     # Where the line being read starts, in bytes (the one whose events are being handed
     # out): what a second pass over the tail of a file seeks to.
     offset: int = field(default=0, compare=False)
+    # The 1-based number of that line: where a candidate came from (a key cites it).
+    line: int = field(default=0, compare=False)
 
     def skip(self, kind: str) -> None:
         self.skipped[kind] = self.skipped.get(kind, 0) + 1

@@ -279,5 +279,5 @@ def surface_forms(s: str, word: str) -> tuple[str, ...]:
     return tuple(h + w + t for w in words for h in _HEADS for t in _TAILS)
 
 
-_GENERIC_STEMS = frozenset(_stem(w) for w in _GENERIC)
+GENERIC_STEMS = _GENERIC_STEMS = frozenset(_stem(w) for w in _GENERIC)
 _FRAMING_STEMS = frozenset(_stem(w) for w in _FRAMING)

@@ -1,36 +1,51 @@
-"""The loose ends of one conversation, for `scan`'s pass: questions the user never answered,
-things put off for later, side ideas — and the evidence later in the session that settles
-them. Which sentences count is decided in `prose` and `phrasing`, whether one landed in
-`landed`.
+"""The loose ends of one conversation, for `scan`'s pass, and the evidence later in the
+session that settles them.
+
+Evidence over phrase lists: what a session leaves open is mostly said where it stops. So the
+closing text of every turn is read for what it asks the user (`asks`: a question anywhere in
+it, an offer) and whether the user's next message took that up; the session's last closing
+text for the caveats of its summary as well (`ending`); a "Next steps" list is read in any
+text of the assistant's; a deferral or side idea only when the user says it (the assistant's
+"for now" is mostly narration of the next step). Whatever the session later does — a
+commit, a completed task, a "done" sentence naming it, the user taking it up — settles a
+loose end (`landed`). Every candidate keeps the transcript line it came from.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from session_skill.transcripts.asks import answers, asks
 from session_skill.transcripts.candidates import (
     DEFERRED,
+    DIVERGING,
     PRIORITY,
     UNANSWERED,
     Candidate,
 )
+from session_skill.transcripts.ending import caveats, open_lists
 from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
-from session_skill.transcripts.phrasing import ANCHOR_FORMS, DONE, DONE_WORDS, TRIGGERS, UNDONE
+from session_skill.transcripts.phrasing import (
+    ANCHOR_FORMS,
+    DONE,
+    DONE_WORDS,
+    TRIGGERS,
+    UNDONE,
+    Lazy,
+)
 from session_skill.transcripts.prose import (
     WORD,
-    answers,
     classify,
     clip,
-    final_question,
     listed_items,
     marked_sentences,
     redact,
-    still_open,
 )
 from session_skill.transcripts.prose import _units as sentences
 from session_skill.transcripts.reader import (
     AssistantText,
     ClearSplit,
+    ReadStats,
     SessionMeta,
     ToolCall,
     ToolResult,
@@ -40,14 +55,38 @@ from session_skill.transcripts.toolcalls import ToolState
 from session_skill.transcripts.turns import is_own_command
 
 _SCAN_CHARS = 16_000
+# The caveats of how many of the last closing texts are kept (None: all of them).
+CAVEAT_TURNS: int | None = 2
 # Loose ends kept during the pass (newest win); bounds memory on a huge transcript.
 POOL_MAX = 200
 _SETTLED_MAX = 50
 
 
-def loose_end(text: str, kind: str, why: str, ts: str | None = None) -> Candidate:
-    """A candidate shown clipped, its whole text kept in `full` (for `sweep --park`)."""
-    return Candidate(clip(text), kind, why, ts, full=text)
+def loose_end(
+    text: str,
+    kind: str,
+    why: str,
+    ts: str | None = None,
+    line: int | None = None,
+    rule: str = "",
+) -> Candidate:
+    """A candidate shown clipped, its whole text kept in `full` (for `sweep --park`), with
+    the transcript line it came from and the rule that took it."""
+    return Candidate(clip(text), kind, why, ts, full=text, line=line or None, rule=rule)
+
+
+# "maybe we do that later..but": dots typed as a separator, with no space after them.
+_ELLIPSIS = Lazy(r"\.{2,}(?=\w)")
+
+
+def _typed(text: str) -> str:
+    """A user's message without the lines they pasted (a log, a prompt, a command's output):
+    "warning: … not yet supported" in a pasted log is not the user putting work off."""
+    if "\n" not in text:
+        return text
+    from session_skill.transcripts.turns import is_pasted_line
+
+    return "\n".join(line for line in text.splitlines() if not is_pasted_line(line))
 
 
 def parse_ts(ts: str | None) -> datetime | None:
@@ -84,21 +123,29 @@ class Loose:
     """The loose ends of one conversation: questions left open, things put off, side
     ideas; and the evidence, later in the session, that settles them."""
 
-    def __init__(self, tools: ToolState) -> None:
+    def __init__(self, tools: ToolState, stats: ReadStats | None = None) -> None:
         # Its own view of the tool calls: questions put to the user, and what the calls
         # report done (completed tasks, commits), read alongside the messages.
         self.tools = tools
+        # The reader's: `line` is the line whose events are being handed out.
+        self.stats = stats if stats is not None else ReadStats()
         self.clear_pending = False
         self._reset()
 
     def _reset(self) -> None:
-        self.last_text: AssistantText | None = None
+        # The current turn's closing text (text, ts, line): its last text with no tool call
+        # after it, or None.
+        self.closing: tuple[str, str | None, int] | None = None
         self.pool: dict[str, Candidate] = {}
         self.ledger = Ledger()
         self.settled: list[Candidate] = []
+        # AskUserQuestion calls the user rejected: a message of theirs then answers them.
+        self.rejected: list[tuple[str, str | None, int]] = []
         self.inserts = 0
         self.seq = 0
         self.cwd: str | None = None
+        self.turns = 0  # closing texts read so far: each caveat remembers its turn
+        self.caveat_turn: dict[str, int] = {}
 
     def feed(self, event: object) -> None:
         """Every event of the part read (the pass hands user texts to `user`)."""
@@ -106,24 +153,21 @@ class Loose:
         if isinstance(event, AssistantText):
             if self.clear_pending:
                 self._begin()
-            self.last_text = event
+            self.closing = (event.text, event.ts, self.stats.line)
             self._read(event.text, event.ts, "assistant")
         elif isinstance(event, UserText):
             self.user(event, is_own_command(event))
         elif isinstance(event, ToolCall):
             if self.clear_pending:
                 self._begin()
-            self.last_text = None
-            self.tools.call(event, self.cwd, self.seq)
+            self.closing = None
+            self.tools.call(event, self.cwd, self.seq, self.stats.line)
             self._tool_evidence()
         elif isinstance(event, ToolResult):
             self.tools.result(event)
-            for text, ts in self.tools.dismissed:
-                why = f"asked{_at(ts)}; the user dismissed the question"
-                self._add(loose_end(redact(text), UNANSWERED, why, ts))
-            self.tools.dismissed.clear()
+            self.rejected += self.tools.dismissed
+            self.tools.dismissed = []
         elif isinstance(event, ClearSplit):
-            self._close_turn(None, "the user moved on")
             self.clear_pending = True
         elif isinstance(event, SessionMeta):
             self.cwd = event.cwd or self.cwd
@@ -138,13 +182,21 @@ class Loose:
         """A typed message: it settles the last turn; returns the question it answers."""
         if self.clear_pending:
             self._begin()
-        taken = self._close_turn(event if not own else None, "the user moved on")
+        if event.is_command and not own:
+            return None  # /model, /compact…: not an answer, and the turn is not over
+        taken = self._close_turn(None if own else event, ended=False)
+        if not own:
+            self.rejected.clear()  # the user answered in their own words
         if not (event.is_command or own):
-            self._read(event.text, event.ts, "user")
+            self._read(_typed(_ELLIPSIS.sub(". ", event.text)), event.ts, "user")
         return taken
 
     def _read(self, text: str, ts: str | None, role: str) -> None:
         """Scan one message: the loose ends it raises, and those it shows have landed."""
+        if role == "assistant" and ":\n" in text or ":**\n" in text:
+            for item, lead in open_lists(text):
+                why = f"listed under “{lead}”{_at(ts)}"
+                self._add(loose_end(item, DEFERRED, why, ts, self.stats.line, "open-list"))
         low = (text if len(text) <= _SCAN_CHARS else text[:_SCAN_CHARS]).lower()
         tokens = set(low.split())
         ledger = self.ledger
@@ -161,42 +213,64 @@ class Loose:
         words = found & ANCHOR_FORMS
         if not words:
             return
-        for kind, sentence in marked_sentences(text, words, low):
-            why = f"deferred{_at(ts)}" if kind == DEFERRED else f"raised{_at(ts)}; not pursued"
-            self._add(loose_end(sentence, kind, why, ts))
+        line = self.stats.line
+        if role == "user":
+            # The user putting something off; their "another way?" is a request, not a side
+            # idea left behind.
+            for kind, sentence in marked_sentences(text, words, low):
+                if kind == DEFERRED:
+                    why = f"deferred{_at(ts)}"
+                    self._add(loose_end(sentence, kind, why, ts, line, "user-deferral"))
         for kind, item, heading in listed_items(text, words, low):
-            self._add(loose_end(item, kind, f"listed under “{heading}”{_at(ts)}", ts))
+            why = f"listed under “{heading}”{_at(ts)}"
+            self._add(loose_end(item, kind, why, ts, line, "listed"))
 
-    def _close_turn(self, reply: UserText | None, ending: str) -> str | None:
-        """Settle the turn that just ended: did its last text ask or leave something open?
-
-        Returns the question when `reply` takes it up (so "yes" reads as its answer).
-        """
-        last, self.last_text = self.last_text, None
-        if last is None:
+    def _close_turn(self, reply: UserText | None, *, ended: bool) -> str | None:
+        """Settle the turn that just ended: what did its closing text ask the user, and
+        did `reply` take it up (none: the user ran our own command, or the session `ended`)?
+        Returns the first ask it answers (so "yes" reads as its answer)."""
+        closing, self.closing = self.closing, None
+        if closing is None:
             return None
-        for sentence in still_open(last.text) if "still" in last.text else ():
-            self._add(loose_end(sentence, DEFERRED, f"left open{_at(last.ts)}", last.ts))
-        found = final_question(last.text)
-        if found is None:
-            return None
-        question, options = found
-        if reply is not None and not reply.is_command and answers(question, options, reply.text):
-            return question
-        why = f"asked{_at(last.ts)}; {ending}"
-        self._add(loose_end(redact(question), UNANSWERED, why, last.ts))
-        return None
+        text, ts, line = closing
+        self.turns += 1
+        taken: str | None = None
+        for ask in asks(text):
+            if reply is not None and answers(ask, reply.text):
+                taken = taken or ask.text
+                continue
+            ending = "the session ended" if ended else "the user moved on"
+            rule = "final-ask" if ended else "moved-on"
+            why = f"asked{_at(ts)}; {ending}"
+            self._add(loose_end(redact(ask.text), UNANSWERED, why, ts, line, rule))
+        for sentence, kind in caveats(text, ideas=ended):
+            if kind == DIVERGING:
+                why = f"raised in the closing summary{_at(ts)}; not pursued"
+                self._add(loose_end(sentence, DIVERGING, why, ts, line, "idea"))
+                continue
+            if kind == DEFERRED:
+                if taken is not None:
+                    continue  # a choice put to the user, who took it up in their reply
+                why = f"deferred{_at(ts)}"
+                self._add(loose_end(sentence, DEFERRED, why, ts, line, "deferral"))
+                continue
+            why = f"left open in the summary{_at(ts)}"
+            key = self._add(loose_end(sentence, DEFERRED, why, ts, line, "caveat"))
+            if key is not None:
+                self.caveat_turn[key] = self.turns
+        return taken
 
     # ---------------------------------------------------------------- the pool
 
-    def _add(self, candidate: Candidate) -> None:
+    def _add(self, candidate: Candidate) -> str | None:
+        """Pool a candidate; its key when it is new."""
         words = WORD.findall(candidate.text.lower())
         key = " ".join(words)
         held = self.pool.get(key)
         if held is not None:
             if PRIORITY[candidate.type] < PRIORITY[held.type]:
                 self.pool[key] = candidate
-            return
+            return None
         self.inserts += 1
         self.pool[key] = candidate
         self.ledger.watch(key, subject(candidate.text, words))
@@ -204,12 +278,15 @@ class Loose:
             oldest = next(iter(self.pool))
             del self.pool[oldest]
             self.ledger.forget(oldest)
+        return key
 
     def _settle(self, key: str, how: str) -> None:
         candidate = self.pool.pop(key, None)
         self.ledger.forget(key)
         if candidate is not None:
-            self.settled.append(Candidate(candidate.text, candidate.type, how, candidate.ts))
+            self.settled.append(
+                Candidate(candidate.text, candidate.type, how, candidate.ts, line=candidate.line)
+            )
             del self.settled[:-_SETTLED_MAX]
 
     def _evidence(self, text: str, tokens: set[str], role: str) -> None:
@@ -254,8 +331,17 @@ class Loose:
 
     def finish(self) -> tuple[list[Candidate], list[Candidate]]:
         """The loose ends still open (oldest first) and those settled."""
-        self._close_turn(None, "the session ended")
-        for text, ts in self.tools.questions.values():
+        self._close_turn(None, ended=True)
+        if CAVEAT_TURNS is not None:
+            # A summary's caveats from long ago were most likely dealt with since; those of
+            # the last few turns are what the session stopped on.
+            for key, turn in self.caveat_turn.items():
+                if turn <= self.turns - CAVEAT_TURNS:
+                    self.pool.pop(key, None)
+        for text, ts, line in self.rejected:
+            why = f"asked{_at(ts)}; the user dismissed the question"
+            self._add(loose_end(redact(text), UNANSWERED, why, ts, line, "dismissed"))
+        for text, ts, line in self.tools.questions.values():
             why = f"asked{_at(ts)}; the session ended"
-            self._add(loose_end(redact(text), UNANSWERED, why, ts))
+            self._add(loose_end(redact(text), UNANSWERED, why, ts, line, "ask-tool"))
         return sorted(self.pool.values(), key=lambda c: c.ts or "~"), list(self.settled)

@@ -130,7 +130,16 @@ _BEFORE = 70  # characters looked at ahead of a marker
 # gated by the words it needs: one large alternation costs `re` ~100 µs a sentence.
 RULES: tuple[Rule, ...] = (
     # -- explicit: the marker words people use to put something off
-    _rule("explicit", DEFERRED, "back", r"\b(?:come|get|circle|go)\s+back\s+to\b"),
+    # "come back to it later", not "let's go back to the drawing board" (now, not later).
+    _rule(
+        "explicit",
+        DEFERRED,
+        "back",
+        r"""\b(?:can|could|should|will|'ll|might|may|to)\s+(?:come|get|circle)\s+back\s+to\b
+              (?![^.?!\n]{0,40}\bnow\b)
+          | \b(?:come|get|circle)\s+back\s+to\b[^.?!\n]{0,60}
+              \b(?:later|once|after|when|next|tomorrow|eventually|another\s+time)\b""",
+    ),
     _rule(
         "explicit",
         DEFERRED,
@@ -158,7 +167,16 @@ RULES: tuple[Rule, ...] = (
         rf"\b{_LATER}",
         before=rf"(?:\b(?:for|until|till|maybe)\s+|\b{_DO}\b[^.?!\n]{{0,50}}?\W)",
     ),
-    _rule("explicit", DEFERRED, "revisit revisiting", r"(?<!let\ me\ )\brevisit(?:ing)?\b"),
+    # "revisit it after the release", not "let's revisit all of the changes" (now).
+    _rule(
+        "explicit",
+        DEFERRED,
+        "revisit revisiting",
+        r"""\b(?:can|could|should|will|'ll|might|may|worth|to)\s+revisit(?:ing)?\b
+              (?![^.?!\n]{0,40}\bnow\b)
+          | \brevisit(?:ing)?\b[^.?!\n]{0,60}
+              \b(?:later|once|after|when|if|next|tomorrow|eventually|another\s+time)\b""",
+    ),
     _rule(
         "explicit",
         DEFERRED,
@@ -269,6 +287,12 @@ RULES: tuple[Rule, ...] = (
         "aside", DEFERRED, "remind", r"\bremind\s+(?:me|us)\s+(?:to|later|tomorrow|next\s+time)\b"
     ),
     _rule("aside", DEFERRED, "owe", r"\bwe\s+(?:still\s+)?owe\b"),
+    _rule(
+        "aside",
+        DEFERRED,
+        "yet",
+        r"\b(?:don'?t|do\s+not|not|no)\b[^.?!\n]{0,40}?\bjust\s+yet\b",
+    ),
     _rule(
         "aside",
         DEFERRED,

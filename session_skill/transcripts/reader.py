@@ -33,6 +33,7 @@ from session_skill.transcripts.events import (
     CompactBoundary,
     Event,
     Interrupted,
+    PatchApplied,
     ReadStats,
     SessionMeta,
     ToolCall,
@@ -52,6 +53,7 @@ __all__ = [
     "CompactBoundary",
     "Event",
     "Interrupted",
+    "PatchApplied",
     "ReadStats",
     "SessionMeta",
     "ToolCall",
@@ -68,6 +70,7 @@ def iter_events(
     *,
     wanted_results: Collection[str] | None = None,
     start: int = 0,
+    first_line: int = 1,
 ) -> Iterator[Event]:
     """Yield the main-thread events of the transcript or rollout at `path`.
 
@@ -81,7 +84,7 @@ def iter_events(
 
     `start` is a byte offset to begin at (the start of a line: `stats.offset` as it was
     when that line's events came); `stats.offset` always holds where the line being read
-    starts.
+    starts, and `stats.line` its number (`first_line` for the line at `start`).
     """
     stats = stats if stats is not None else ReadStats()
     parser: _ClaudeParser | CodexParser | None = None
@@ -94,6 +97,7 @@ def iter_events(
                 fh.seek(start)
             for raw in fh:
                 lines += 1
+                stats.line = first_line + lines - 1
                 stats.offset = offset
                 offset += len(raw)
                 if skip is not None:
@@ -165,6 +169,7 @@ _CLAUDE_NOISE = tuple(
     "Caveat: The messages below were generated".split("|")
 )
 _INTERRUPTED = "[Request interrupted"
+_ATTACHMENT = b'"attachment":{'
 # System records the sweep reads; the others (turn_duration, stop_hook_summary…) are
 # skipped before parsing.
 _SYSTEM_READ = frozenset({b"compact_boundary", b"local_command"})
@@ -213,6 +218,11 @@ class _ClaudeParser:
         if end == -1:
             return None
         value = raw[start + 8 : end]
+        if raw.startswith(_ATTACHMENT, start - len(_ATTACHMENT)):
+            # An attachment record (its first "type" is the attachment's): only a prompt the
+            # user typed while the assistant worked is read; the rest are file snapshots,
+            # reminders, diagnostics.
+            return None if value == b"queued_command" else "attachment"
         if value in _CLAUDE_SKIP:
             return value.decode("ascii", "replace")
         # isSidechain sits in the envelope, before the record's first nested object.
@@ -328,6 +338,9 @@ class _ClaudeParser:
 
     def feed(self, record: dict[str, Any]) -> Iterator[Event]:
         kind = record.get("type")
+        if kind == "attachment":
+            yield from self._queued(record)
+            return
         if kind not in ("user", "assistant", "system"):
             self.stats.skip(str(kind))
             return
@@ -347,6 +360,23 @@ class _ClaudeParser:
             yield from self._assistant(record, ts)
         else:
             yield from self._system(record, ts)
+
+    def _queued(self, record: dict[str, Any]) -> Iterator[Event]:
+        """A prompt typed while the assistant worked (`queued_command`): the user's words."""
+        attachment = record.get("attachment")
+        prompt = attachment.get("prompt") if isinstance(attachment, dict) else None
+        if record.get("isSidechain") is True or not (
+            isinstance(attachment, dict) and attachment.get("type") == "queued_command"
+        ):
+            self.stats.skip("attachment")
+            return
+        ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+        text = prompt if isinstance(prompt, str) else blocks_text(prompt)
+        event = _user_text(text, ts) if text.strip() else None
+        if event is not None:
+            yield event
+        else:
+            self.stats.skip("attachment:queued_command")
 
     def _user(self, record: dict[str, Any], ts: str | None) -> Iterator[Event]:
         after_command, self.after_command = self.after_command, False

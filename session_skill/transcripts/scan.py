@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from session_skill.transcripts.asks import answers, asks
 from session_skill.transcripts.candidates import (
     CANDIDATE_TYPES,
     DEFERRED,
@@ -38,7 +39,6 @@ from session_skill.transcripts.loose import Loose as _Loose
 from session_skill.transcripts.prose import (
     CLIP_CHARS,
     clip,
-    final_question,
     redact,
 )
 from session_skill.transcripts.reader import (
@@ -46,6 +46,7 @@ from session_skill.transcripts.reader import (
     ClearSplit,
     CommandPrompt,
     Interrupted,
+    PatchApplied,
     ReadStats,
     SessionMeta,
     ToolCall,
@@ -105,12 +106,18 @@ class TranscriptFacts:
     # When the conversation began (its first timestamped event; after a /clear, the new one).
     started: datetime | None = None
     written_files: list[str] = field(default_factory=list)
+    # How many successful writes each of them got: the table keeps the most worked on.
+    written_weights: dict[str, int] = field(default_factory=dict)
     pending_tasks: list[PendingTask] = field(default_factory=list)
     # The last request, when its turn never finished; and whether it came after the last
     # change to the task list (then it, not the task list, is what was being worked on).
     unfinished: Unfinished | None = None
     unfinished_is_latest: bool = False
     candidates: list[Candidate] = field(default_factory=list)
+    # Where the conversation stopped, verbatim (redacted, clipped): the user's last request
+    # and the last paragraph the assistant wrote; what extraction misses is still there.
+    last_request: str | None = None
+    last_reply: str | None = None
     # Loose ends that landed later in the session (newest last), with why in `why`.
     settled: list[Candidate] = field(default_factory=list)
     stats: ReadStats = field(default_factory=ReadStats)
@@ -174,12 +181,14 @@ class _Sweep:
         self.tools = ToolState(self.watched)
         self.turns = Turns()
         self.last_text: AssistantText | None = None
-        self.loose: _Loose | None = _Loose(ToolState(self.watched))
+        self.final_text: str | None = None  # the last text the assistant wrote, whatever came after
+        self.last_request: str | None = None
+        self.loose: _Loose | None = _Loose(ToolState(self.watched), self.stats)
         self.early: _Loose | None = None  # the loose ends read before going cheap
         self.requests = 0
-        # Once cheap: where the newest requests start; the tail is read again from the
-        # oldest of them (or, when they still reach back to the switch, the switch itself).
-        self.tail: deque[int] | None = None
+        # Once cheap: where the newest requests start (offset, line); the tail is read again
+        # from the oldest of them (or, when they still reach back to the switch, the switch).
+        self.tail: deque[tuple[int, int]] | None = None
         self.switched_at = 0
 
     def feed(self, event: object) -> None:
@@ -187,6 +196,7 @@ class _Sweep:
         if isinstance(event, AssistantText) and self.started is not None:
             if not self.clear_pending:
                 self.last_text = event
+                self.final_text = event.text
                 self.turns.assistant(event)
                 if self.loose is not None:
                     self.loose.feed(event)
@@ -213,15 +223,18 @@ class _Sweep:
             return
         if isinstance(event, AssistantText):
             self.last_text = event
+            self.final_text = event.text
             self.turns.assistant(event)
         elif isinstance(event, ToolCall):
             self.last_text = None
-            self.turns.tool()
-            self.tools.call(event, self.cwd, self.seq)
+            self.turns.tool(event)
+            self.tools.call(event, self.cwd, self.seq, self.stats.line)
         elif isinstance(event, ToolResult):
             self.tools.result(event)
+        elif isinstance(event, PatchApplied):
+            self.tools.patched(event, self.cwd)
         elif isinstance(event, CommandPrompt):
-            self.turns.prompt(event, self.seq)
+            self.turns.prompt(event, self.seq, self.stats.line)
         elif isinstance(event, Interrupted):
             self.turns.interrupted()
         if self.loose is not None:
@@ -237,10 +250,11 @@ class _Sweep:
         if self.first_request is None:
             head = event.text[: 4 * _REQUEST_CHARS]
             self.first_request = clip(redact(head), _REQUEST_CHARS)
-        self.turns.user(event, self.seq, taken)
+        self.last_request = event.text
+        self.turns.user(event, self.seq, taken, self.stats.line)
         self.requests += 1
         if self.tail is not None:
-            self.tail.append(self.stats.offset)
+            self.tail.append((self.stats.offset, self.stats.line))
         elif self.requests == _DEEP_REQUESTS + 1 and self.loose is not None:
             self._go_cheap()
 
@@ -249,8 +263,7 @@ class _Sweep:
         last = self.last_text
         if last is None or own or event.is_command or event.text.strip().count(" ") > 3:
             return None
-        found = final_question(last.text)
-        return found[0] if found is not None else None
+        return next((a.text for a in asks(last.text) if answers(a, event.text)), None)
 
     def _go_cheap(self) -> None:
         """A very long conversation: from here on only what the session did is followed;
@@ -267,28 +280,35 @@ class _Sweep:
         expected = done * self.size / read  # requests in the whole file, at this pace
         if tail * 3 > expected:
             return
-        self.tail = deque([self.stats.offset], maxlen=tail)
+        self.tail = deque([(self.stats.offset, self.stats.line)], maxlen=tail)
         self.switched_at = self.stats.offset
         self.early, self.loose = self.loose, None
 
     def finish(self, path: Path, stats: ReadStats) -> TranscriptFacts:
         loose = self.loose
         if loose is None and self.tail is not None and self.early is not None:
-            start = self.tail[0]
+            start, first_line = self.tail[0]
+            tail_stats = ReadStats()
             if start == self.switched_at:
                 loose = self.early  # the requests kept reach back to the switch: go on
+                loose.stats = tail_stats
             else:
-                loose = _Loose(ToolState(set()))
-            for event in iter_events(path, ReadStats(), wanted_results=loose.tools.watched,
-                                     start=start):  # fmt: skip
+                loose = _Loose(ToolState(set()), tail_stats)
+            for event in iter_events(path, tail_stats, wanted_results=loose.tools.watched,
+                                     start=start, first_line=first_line):  # fmt: skip
                 loose.feed(event)
         pool, settled = loose.finish() if loose is not None else ([], [])
         pending = self.tools.pending()
-        tasks = [loose_end(t.text, UNFINISHED, _task_why(t)) for t in pending]
+        tasks = [
+            loose_end(t.text, UNFINISHED, _task_why(t), line=t.line, rule="task-list")
+            for t in pending
+        ]
         unfinished = self.turns.unfinished()
         latest = unfinished is not None and unfinished.seq > self.tools.task_seq
         if unfinished is not None:
-            request = loose_end(unfinished.text, UNFINISHED, f"the last request; {unfinished.why}")
+            why = f"the last request; {unfinished.why}"
+            request = loose_end(unfinished.text, UNFINISHED, why, unfinished.ts, unfinished.line,
+                                "unfinished")  # fmt: skip
             tasks = [request, *tasks] if latest else [*tasks, request]
         return TranscriptFacts(
             path=str(path),
@@ -298,13 +318,33 @@ class _Sweep:
             goal=self.turns.goal(),
             started=parse_ts(self.started),
             written_files=self.tools.files(),
+            written_weights=self.tools.weights(),
             pending_tasks=pending,
             unfinished=unfinished,
             unfinished_is_latest=latest,
             candidates=merge_near_duplicates(tasks + pool),
+            last_request=clip(redact(self.last_request[:4000]), _STOPPED_CHARS)
+            if self.last_request
+            else None,
+            last_reply=_last_paragraph(self.final_text) if self.final_text else None,
             settled=settled,
             stats=stats,
         )
+
+
+_STOPPED_CHARS = 400
+
+
+def _last_paragraph(text: str) -> str | None:
+    """The last paragraph of prose in `text` (code blocks and tables left out), redacted."""
+    import re
+
+    body = re.sub(r"(```|~~~).*?(?:\1|\Z)", "\n\n", text[-16_000:], flags=re.DOTALL)
+    for para in reversed(re.split(r"\n\s*\n", body)):
+        lines = [ln for ln in para.splitlines() if ln.strip() and not ln.lstrip().startswith("|")]
+        if lines and sum(len(ln.split()) for ln in lines) >= 3:
+            return clip(redact(" ".join(ln.strip() for ln in lines)), _STOPPED_CHARS)
+    return None
 
 
 def _task_why(task: PendingTask) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import ntpath
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from session_skill.transcripts.events import ToolCall, ToolResult
+from session_skill.transcripts.events import PatchApplied, ToolCall, ToolResult
 from session_skill.transcripts.phrasing import Lazy
 from session_skill.transcripts.redact import redact
 
@@ -44,6 +44,7 @@ class PendingTask:
     text: str
     status: str
     source: str  # "TodoWrite", "TaskCreate" or "update_plan"
+    line: int | None = field(default=None, compare=False)  # the call that last set it
 
 
 @dataclass
@@ -51,6 +52,7 @@ class _Task:
     subject: str
     status: str = "pending"
     task_id: str | None = None
+    line: int | None = None
 
 
 class ToolState:
@@ -63,56 +65,66 @@ class ToolState:
         self.watched.clear()
         # raw path -> redacted path, in first-write order; redacted once per path.
         self.written: dict[str, str] = {}
+        # raw path -> how many calls wrote it and did not fail (a rejected or failed edit
+        # touched nothing); the calls whose result is awaited; Codex patches by call id.
+        self.attempts: dict[str, int] = {}
+        self.write_calls: dict[str, str] = {}
+        self.patch_calls: dict[str, list[str]] = {}
         self.todos: list[PendingTask] = []
         self.plan: list[PendingTask] = []
         self.tasks: list[_Task] = []
         self.tasks_by_id: dict[str, _Task] = {}
         self.task_calls: dict[str, tuple[_Task, str | None, str | None]] = {}
-        self.questions: dict[str, tuple[str, str | None]] = {}
-        self.dismissed: list[tuple[str, str | None]] = []
+        # AskUserQuestion calls waiting for their result, and those the user rejected:
+        # (question, ts, line).
+        self.questions: dict[str, tuple[str, str | None, int]] = {}
+        self.dismissed: list[tuple[str, str | None, int]] = []
         # What the calls report as done, for the loose-end evidence: completed tasks,
         # commit messages. Taken (and emptied) by the caller after each call.
         self.done_texts: list[str] = []
         self.task_seq = 0  # when the task list last changed, in events
 
-    def call(self, call: ToolCall, cwd: str | None, seq: int) -> None:
+    def call(self, call: ToolCall, cwd: str | None, seq: int, line: int = 0) -> None:
         args = call.input
         if call.name in _WRITE_TOOLS:
             path = args.get(_WRITE_TOOLS[call.name])
             if isinstance(path, str) and path:
                 self._wrote(path)
+                if call.id:
+                    self.write_calls[call.id] = path
+                    self.watched.add(call.id)
         elif call.name == "TodoWrite":
             todos = args.get("todos")
             if isinstance(todos, list):
-                new = _task_list(todos, "content", "TodoWrite")
+                new = _task_list(todos, "content", "TodoWrite", line)
                 self._completed(self.todos, new)
                 self.todos = new
                 self.task_seq = seq
         elif call.name == "update_plan":
             plan = args.get("plan")
             if isinstance(plan, list):
-                new = _task_list(plan, "step", "update_plan")
+                new = _task_list(plan, "step", "update_plan", line)
                 self._completed(self.plan, new)
                 self.plan = new
                 self.task_seq = seq
         elif call.name == "TaskCreate":
             subject = args.get("subject") or args.get("description")
             if isinstance(subject, str) and subject.strip():
-                task = _Task(subject.strip())
+                task = _Task(subject.strip(), line=line)
                 self.tasks.append(task)
                 self.task_seq = seq
                 if call.id:
                     self.task_calls[call.id] = (task, None, None)
                     self.watched.add(call.id)
         elif call.name == "TaskUpdate":
-            self._task_update(call)
+            self._task_update(call, line)
             self.task_seq = seq
         elif call.name == "AskUserQuestion" and call.id:
             questions = args.get("questions")
             first = questions[0] if isinstance(questions, list) and questions else None
             text = first.get("question") if isinstance(first, dict) else args.get("question")
             if isinstance(text, str) and text.strip():
-                self.questions[call.id] = (text, call.ts)
+                self.questions[call.id] = (text, call.ts, line)
                 self.watched.add(call.id)
         else:
             self._shell(call, cwd)
@@ -121,6 +133,9 @@ class ToolState:
         if result.tool_use_id is None:
             return
         self.watched.discard(result.tool_use_id)
+        written = self.write_calls.pop(result.tool_use_id, None)
+        if written is not None and result.is_error:
+            self.attempts[written] -= 1  # rejected by the user, or failed: nothing changed
         asked = self.questions.pop(result.tool_use_id, None)
         if asked is not None and result.is_error:
             self.dismissed.append(asked)
@@ -141,18 +156,43 @@ class ToolState:
     def pending(self) -> list[PendingTask]:
         found = [t for t in self.todos if t.status not in DONE]
         found += [
-            PendingTask(redact(t.subject), t.status, "TaskCreate")
+            PendingTask(redact(t.subject), t.status, "TaskCreate", t.line)
             for t in self.tasks
             if t.status not in DONE
         ]
         return found + [t for t in self.plan if t.status not in DONE]
 
+    def patched(self, event: PatchApplied, cwd: str | None) -> None:
+        """Codex's report of a patch: a failure undoes what its call claimed; a success
+        names files that no call did (a patch given through code-mode `exec`)."""
+        claimed = self.patch_calls.pop(event.call_id, None) if event.call_id else None
+        if claimed is not None:
+            if not event.success:
+                for path in claimed:
+                    self.attempts[path] -= 1
+            return
+        if event.success:
+            for path in event.paths:
+                self._wrote(_join(cwd, path))
+
     def files(self) -> list[str]:
-        return list(dict.fromkeys(self.written.values()))
+        """The files written, by calls that did not fail, in first-write order."""
+        kept = (red for raw, red in self.written.items() if self.attempts.get(raw, 0) > 0)
+        return list(dict.fromkeys(kept))
+
+    def weights(self) -> dict[str, int]:
+        """How many successful writes each file got (as `files` names it)."""
+        found: dict[str, int] = {}
+        for raw, red in self.written.items():
+            n = self.attempts.get(raw, 0)
+            if n > 0:
+                found[red] = found.get(red, 0) + n
+        return found
 
     def _wrote(self, path: str) -> None:
         if path not in self.written:
             self.written[path] = redact(path)
+        self.attempts[path] = self.attempts.get(path, 0) + 1
 
     def _completed(self, old: list[PendingTask], new: list[PendingTask]) -> None:
         before = {t.text: t.status for t in old}
@@ -160,7 +200,7 @@ class ToolState:
             t.text for t in new if t.status == "completed" and before.get(t.text) != "completed"
         ]
 
-    def _task_update(self, call: ToolCall) -> None:
+    def _task_update(self, call: ToolCall, line: int = 0) -> None:
         args = call.input
         raw_id = args.get("taskId", args.get("task_id", args.get("id")))
         task = self.tasks_by_id.get(str(raw_id)) if raw_id is not None else None
@@ -170,7 +210,7 @@ class ToolState:
             # A task created before a compaction or in a record we could not read.
             if not (isinstance(subject, str) and subject.strip() and raw_id is not None):
                 return
-            task = _Task(subject.strip(), task_id=str(raw_id))
+            task = _Task(subject.strip(), task_id=str(raw_id), line=line)
             self.tasks.append(task)
             self.tasks_by_id[str(raw_id)] = task
         previous = (task.status, task.subject)
@@ -209,8 +249,11 @@ class ToolState:
             return
         workdir = args.get("workdir")
         base = workdir if isinstance(workdir, str) and workdir else cwd
-        for match in _PATCH_PATH.finditer(patch):
-            self._wrote(_join(base, match.group(1)))
+        paths = [_join(base, match.group(1)) for match in _PATCH_PATH.finditer(patch)]
+        for path in paths:
+            self._wrote(path)
+        if call.id:
+            self.patch_calls[call.id] = paths
 
 
 def _commit_messages(command: str) -> list[str]:
@@ -226,14 +269,12 @@ def _commit_messages(command: str) -> list[str]:
     return found
 
 
-def _task_list(items: list[Any], text_key: str, source: str) -> list[PendingTask]:
+def _task_list(items: list[Any], text_key: str, source: str, line: int) -> list[PendingTask]:
     tasks = []
     for item in items:
         if isinstance(item, dict) and isinstance(item.get(text_key), str):
-            status = item.get("status")
-            tasks.append(
-                PendingTask(redact(item[text_key].strip()), str(status or "pending"), source)
-            )
+            status = str(item.get("status") or "pending")
+            tasks.append(PendingTask(redact(item[text_key].strip()), status, source, line))
     return tasks
 
 

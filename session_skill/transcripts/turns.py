@@ -1,14 +1,18 @@
 """Who asked for what: the session's goal, and its last request with whether it was finished.
 
-The goal is the first request, read the way a person would: a session opened with a slash
-command asks for the command's arguments, or for what the command does when it has none
-(`/init` analyses the codebase and writes CLAUDE.md); a message that only points at a file
-("@plan.md ultrathink this") is not a goal by itself, so the assistant's restatement of the
-task ("I'll help you with the Phase 0 investigation…") or the next request completes it.
+The goal names the work, read the way a person would: the plan the session followed (its
+title); a session opened with a slash command asks for the command's arguments, or for what
+the command does when it has none or only a name ("PR 90"); else the first request the
+session worked on — not an opener that only orients ("where did we leave off", "continue"),
+a pasted error or log, a question answered in prose while nothing was changed, Claude Code's
+"Implement the following plan:" wrapper, or an IDE's or a skill's tags around the words. A
+message that only points at a file ("@plan.md ultrathink this") is completed by the
+assistant's restatement of the task or the next request.
 
-A request is unfinished when its turn did not end on the assistant's closing text: the user
-interrupted it, or the transcript stops in the middle of the work (a tool call or result
-with nothing after it). The sweep's own command (`/session …`,
+A request is unfinished when its turn did not end on the assistant's closing text (the user
+interrupted it, or the transcript stops in the middle of the work), or when that text hands
+it back — asks the user something, asks them to try it — or when the request reported a
+failure and the reply does not report it fixed. The sweep's own command (`/session …`,
 `$session …`) is not a request, and the turn it starts is not the user's work.
 """
 
@@ -17,10 +21,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from session_skill.transcripts.events import AssistantText, CommandPrompt, UserText
+from session_skill.transcripts.events import AssistantText, CommandPrompt, ToolCall, UserText
 from session_skill.transcripts.landed import STOPWORDS
 from session_skill.transcripts.phrasing import Lazy
-from session_skill.transcripts.prose import clip, redact
+from session_skill.transcripts.prose import _ANSWER_START, clip, redact
 
 _REQUEST_CHARS = 1000
 _MENTION = Lazy(r"(?<![\w.])@[\w./~-]+")
@@ -61,6 +65,43 @@ class Unfinished:
     why: str
     ts: str | None
     seq: int  # when it was made, in events: newer than a task list change or not
+    line: int | None = None  # the transcript line of the request
+
+
+# Tags an IDE or a skill wraps around what the user typed.
+_IDE_TAGS = Lazy(
+    r"^\s*<(ide_[a-z_]+|system-reminder|user-prompt-submit-hook)>.*?(?:</\1>|\Z)\s*", re.DOTALL
+)
+_WRAPPER = Lazy(r"^\s*<([a-z_][\w-]*)>\s*(.*?)\s*</\1>\s*$", re.DOTALL)
+_PLAN_WRAPPER = "Implement the following plan:"
+_PLAN_TITLE = Lazy(r"^\s*#{1,3}\s+(.+?)\s*$", re.MULTILINE)
+# Openers that only orient or continue: the work comes after them.
+_ORIENT = Lazy(
+    r"""^\W*(?:(?:ok(?:ay)?|so|hey|hi|alright|now)[,.!\s]+)*
+      (?:where\s+(?:did|were)\s+we\s+(?:leave|left)|where\s+we\s+(?:left|last\s+left)
+      |(?:let'?s\s+)?(?:pick|get)\s+(?:back\s+up|back\s+to|going)|continue\b|carry\s+on
+      |resume\b|go\s+on\b|(?:let'?s\s+)?get\s+back\s+to\s+main|back\s+to\s+main
+      |(?:can\s+you\s+)?(?:learn|read\s+up)\s+about\s+(?:this|the)\s+(?:current\s+)?project
+      |catch\s+(?:me\s+)?up|what\s+(?:were|was)\s+we\s+(?:doing|working))""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# A message that is mostly pasted output: a log, an error, a type checker's report.
+_PASTE_LINE = Lazy(
+    r"^\s*(?:[$#>❯%]\s|\w+(?:\.\w+)+:\d+|(?:error|warning|fatal|traceback|at\s)\b|[|+\-=]{3}"
+    r"|\s{4}|\S+\(\d+,\d+\)|\d+\s*\|)",
+    re.IGNORECASE,
+)
+# A request that reports something still wrong.
+_FAILING = Lazy(
+    r"""\b(?:still\s+(?:not|no|doesn'?t|does\s+not|isn'?t|is\s+not|fails?|failing|broken|empty|the\s+same
+          |shows?|says|getting|get|gets|hangs?|crash\w*|wrong|missing|there|red|error\w*)
+      | not\s+working | doesn'?t\s+(?:work|show|load|appear|change|render|fire|run|start)
+      | does\s+not\s+(?:work|show|load|appear|change|render|fire|run|start)
+      | (?:isn'?t|aren'?t|is\s+not|are\s+not)\s+(?:working|showing|loading|there|shown|visible)
+      | no\s+longer | nothing\s+(?:happens|changed|shows|works) | keeps?\s+(?:failing|crashing)
+      | same\s+(?:error|issue|problem|failure) | hangs | stuck | broken)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
 
 
 class Turns:
@@ -74,18 +115,27 @@ class Turns:
         self.restatement: str | None = None
         self.second_text: str | None = None
         self._pending_command: UserText | None = None
-        self._request: tuple[str, str | None, int] | None = None
+        self._request: tuple[str, str | None, int, int] | None = None  # text, ts, seq, line
         self._ended_on: str | None = None  # "text" | "tool" | None since the request
+        self._closing: str | None = None  # the reply's last text, when nothing came after it
         self._interrupted = False
         self._frozen = False  # our own command is running: its turn is not the user's work
+        # The goal's candidates: requests in order (text, worked on), the plan's title.
+        self.plan_title: str | None = None
+        self._asked: list[list[object]] = []  # [text, writes made in its turn]
 
     # ---------------------------------------------------------------- events
 
-    def user(self, event: UserText, seq: int, asked: str | None) -> None:
+    def user(self, event: UserText, seq: int, asked: str | None, line: int = 0) -> None:
         """A typed message; `asked` is the question the previous turn ended on, if any."""
         self._pending_command = None
         self._frozen = False
-        text = event.text.strip()
+        text = _unwrap(event.text)
+        if text.startswith(_PLAN_WRAPPER):
+            found = _PLAN_TITLE.search(text[:2000])
+            if found and self.plan_title is None:
+                self.plan_title = clip(redact(found.group(1).strip("# ")), 200)
+            return self._start(text, event.ts, seq, line)
         ack = len(text) <= 80 and _ACK.match(text) is not None
         if self.first_text is None:
             head = redact(text[: 4 * _REQUEST_CHARS])
@@ -96,9 +146,11 @@ class Turns:
         if ack:
             self._request = None
             return
+        if len(self._asked) < _GOAL_CANDIDATES and _could_be_goal(text):
+            self._asked.append([text[: 4 * _REQUEST_CHARS], 0])
         if asked is not None and (len(text.split()) <= 4):
             text = f"{asked} — {text}"
-        self._start(text, event.ts, seq)
+        self._start(text, event.ts, seq, line)
 
     def command(self, event: UserText, seq: int) -> None:
         """A slash command: ours freezes the request state; another may open with a prompt."""
@@ -108,7 +160,7 @@ class Turns:
             return
         self._pending_command = event
 
-    def prompt(self, event: CommandPrompt, seq: int) -> None:
+    def prompt(self, event: CommandPrompt, seq: int, line: int = 0) -> None:
         """The expansion of the command just typed: a prompt command, so a request."""
         command, self._pending_command = self._pending_command, None
         if command is None:
@@ -116,7 +168,7 @@ class Turns:
         name = command.command_name or ""
         args = (command.command_args or "").strip()
         purpose = _first_sentence(_purpose(event.text))
-        if args and not _mention_only(args):
+        if args and not _mention_only(args) and (len(args.split()) >= 4 or not purpose):
             wanted = f"{args} ({name})"
         elif purpose:
             wanted = f"{purpose} ({name}{' ' + args if args else ''})"
@@ -126,7 +178,7 @@ class Turns:
         if self.goal_command is None and self.first_text is None:
             self.goal_command = wanted
             self.command_had_args = bool(args)
-        self._start(wanted, command.ts, seq)
+        self._start(wanted, command.ts, seq, line)
 
     def assistant(self, event: AssistantText) -> None:
         if self.mention_only and self.restatement is None:
@@ -135,10 +187,20 @@ class Turns:
                 self.restatement = clip(redact(sentence), 300)
         if not self._frozen and self._request is not None:
             self._ended_on = "text"
+            self._closing = event.text
 
-    def tool(self) -> None:
+    def tool(self, call: ToolCall | None = None) -> None:
+        if call is not None:
+            if call.name in _WRITES and self._asked and not self._frozen:
+                self._asked[-1][1] += 1  # type: ignore[operator]
+            if call.name == "ExitPlanMode" and self.plan_title is None:
+                plan = call.input.get("plan")
+                found = _PLAN_TITLE.search(plan[:2000]) if isinstance(plan, str) else None
+                if found:
+                    self.plan_title = clip(redact(found.group(1).strip("# ")), 200)
         if not self._frozen and self._request is not None:
             self._ended_on = "tool"
+            self._closing = None
 
     def interrupted(self) -> None:
         if not self._frozen and self._request is not None:
@@ -147,6 +209,11 @@ class Turns:
     # ---------------------------------------------------------------- results
 
     def goal(self) -> str | None:
+        if self.plan_title:
+            return f"{self.plan_title} (the plan the session followed)"
+        chosen = _choose(self._asked)
+        if self.goal_command is None and chosen is not None and not self.mention_only:
+            return clip(redact(str(chosen)), _REQUEST_CHARS)
         first = self.first_text
         if first is not None and self.mention_only:
             if self.restatement:
@@ -162,23 +229,88 @@ class Turns:
     def unfinished(self) -> Unfinished | None:
         if self._request is None:
             return None
-        raw, ts, seq = self._request
+        raw, ts, seq, line = self._request
         text = clip(redact(raw), 300)
+        closing = self._closing
         if self._interrupted:
             why = "the user interrupted it"
         elif self._ended_on == "tool":
             why = "the transcript ends in the middle of the work on it"
-        else:
-            # Answered, or not begun: a message with nothing after it may still be
-            # being read when the file is swept, and says nothing of work left half done.
-            return None
-        return Unfinished(text, why, ts, seq)
+        elif self._ended_on == "text" and closing is not None:
+            from session_skill.transcripts.asks import asks
+            from session_skill.transcripts.ending import hands_back
 
-    def _start(self, text: str, ts: str | None, seq: int) -> None:
+            if _FAILING.search(raw[:2000]):
+                why = "it reported something still wrong; no one has seen the fix work since"
+            elif asks(closing):
+                why = "the reply ends by asking the user"
+            elif hands_back(closing):
+                why = "the reply hands it back to be tried"
+            else:
+                return None
+        else:
+            # Not begun: a message with nothing after it may still be being read when
+            # the file is swept, and says nothing of work left half done.
+            return None
+        return Unfinished(text, why, ts, seq, line or None)
+
+    def _start(self, text: str, ts: str | None, seq: int, line: int = 0) -> None:
         # Redacted and clipped only if it is reported: most requests are finished.
-        self._request = (text[: 4 * _REQUEST_CHARS], ts, seq)
+        self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line)
         self._ended_on = None
+        self._closing = None
         self._interrupted = False
+
+
+_WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
+_GOAL_CANDIDATES = 12  # requests weighed for the goal: the first of them that was worked on
+
+
+GOAL_MODE = "A"
+
+
+def _choose(asked: list[list[object]]) -> str | None:
+    if not asked:
+        return None
+    first = str(asked[0][0])
+    if GOAL_MODE == "A":
+        return first
+    if GOAL_MODE == "B":
+        return next((str(t) for t, w in asked if w), first)
+    # C: a first request that asked a question and changed nothing yields to the first one
+    # the session then worked on.
+    if not asked[0][1] and first.rstrip().endswith("?"):
+        return next((str(t) for t, w in asked if w), first)
+    return first
+
+
+def _unwrap(text: str) -> str:
+    """What the user typed, without an IDE's tags before it or a skill's tag around it."""
+    text = text.strip()
+    while text.startswith("<"):
+        found = _IDE_TAGS.match(text)
+        if found is None:
+            break
+        text = text[found.end() :]
+    wrapped = _WRAPPER.match(text) if text.startswith("<") else None
+    return wrapped.group(2).strip() if wrapped else text
+
+
+def is_pasted_line(line: str) -> bool:
+    """A line of pasted output: a shell prompt, a log or error line, a table rule."""
+    return _PASTE_LINE.match(line) is not None
+
+
+def _could_be_goal(text: str) -> bool:
+    """A request that may name the session's work: not an opener that orients, not pasted
+    output, not a one-line reply."""
+    if len(text.split()) < 4 or _ORIENT.match(text):
+        return False
+    if len(text.split()) < 12 and _ANSWER_START.match(text):
+        return False  # "ok sounds good, go ahead": a reply, not the work's name
+    lines = [ln for ln in text.splitlines() if ln.strip()][:40]
+    pasted = sum(1 for ln in lines if _PASTE_LINE.match(ln))
+    return not (lines and pasted >= max(2, len(lines) // 2))
 
 
 def _mention_only(text: str) -> bool:

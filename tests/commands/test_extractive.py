@@ -47,9 +47,9 @@ def test_a_lone_mention_is_not_the_goal(project: Path, store_dir: Path, cli: Run
 def test_review_the_outstanding_items_only_when_there_are_some(
     project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
 ) -> None:
-    body = _extractive(cli, store_dir, FIXTURES / "claude_answered_later.jsonl")
+    body = _extractive(cli, store_dir, FIXTURES / "claude_loose_ends.jsonl")
     assert _section(body, "Next step") == "Review the outstanding items"
-    assert "Do you want the importer to keep the old file names?" in _section(body, "Outstanding")
+    assert "Should I also add jitter to the retry backoff" in _section(body, "Outstanding")
     done = _extractive(cli, store_dir, FIXTURES / "claude_init_goal.jsonl")
     assert "## Outstanding" not in done
     assert _section(done, "Next step") == (

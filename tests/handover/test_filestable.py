@@ -139,12 +139,16 @@ def test_folded_row_counts_states_and_sums_refs() -> None:
     assert note == "_8 files grouped into 1 directory row to keep the table at 25 rows._"
 
 
-def test_many_top_level_files_still_fit() -> None:
+def test_files_at_the_root_are_never_folded_into_one_root_row() -> None:
+    # Issue 19: a `./ (30 files)` row names no file; the table stays over the cap instead.
     rows = [ft.Row(f"f{i}.py", "", "unlisted", "new") for i in range(30)]
     out, note = ft.group(rows)
-    assert len(out) <= 25
-    assert _leaf_paths(out) == sorted(r.file for r in rows)
-    assert note
+    assert _names(out) == [r.file for r in rows]
+    assert note == ""
+    rows.append(ft.Row("src/a.py"))
+    rows.append(ft.Row("src/b.py"))
+    out, note = ft.group(rows)
+    assert "./" not in _names(out) and "src/" in _names(out) and len(out) == 31
 
 
 def test_single_file_directories_are_lifted_until_they_fit() -> None:
@@ -170,10 +174,43 @@ def test_group_never_drops_a_file_and_respects_the_cap(files: list[str], cap: in
     rows = [ft.Row(f, "", "done", "+1/-1") for f in files]
     out, note = ft.group(rows, cap)
     assert _leaf_paths(out) == sorted(files)
-    assert len(out) <= max(cap, 1)
-    if len(files) > cap:
+    assert len(out) <= max(cap, _fewest_rows(files))
+    assert "./" not in _names(out)
+    if len(out) < len(files):
         assert note
-        assert sum(int(r.ref.split("/")[0][1:]) for r in out) == len(files)
+    assert sum(int(r.ref.split("/")[0][1:]) for r in out) == len(files)
+
+
+def _fewest_rows(files: list[str]) -> int:
+    """Rows left when everything folds as far as it may: root files, one per top directory."""
+    return len({f.split("/")[0] + ("/" if "/" in f else "") for f in files})
+
+
+def test_the_most_worked_files_keep_their_own_rows() -> None:
+    rows = [ft.Row(f"src/api/h{i}.py") for i in range(20)] + [
+        ft.Row(f"web/ui/c{i}.tsx") for i in range(20)
+    ]
+    weights = {"src/api/h3.py": 9, "web/ui/c7.tsx": 4, "web/ui/c8.tsx": 1}
+    out, note = ft.group(rows, cap=10, weights=weights)
+    assert len(out) == 4
+    names = _names(out)
+    assert "src/api/h3.py" in names and "web/ui/c7.tsx" in names
+    assert {"src/api/", "web/ui/"} <= set(names)
+    assert next(r for r in out if r.file == "src/api/").members.__len__() == 19
+    assert note == "_38 files grouped into 2 directory rows to keep the table at 10 rows._"
+    # Only as far as the cap needs: one folded directory is enough for 25 rows.
+    out, _ = ft.group(rows, weights=weights)
+    assert len(out) == 22 and sum(r.folded for r in out) == 1
+
+
+def test_the_deepest_shared_directories_fold_first() -> None:
+    rows = [ft.Row(f"src/api/v1/h{i}.py") for i in range(15)]
+    rows += [ft.Row(f"src/api/v2/h{i}.py") for i in range(15)]
+    rows += [ft.Row("src/main.py")]
+    out, _ = ft.group(rows, cap=10)
+    assert _names(out) == ["src/api/v1/", "src/api/v2/", "src/main.py"]
+    out, _ = ft.group(rows, cap=2)
+    assert _names(out) == ["src/api/", "src/main.py"]
 
 
 def test_render_escapes_pipes() -> None:
@@ -220,17 +257,18 @@ def test_a_folded_directory_is_merged_with_a_later_fold_of_it() -> None:
     assert sum(len(r.leaves()) for r in out) == 33
 
 
-def test_model_rows_fold_last_and_dot_slash_before_them() -> None:
-    """20 rows the model described, 10 plain top-level files: `./` takes the plain ones."""
+def test_model_rows_fold_last() -> None:
+    """20 rows the model described, 10 plain top-level files and 10 under docs/: docs/ folds,
+    the model's rows and the root files stay."""
     model = [ft.Row(f"src/m{i}.py", f"change {i}", "done", "+1/-1") for i in range(20)]
-    plain = [ft.Row(f"f{i}.txt", "", "unlisted", "new") for i in range(10)]
+    plain = [ft.Row(f"docs/d{i}.md", "", "unlisted", "new") for i in range(10)]
     out, note = ft.group(model + plain)
     assert [r for r in out if not r.folded] == model
-    assert _names(out)[-1] == "./" and len(out[-1].members) == 10
+    assert _names(out)[-1] == "docs/" and len(out[-1].members) == 10
     assert note == "_10 files grouped into 1 directory row to keep the table at 25 rows._"
 
 
-def test_dot_slash_is_the_last_resort() -> None:
+def test_root_files_stay_while_a_directory_can_fold() -> None:
     rows = [ft.Row(f"f{i}.txt", "", "unlisted", "new") for i in range(20)]
     rows += [ft.Row(f"docs/d{i}.md", "", "unlisted", "new") for i in range(10)]
     out, _ = ft.group(rows)
@@ -269,7 +307,7 @@ def test_group_keeps_every_change_each_directory_once_and_counts_add_up(
         for f, d in zip(files, described, strict=True)
     ]
     out, note = ft.group(rows, cap)
-    assert len(out) <= max(cap, 1)
+    assert len(out) <= max(cap, _fewest_rows(files))
     assert len(_names(out)) == len(set(_names(out)))  # each directory (and file) once
     assert _leaf_paths(out) == sorted(files)
     text = ft.render(out, note)
@@ -280,9 +318,8 @@ def test_group_keeps_every_change_each_directory_once_and_counts_add_up(
         if r.folded:
             assert _state_total(r) == len(r.members)
             assert r.ref == f"+{2 * len(r.members)}/-{len(r.members)}"
-    if len(files) > cap:
-        grouped = [r for r in out if r.folded]
+    grouped = [r for r in out if r.folded]
+    if grouped:
         n = sum(len(r.members) for r in grouped)
         assert note.startswith(f"_{n} file{'s' if n != 1 else ''} grouped into {len(grouped)} ")
-    if "./" in _names(out):  # the last resort: every file without a Change is in a group
-        assert all(r.folded or r.change for r in out)
+    assert "./" not in _names(out)

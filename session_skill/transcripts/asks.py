@@ -1,0 +1,134 @@
+"""Questions put to the user, and whether the user's next message answers them.
+
+A turn's closing text may ask several things, anywhere in it, not only at its end: "Want me
+to also update the changelog?" in the middle of a summary is as open as the last line. An
+*ask* is a sentence ending in "?" that is put to the user (not a rhetorical "Why does it
+fail? Because …"), or an offer said without one ("If you want, I can add …", "Say the word
+and I'll …", "Let me know if you'd like …").
+
+A question is answered when the user's next message replies to it or gives the next
+instruction — any reply does, to a plain question. An offer ("Want me to add a note to the
+docs?") is different: the user can take the next step without taking it up, so it stays
+open when the reply says nothing of it — not short, not opening like an answer or a
+counter-proposal, and sharing none of what the offer is about. An offer about nothing in
+particular ("Want me to fix this?") is taken up by whatever the user says next.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, subject
+from session_skill.transcripts.phrasing import Lazy
+from session_skill.transcripts.prose import (
+    _ANSWER_START,
+    _COUNTER,
+    _COUNTER_START,
+    _COUNTER_WORDS,
+    _GENERIC_GATE,
+    _GENERIC_QUESTION,
+    _OR,
+    _units,
+)
+
+_SCAN_CHARS = 16_000
+
+# An offer: the assistant would do something if the user says so.
+_OFFER = Lazy(
+    r"""\b(?:want\s+me\s+to|would\s+you\s+like\s+(?:me\s+)?to|do\s+you\s+want\s+(?:me\s+)?to
+      |shall\s+i|should\s+i|like\s+me\s+to|happy\s+to|i\s+can\s+(?:also\s+)?|i\s+could
+      |say\s+the\s+word|if\s+you\s+(?:want|'d\s+like|would\s+like|prefer)|let\s+me\s+know)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# An offer said without a question mark.
+_PLAIN_OFFER = Lazy(
+    r"""^(?:(?:and\s+)?if\s+you\s+(?:want|'d\s+like|would\s+like|prefer)(?:\s+it)?,?\s+
+          (?:i\s+can|i\s+could|i'll|i\s+will|we\s+can)\b
+      | (?:just\s+)?say\s+the\s+word\b
+      | happy\s+to\b[^.!?]*\bif\s+you\b)
+      | \b(?:let\s+me\s+know|tell\s+me)\s+(?:if|whether|which|when|what|how)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# A question put to the user: it speaks to them, or asks them to decide or check.
+_TO_USER = Lazy(
+    r"""\b(?:you|your|we|us|me|i)\b
+      | ^(?:want|shall|should|would|could|can|do|does|did|is|are|was|will|which|any|ok|okay
+          |good|sound|sounds|look|looks|ready|prefer|go|keep|proceed|ship)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Questions the text goes on to answer itself.
+_WH = Lazy(r"^(?:why|how\s+come|how\s+does|how\s+do|what\s+does|what's|what\s+is)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Ask:
+    text: str
+    offer: bool
+    options: tuple[str, ...] = ()
+
+
+def asks(text: str) -> list[Ask]:
+    """Every question or offer `text` puts to the user, in order."""
+    tail = text[-_SCAN_CHARS:]
+    if "?" not in tail and not _may_offer(tail):
+        return []
+    units = _units(tail)
+    found: list[Ask] = []
+    for n, (sentence, _item) in enumerate(units):
+        question = sentence.rstrip(" *_)\"'`").endswith("?")
+        if question:
+            if len(sentence.split()) < 2:
+                continue
+            if _GENERIC_GATE.search(sentence) and _GENERIC_QUESTION.search(sentence):
+                continue
+            last = n == len(units) - 1
+            if not last and _WH.match(sentence) and not _TO_USER.search(sentence.split(" ", 1)[-1]):
+                continue  # "Why does it fail? Because …": the text answers it
+            if not _TO_USER.search(sentence) and not last:
+                continue
+        elif not _PLAIN_OFFER.search(sentence):
+            continue
+        options = tuple(u for u, is_item in units[n + 1 : n + 9] if is_item)
+        found.append(Ask(sentence, bool(_OFFER.search(sentence)), options))
+    return found
+
+
+def _may_offer(text: str) -> bool:
+    low = text.lower()
+    return any(w in low for w in ("if you", "say the word", "let me know", "tell me", "happy to"))
+
+
+# An offer of more work than was asked for: "also", "too", "next", "If you want, I can add…".
+_EXTRA = Lazy(
+    r"""\b(?:also|too|as\s+well|additionally|separately|a\s+follow[- ]?up)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+MODE = "extra"
+
+
+def answers(ask: Ask, reply: str) -> bool:
+    """Does the user's next message (`reply`) answer `ask`?"""
+    if not ask.offer or MODE == "any":
+        return True
+    if MODE == "extra" and not _EXTRA.search(ask.text):
+        return True  # a check-in on the work in hand: the next instruction answers it
+    if len(reply.split()) <= 4 or _ANSWER_START.match(reply) or _COUNTER_START.match(reply):
+        return True
+    low = reply.lower()
+    if any(w in low for w in _COUNTER_WORDS) and _COUNTER.search(reply):
+        return True
+    wanted = {s for s in subject(_offered(ask.text)) if s not in GENERIC_STEMS}
+    if len(wanted) < 2:
+        return True  # "Want me to fix this?": the next instruction is the answer
+    said = content_stems(reply)
+    if wanted & said:
+        return True
+    offered = ask.options + tuple(_OR.split(ask.text)[1:]) if " or " in ask.text else ask.options
+    return any(content_stems(option) & said for option in offered)
+
+
+def _offered(text: str) -> str:
+    """What an offer would do: its words after the offering phrase."""
+    found = _OFFER.search(text)
+    return text[found.end() :] if found else text

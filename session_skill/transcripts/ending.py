@@ -1,0 +1,156 @@
+"""What the text that closes a session says is left: the caveats of its summary, whether it
+hands the work back to the user, whether it reports the work done.
+
+The closing text is the one place where a summary states the state of the work handed over
+— "`.codex/` stays untracked, yours to decide", "the README still says Level 1", "you'll
+need to redeploy the web chat" — so its sentences are read more widely than the rest of the
+session's: a sentence saying something is still so, not yet done, pending, left to the
+user or for later is kept. Elsewhere in a session such sentences are mostly narration of
+work about to be done, and are not read (see `loose`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from session_skill.transcripts.candidates import DEFERRED, DIVERGING
+from session_skill.transcripts.phrasing import NEXT_LIST, Lazy
+from session_skill.transcripts.prose import (
+    _DONE_ITEM,
+    _FENCE,
+    _LIST_MARK,
+    _is_prose,
+    _units,
+    classify,
+    redact,
+)
+
+_SCAN_CHARS = 16_000
+
+# Something still so, or not yet done.
+_NOT_YET = Lazy(
+    r"""\b(?:still\s+(?:says|shows|has|have|points?|uses|needs?|refers|reads|references|lists
+          |contains|mentions|open|pending|missing|broken|failing|red|blocked|unresolved|untested
+          |unverified|uncommitted|untracked|unpushed|in\s+progress|to\s+do|todo|hangs?|empty
+          |stale|out\s+of\s+date|wrong|not\b)
+      | (?:not|n't|never)\s+(?:been\s+|be\s+)?(?:yet\s+)?(?:pushed|committed|merged|deployed|tested
+          |verified|run|exercised|released|published|checked|confirmed|wired|implemented
+          |covered|handled|supported|migrated|updated|fixed|done|finished)\b[^.?!\n]{0,40}?
+          \b(?:yet|so\s+far)\b
+      | \bnot\s+yet\b | \byet\s+to\b
+      | \b(?:untracked|uncommitted|unpushed|unmerged|unverified|untested|unexercised)\b
+      | \b(?:remains?|stays?)\s+(?:open|pending|untracked|uncommitted|unverified|a\s+stub
+          |a\s+placeholder|unresolved|to\s+be)\b
+      | \bpending\s+(?:your|a|the|matching|review|approval|confirmation)\b
+      | \b(?:is|are)\s+pending\b | \bawaiting\b | \bwaiting\s+(?:on|for)\s+(?:you|your|the|a)\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Left to the user.
+_YOURS = Lazy(
+    r"""\b(?:you(?:'ll|\s+will)?\s+(?:may\s+|might\s+|still\s+)?(?:want|need|have)\s+to
+      | you\s+should\b | you\s+can\s+now\b | remember\s+to | don't\s+forget\s+to
+      | (?:ready|left)\s+for\s+you\s+to | (?:when|whenever|once)\s+you(?:'re|\s+are)?\s+ready
+      | your\s+call | up\s+to\s+you | yours\s+to | on\s+your\s+side | needs?\s+your
+      | requires?\s+(?:your|you\s+to|manual) | manual(?:ly)?\s+(?:step|test|check|run|verif))""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# "Still passes" is done, not open.
+_STILL_DONE = Lazy(
+    r"\bstill\s+(?:pass(?:es)?|passing|works?|working|green|fine|good|builds?|compiles?|clean"
+    r"|correct|intact|valid|there|the\s+same|applies)\b",
+    re.IGNORECASE,
+)
+# The closing text gives the work back to the user to try, check or finish.
+_HANDBACK = Lazy(
+    r"""\b(?:try\s+(?:it|again|restarting|running|reloading|now|the)|give\s+it\s+a\s+(?:try|go)
+      | (?:let\s+me\s+know|tell\s+me)\s+(?:if|whether|how|what)
+      | should\s+now\s+(?:be|work|show|appear|load|pass)
+      | (?:ready|left)\s+for\s+you\s+to | when\s+you're\s+ready
+      | (?:re-?run|rerun)\s+(?:it|your|the)
+      | take\s+a\s+look | please\s+(?:test|check|verify|try|confirm|review|run|restart))\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# The closing text reports the work done.
+_DONE = Lazy(
+    r"""^(?:\W*)(?:done|pushed|committed|merged|deployed|fixed|shipped|all\s+set|that's\s+it
+      |all\s+\d+\s+tests?\s+pass|all\s+tests?\s+pass|✅)\b
+      | \b(?:committed\s+and\s+pushed|pushed\s+to|merged\s+into|all\s+(?:\d+\s+)?tests?\s+pass)""",
+    re.IGNORECASE | re.VERBOSE | re.MULTILINE,
+)
+
+
+# A line introducing a list of what is left: "Two things still open from before:", "A couple
+# of things you may want to handle separately:", "Untuned, flag what feels off:".
+_OPEN_LEAD = Lazy(
+    r"""\b(?:still\s+open|left\s+open|open\s+from\s+before|not\s+(?:yet\s+)?done|still\s+to\s+do
+      |left\s+to\s+do|handle\s+separately|(?:untuned|unverified|untested|unresolved)\b
+      |parked|not\s+(?:yet\s+)?(?:implemented|wired|tested|verified|handled|addressed|covered)
+      |outstanding|remaining\s+(?:work|items|tasks|steps|issues|gaps)|pending|next\s+up
+      |you\s+(?:may|might)\s+(?:want|need)\s+to|needs?\s+your|known\s+(?:issues|gaps|limitations)
+      |follow[- ]?ups?\s*(?:for\s+later)?\s*:)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_LIST_MAX = 8
+
+
+def open_lists(text: str) -> list[tuple[str, str]]:
+    """(item, lead-in) for the list items under a line that introduces what is left."""
+    head = text[:_SCAN_CHARS]
+    if ":\n" not in head and ":**\n" not in head and ":*\n" not in head:
+        return []
+    lines = _FENCE.sub("\n", head).splitlines()
+    found: list[tuple[str, str]] = []
+    n = 0
+    while n < len(lines):
+        line = lines[n].strip()
+        n += 1
+        bare = line.strip("#*_ ").rstrip("*_ ")
+        if not bare.endswith(":") or _LIST_MARK.match(line) or NEXT_LIST.match(line):
+            continue  # NEXT_LIST headings are `prose.listed_items`' own
+        if not _OPEN_LEAD.search(bare):
+            continue
+        while n < len(lines) and not lines[n].strip():
+            n += 1
+        taken = 0
+        while n < len(lines) and _LIST_MARK.match(lines[n]) and taken < _LIST_MAX:
+            item = lines[n]
+            n += 1
+            if _DONE_ITEM.search(item):
+                continue
+            item = _LIST_MARK.sub("", item).replace("**", "").replace("`", "").strip()
+            if len(item.split()) >= 3:
+                found.append((redact(item), redact(bare.rstrip(":").strip())))
+                taken += 1
+    return found
+
+
+def caveats(text: str, ideas: bool = False) -> list[tuple[str, str | None]]:
+    """The sentences of a closing text that say something is left open (redacted), each
+    with its kind: DEFERRED when it puts work off in so many words ("can go in a follow-up
+    PR", "later") — those stand wherever they are said —, None for the others ("still
+    says", "you'll need to"), what the session stopped on only when it stopped there; and,
+    with `ideas` (the session's last closing text), DIVERGING for a side idea ("we could
+    also …") that nothing after it took up."""
+    found: list[tuple[str, str | None]] = []
+    for sentence, _item in _units(text[-_SCAN_CHARS:]):
+        if not _is_prose(sentence) or sentence.rstrip().endswith("?"):
+            continue
+        if _STILL_DONE.search(sentence) and not re.search(r"\bbut\b", sentence, re.I):
+            continue
+        marked = classify(sentence)
+        kind = marked[1] if marked is not None else None
+        if kind == DEFERRED or _NOT_YET.search(sentence) or _YOURS.search(sentence):
+            found.append((redact(sentence), DEFERRED if kind == DEFERRED else None))
+        elif kind == DIVERGING and ideas:
+            found.append((redact(sentence), DIVERGING))
+    return found
+
+
+def hands_back(text: str) -> bool:
+    """Does the closing text give the work back to the user (to try, check, decide)?"""
+    tail = text[-_SCAN_CHARS:]
+    return _HANDBACK.search(tail) is not None
+
+
+def reports_done(text: str) -> bool:
+    return _DONE.search(text[-_SCAN_CHARS:]) is not None
