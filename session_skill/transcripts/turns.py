@@ -87,8 +87,8 @@ _ORIENT = Lazy(
 )
 # A message that is mostly pasted output: a log, an error, a type checker's report.
 _PASTE_LINE = Lazy(
-    r"^\s*(?:[$#>❯%]\s|\w+(?:\.\w+)+:\d+|(?:error|warning|fatal|traceback|at\s)\b|[|+\-=]{3}"
-    r"|\s{4}|\S+\(\d+,\d+\)|\d+\s*\|)",
+    r"^\s*(?:[$#>❯%]\s|[\w./\\-]+\.\w+[:(]\d+|(?:error|warning|fatal|traceback|at\s)\b|[|+\-=]{3}"
+    r"|\s{4}|\d+\s*\|)",
     re.IGNORECASE,
 )
 # A request that reports something still wrong.

@@ -323,3 +323,12 @@ def test_group_keeps_every_change_each_directory_once_and_counts_add_up(
         n = sum(len(r.members) for r in grouped)
         assert note.startswith(f"_{n} file{'s' if n != 1 else ''} grouped into {len(grouped)} ")
     assert "./" not in _names(out)
+
+
+def test_windows_paths_are_made_relative_to_a_windows_root() -> None:
+    root = "D:\\repo\\app"
+    assert ft.normalize("D:\\repo\\app\\src\\a.py", root) == "src/a.py"
+    assert ft.normalize("d:\\Repo\\App\\src\\b.py", root) == "src/b.py"  # Windows folds case
+    assert ft.normalize("E:\\other\\c.py", root) == "E:\\other\\c.py"
+    rows = ft.merge([], {}, ["D:\\repo\\app\\src\\a.py", "src/a.py"], Path(root))
+    assert [r.file for r in rows] == ["src/a.py"]  # one row per file

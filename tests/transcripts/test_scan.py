@@ -461,9 +461,7 @@ def test_an_offer_of_more_work_the_user_walks_past_is_open(tmp_path: Path) -> No
             say("The deploy job needed a token; added."),
         ],
     )
-    assert kinds(facts) == [
-        (UNANSWERED, "Want me to also update the tap's README to mention it?")
-    ]
+    assert kinds(facts) == [(UNANSWERED, "Want me to also update the tap's README to mention it?")]
     assert facts.candidates[0].why.endswith("the user moved on")
 
 
@@ -853,3 +851,120 @@ def test_a_short_tail_continues_the_first_reading(
     assert seen  # it did switch
     assert read_twice.candidates == whole.candidates
     assert read_twice.settled == whole.settled
+
+
+# ---------------------------------------------------------------- issue 19: evidence
+
+
+def test_a_prompt_typed_while_the_assistant_worked_is_the_users_words(tmp_path: Path) -> None:
+    queued = {
+        "isSidechain": False, "sessionId": "s1", "cwd": APP, "type": "attachment",
+        "attachment": {"type": "queued_command", "prompt": "also drop the old flag",
+                       "commandMode": "prompt"},
+        "timestamp": _ts(),
+    }  # fmt: skip
+    facts = run(
+        tmp_path,
+        [user("Rename the flag"), call("t1", "Bash", command="ls"), queued, result("t1"),
+         call("t2", "Bash", command="grep -r old_flag .")],
+    )  # fmt: skip
+    assert facts.unfinished is not None and facts.unfinished.text == "also drop the old flag"
+
+
+def test_a_rejected_or_failed_edit_touches_no_file(tmp_path: Path) -> None:
+    facts = run(
+        tmp_path,
+        [
+            user("Edit the files"),
+            call("e1", "Edit", file_path=f"{APP}/a.py", old_string="x", new_string="y"),
+            result("e1", "The user doesn't want to proceed with this tool use.", error=True),
+            call("e2", "Edit", file_path=f"{APP}/b.py", old_string="x", new_string="y"),
+            result(
+                "e2", "<tool_use_error>String to replace not found</tool_use_error>", error=True
+            ),  # fmt: skip
+            call("e3", "Edit", file_path=f"{APP}/b.py", old_string="z", new_string="y"),
+            result("e3", "The file has been updated."),
+            call("w1", "Write", file_path=f"{APP}/c.py", content="x"),
+            result("w1", "File created"),
+            call("w2", "Write", file_path=f"{APP}/c.py", content="y"),
+            result("w2", "File updated"),
+        ],
+    )
+    assert facts.written_files == [f"{APP}/b.py", f"{APP}/c.py"]
+    assert facts.written_weights == {f"{APP}/b.py": 1, f"{APP}/c.py": 2}
+
+
+def test_codex_reports_which_patches_applied(tmp_path: Path) -> None:
+    def line(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": _ts(), "type": kind, "payload": payload})
+
+    meta = {"id": "t-1", "cwd": "/srv/app", "originator": "codex_cli_rs"}
+    patch = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x\n+y\n*** End Patch"
+    records = [
+        line("session_meta", meta),
+        line("response_item", {"type": "message", "role": "user",
+                               "content": [{"type": "input_text", "text": "fix it"}]}),
+        line("response_item", {"type": "custom_tool_call", "name": "apply_patch",
+                               "call_id": "p1", "input": patch}),
+        line("event_msg", {"type": "patch_apply_end", "call_id": "p1", "success": False,
+                           "changes": {"/srv/app/src/a.py": {"type": "update"}}}),
+        # a patch sent through code-mode `exec`: only the event names its files
+        line("event_msg", {"type": "patch_apply_end", "call_id": "exec-2", "success": True,
+                           "changes": {"/srv/app/src/b.py": {"type": "add"}}}),
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(records) + "\n", encoding="utf-8")
+    facts = analyze(path)
+    assert facts.written_files == ["/srv/app/src/b.py"]
+
+
+def test_where_it_stopped_is_kept_verbatim(tmp_path: Path) -> None:
+    facts = run(
+        tmp_path,
+        [
+            user("Make the importer skip empty rows"),
+            say("Done.\n\nThe importer skips empty rows now; the nightly job still needs a rerun."),
+        ],
+    )
+    assert facts.last_request == "Make the importer skip empty rows"
+    assert facts.last_reply == (
+        "The importer skips empty rows now; the nightly job still needs a rerun."
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "goal"),
+    [
+        # Claude Code's own wrapper around an approved plan: the plan's title
+        ("Implement the following plan:\n\n# Retry backoff with jitter\n\n1. Add it",
+         "Retry backoff with jitter (the plan the session followed)"),
+        # an IDE's tag before the words
+        ("<ide_opened_file>The user opened src/a.py in the IDE.</ide_opened_file>"
+         "Fix the unit labels in the replies", "Fix the unit labels in the replies"),
+        # a skill's raw tag around them
+        ("<objective>Audit the logging setup for duplicated handlers</objective>",
+         "Audit the logging setup for duplicated handlers"),
+    ],
+)  # fmt: skip
+def test_the_goal_names_the_work(tmp_path: Path, first: str, goal: str) -> None:
+    facts = run(tmp_path, [user(first), say("On it.")])
+    assert facts.goal == goal
+
+
+def test_an_opener_or_a_pasted_error_is_not_the_goal(tmp_path: Path) -> None:
+    pasted = "src/app.ts:12:5 - error TS2322: Type 'string' is not assignable\n" * 3
+    for opener in ("ok lets get back to main", "where did we leave off", pasted):
+        facts = run(
+            tmp_path,
+            [user(opener), say("Here."), user("Add retry with backoff to the upload client"),
+             say("Added.")],
+        )  # fmt: skip
+        assert facts.goal == "Add retry with backoff to the upload client", opener
+
+
+def test_a_user_saying_something_still_fails_leaves_it_open(tmp_path: Path) -> None:
+    facts = run(
+        tmp_path,
+        [user("Fix the login"), say("Fixed."), user("It is still failing"), say("Patched again.")],
+    )
+    assert facts.unfinished is not None and facts.unfinished.text == "It is still failing"
