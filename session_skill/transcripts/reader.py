@@ -254,7 +254,8 @@ class _ClaudeParser:
                     return None
                 tail = raw.rfind(b'"toolUseResult":')
                 if raw.find(b'"type":"text"', start, tail if tail > start else len(raw)) == -1:
-                    if not mentions(raw, wanted):
+                    # An error (a failed or rejected edit touched no file) is always read.
+                    if not mentions(raw, wanted) and raw.find(b'"is_error":true', start) == -1:
                         return "user:tool_result"
             return None
         if value == b"system":

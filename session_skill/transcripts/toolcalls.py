@@ -10,6 +10,7 @@ from __future__ import annotations
 import ntpath
 import posixpath
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,9 +68,11 @@ class ToolState:
         self.written: dict[str, str] = {}
         # raw path -> how many calls wrote it and did not fail (a rejected or failed edit
         # touched nothing); the calls whose result is awaited; Codex patches by call id.
+        # (Successful results are not read: only errors, which the reader always hands out;
+        # so the calls are remembered for a while, not until their result.)
         self.attempts: dict[str, int] = {}
-        self.write_calls: dict[str, str] = {}
-        self.patch_calls: dict[str, list[str]] = {}
+        self.write_calls: OrderedDict[str, str] = OrderedDict()
+        self.patch_calls: OrderedDict[str, list[str]] = OrderedDict()
         self.todos: list[PendingTask] = []
         self.plan: list[PendingTask] = []
         self.tasks: list[_Task] = []
@@ -91,8 +94,7 @@ class ToolState:
             if isinstance(path, str) and path:
                 self._wrote(path)
                 if call.id:
-                    self.write_calls[call.id] = path
-                    self.watched.add(call.id)
+                    _remember(self.write_calls, call.id, path)
         elif call.name == "TodoWrite":
             todos = args.get("todos")
             if isinstance(todos, list):
@@ -253,7 +255,16 @@ class ToolState:
         for path in paths:
             self._wrote(path)
         if call.id:
-            self.patch_calls[call.id] = paths
+            _remember(self.patch_calls, call.id, paths)
+
+
+_CALLS_REMEMBERED = 256  # a call's result comes right after it
+
+
+def _remember(calls: OrderedDict[str, Any], call_id: str, value: Any) -> None:
+    calls[call_id] = value
+    if len(calls) > _CALLS_REMEMBERED:
+        calls.popitem(last=False)
 
 
 def _commit_messages(command: str) -> list[str]:
