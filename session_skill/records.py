@@ -19,6 +19,12 @@ if TYPE_CHECKING:
 class Record:
     __slots__: tuple[str, ...] = ()
 
+    def _set(self, *values: object) -> None:
+        """For `__init__`: store the fields, in `__slots__` order (said once, not a line
+        a field; a class made by the thousand sets its fields itself, which is quicker)."""
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
+
     def _fields(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
 
@@ -36,11 +42,6 @@ class Record:
 
 class FrozenRecord(Record):
     __slots__: tuple[str, ...] = ()
-
-    def _set(self, *values: object) -> None:
-        """For `__init__`: store the fields, in `__slots__` order."""
-        for name, value in zip(self.__slots__, values, strict=True):
-            object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")

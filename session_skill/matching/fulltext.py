@@ -1,9 +1,8 @@
 """Ranking every handover of a store by what its body says (`search`, `recall WORDS…`).
 
-A doc is folded once, with one `bytes.translate` that keeps every offset: ASCII letters
-lowercased, digits and non-ASCII bytes (whole UTF-8 sequences) kept, every other byte a
-space — so every word starts after a space, and a line of the fold is the line of the doc
-at the same offsets. Then, each step on fewer docs than the one before:
+A doc is folded once (`terms.fold`: case folded, every byte that is not part of a word a
+space, the lines where they were). What a query word matches is `terms`'s; this is the
+ranking, each step on fewer docs than the one before:
 
 1. scan: every doc is read with one `os.read` (no pathlib, no file objects: there may be
    10,000) and each query word's probe — its stem, at the start of a word — looked for with
@@ -29,87 +28,17 @@ import math
 import os
 import re
 
+from session_skill.matching.terms import Term, cased, differs, flat, highlight
+from session_skill.matching.terms import query_words as query_words
 from session_skill.records import Record
+from session_skill.store.docs import split_head
+from session_skill.store.fileio import read_upto
 from session_skill.store.paths import doc_entries
 
 MAX_DOC_BYTES = 1 << 20  # a doc is ~6 KB; a stray huge file is searched in its first MiB
 FIRST_READ = 32768
 LINE_SCAN = 16  # lines looked at per doc for its best line: the lead word's first ones
 TYPO_MIN = 5  # a word this long that no doc holds is tried as a typo
-SHOWN_CHARS = 200
-
-_FLAT = bytes(
-    b + 32 if 65 <= b <= 90 else b if 97 <= b <= 122 or 48 <= b <= 57 or b >= 128 else 32
-    for b in range(256)
-)
-_TOKEN = re.compile(r"[A-Za-z0-9\u0080-\U0010ffff]+")
-_CODE = re.compile(r"(`[^`\n]*`)")
-_MARKER = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
-_BLANK = b" \t\r\x0b\x0c"
-
-
-def flat(data: bytes) -> bytes:
-    """The fold: the same length as `data`, words lowercased, everything else spaces."""
-    return data.translate(_FLAT)
-
-
-def query_words(text: str) -> list[str]:
-    """The words searched for, folded as the docs are, each once; filler words (and the
-    one-letter pieces of "it's") only when the query is nothing else."""
-    from session_skill.matching.resolve import STOPWORDS
-
-    found = flat(text.encode("utf-8", "replace")).decode("utf-8", "replace").split()
-    kept = [w for w in found if w not in STOPWORDS and len(w) > 1] or found
-    return list(dict.fromkeys(kept))
-
-
-class Term:
-    """One query word: the word starts looked for (its probes), their weight, and a cache
-    of how well each word found accounts for it."""
-
-    __slots__ = ("word", "near", "probes", "patterns", "weight", "sims")
-
-    def __init__(self, word: str, alternatives: tuple[str, ...] | None = None) -> None:
-        from session_skill.matching.wordsim import stem
-
-        self.word = word
-        self.near = alternatives or ()  # the words a typo was taken for
-        if alternatives is None:
-            # What the word and its stem start with ("retr" for retries/retry): a stem's
-            # forms, and the word's abbreviations, all hold it.
-            root = os.path.commonprefix([word, stem(word)])
-            alternatives = (root if len(root) >= 3 else word,)
-        self.probes = tuple(b" " + a.encode("utf-8") for a in alternatives)
-        self.patterns = tuple(re.compile(re.escape(p) + b"[^ ]*") for p in self.probes)
-        self.weight = 0.0
-        self.sims: dict[bytes, float] = {}
-
-    def sim(self, word: bytes) -> float:
-        """`word_similarity` of a found word (its leading space included)."""
-        got = self.sims.get(word)
-        if got is None:
-            from session_skill.matching.wordsim import word_similarity
-
-            text = word[1:].decode("utf-8", "replace")
-            got = self.sims[word] = word_similarity(self.word, text)
-        return got
-
-    def best(self, text: bytes, start: int = 0, end: int | None = None) -> float:
-        """How well the best word of text[start:end] starting with a probe accounts for it."""
-        stop = len(text) if end is None else end
-        best = 0.0
-        for probe, pattern in zip(self.probes, self.patterns, strict=True):
-            if text.find(probe, start, stop) >= 0:
-                for w in set(pattern.findall(text, start, stop)):
-                    s = self.sim(w)
-                    if s > best:
-                        best = s
-        return best
-
-    def holds(self, token: str) -> bool:
-        """Whether a word of a doc, as written, is one this term matched."""
-        word = b" " + flat(token.encode("utf-8", "replace"))
-        return any(word.startswith(p) for p in self.probes) and self.sim(word) > 0
 
 
 class _Doc:
@@ -146,7 +75,7 @@ class _Doc:
         self.mask = 0  # bit k: the doc holds a probe of term k
         self.held: list[set[bytes]] = []  # per typo: the words that might be it
         self.score = 0.0  # in points: weight x similarity
-        self.line_at = -1  # offset of its best line; -1: only the slug matched
+        self.line_at = -1  # its best line, counted in the body from 0; -1: only the slug matched
 
     @property
     def data(self) -> bytes:
@@ -186,15 +115,11 @@ def _read(path: str) -> bytes | None:
     except OSError:
         return None
     try:
-        # A small first read: asking for a MiB at once costs the kernel a MiB of pages.
+        # One small read: a regular file reads short only at its end, and most docs are
+        # a few KB (a second read to see the end costs 10,000 docs a syscall each).
         data = os.read(fd, FIRST_READ)
         if len(data) == FIRST_READ:
-            rest = [data]
-            size = len(data)
-            while size < MAX_DOC_BYTES and (chunk := os.read(fd, MAX_DOC_BYTES - size)):
-                rest.append(chunk)
-                size += len(chunk)
-            data = b"".join(rest)
+            data += read_upto(fd, MAX_DOC_BYTES - FIRST_READ)
         return data
     except OSError:
         return None
@@ -202,54 +127,10 @@ def _read(path: str) -> bytes | None:
         os.close(fd)
 
 
-def split_head(data: bytes) -> tuple[int, bytes | None] | None:
-    """(where the body starts, the `created` value) when `data` is a handover doc, else
-    None: `frontmatter.split` and `parse`'s rules, on bytes, with finds, not regexes."""
-    start = 3 if data[:3] == b"---" else 6 if data[:6] == b"\xef\xbb\xbf---" else -1
-    nl = data.find(b"\n", start) if start >= 0 else -1
-    if nl < 0 or data[start:nl].strip():
-        return None
-    close = _close_line(data, nl)
-    if close < 0:
-        return None
-    created = _value(data, b"\ncreated", nl, close)
-    if created is None and _value(data, b"\nslug", nl, close) is None:
-        return None
-    eol = data.find(b"\n", close + 1)
-    return (len(data) if eol < 0 else eol + 1), created
-
-
-def _close_line(data: bytes, pos: int) -> int:
-    """The offset of the "\\n" before the line closing the frontmatter (`---` or `...`)."""
-    while True:
-        at = data.find(b"\n---", pos)
-        dots = data.find(b"\n...", pos, at if at >= 0 else len(data))  # rare: search no further
-        at = dots if dots >= 0 else at
-        if at < 0:
-            return -1
-        eol = data.find(b"\n", at + 4)
-        if not data[at + 4 : eol if eol >= 0 else len(data)].strip(_BLANK):
-            return at
-        pos = at + 1
-
-
-def _value(data: bytes, key: bytes, lo: int, hi: int) -> bytes | None:
-    """The value of the last `key:` line in data[lo:hi] (b"" when empty); None: no such key."""
-    value = None
-    pos = lo
-    while (at := data.find(key, pos, hi)) >= 0:
-        pos = at + 1
-        i = at + len(key)
-        while i < hi and data[i] in b" \t":
-            i += 1
-        if i >= hi or data[i] != 58:  # ":"
-            continue
-        eol = data.find(b"\n", i, hi)
-        rest = data[i + 1 : eol if eol >= 0 else hi].rstrip(b"\r")
-        if rest and rest[0] not in b" \t":
-            continue  # `created:x` is not a key (frontmatter's `[ \t]+` after the colon)
-        value = rest.strip()
-    return value
+def _ascii(terms: list[Term]) -> bool:
+    """Every word looked for is ASCII: a doc's fold then differs from its `bytes.lower`
+    only through a few characters (`terms.differs`)."""
+    return all(p.isascii() for t in terms for p in t.probes)
 
 
 def _slug_words(slug: str) -> bytes:
@@ -262,11 +143,14 @@ def _scan(
     """(how many handover docs there are, those holding a probe or, per typo pattern, a
     word that might be the typo — the text of the latter only when it holds a probe too)."""
     entries = doc_entries(store_dir)
-    # A probe of four letters or more is looked for in `data.lower()` (cheaper than the fold,
-    # and it holds every word the fold holds, plus the same letters inside other words: a
-    # candidate too many, never one too few); a shorter one, at a word start in the fold.
+    # A probe of four letters or more is looked for in the doc case folded (`cased`: cheaper
+    # than the whole fold, and it holds every word the fold holds, plus the same letters
+    # inside other words: a candidate too many, never one too few); a shorter one, at a
+    # word start in the fold.
     probes = [[(p[1:], False) if len(p) > 4 else (p, True) for p in t.probes] for t in terms]
     folds = bool(typos) or any(at_start for ps in probes for _, at_start in ps)
+    # The words a typo may be are taken from the fold as they are: it must be the true one.
+    ascii_words = not typos and _ascii(terms)
     counted = 0
     kept: list[_Doc] = []
     for entry in entries:
@@ -277,8 +161,8 @@ def _scan(
             continue
         counted += 1
         body_at, created = head
-        lowered = data.lower()
-        folded = data.translate(_FLAT) if folds else lowered
+        lowered = cased(data, body_at, ascii_words=ascii_words)
+        folded = flat(lowered) if folds else lowered
         slug = _slug_words(name[:-3])
         mask = 0
         for k, alternatives in enumerate(probes):
@@ -316,13 +200,7 @@ class Hit(Record):
         line: str,
         highlighted: str,
     ) -> None:
-        self.slug = slug
-        self.path = path
-        self.score = score
-        self.when = when
-        self.section = section
-        self.line = line
-        self.highlighted = highlighted
+        self._set(slug, path, score, when, section, line, highlighted)
 
 
 class Ranking(Record):
@@ -343,12 +221,7 @@ class Ranking(Record):
         hits: list[Hit],
         more: bool,
     ) -> None:
-        self.words = words
-        self.unmatched = unmatched
-        self.typos = typos
-        self.searched = searched
-        self.hits = hits
-        self.more = more
+        self._set(words, unmatched, typos, searched, hits, more)
 
 
 def rank(store_dir: str, query: str, *, limit: int) -> Ranking:
@@ -421,7 +294,11 @@ def _with_typos(docs: list[_Doc], terms: list[Term], typos: list[int]) -> None:
 
 def _score(d: _Doc, terms: list[Term]) -> None:
     """The doc's score, in points: (what the doc holds + what its best line holds) / 2."""
-    folded = d.data.translate(_FLAT)
+    # The fold as the scan made it; the "\n"s of `text` stand where the fold has spaces.
+    text = d.data
+    if differs(text, ascii_words=_ascii(terms)):
+        text = cased(text, d.body_at)
+    folded = flat(text)
     body = d.body_at - 1  # the "\n" before the body: a space in the fold
     doc_points = 0.0
     held: list[Term] = []
@@ -437,19 +314,19 @@ def _score(d: _Doc, terms: list[Term]) -> None:
     # The lines holding the weightiest word the doc holds: the rarest word is the telling one.
     lead = max(held, key=lambda t: t.weight)
     line_points = 0.0
-    data = d.data
     seen: set[int] = set()
     for pattern in lead.patterns:
         for m in pattern.finditer(folded, body):
-            start = data.rfind(b"\n", 0, m.start() + 1) + 1
+            start = text.rfind(b"\n", 0, m.start() + 1) + 1
             if start in seen:
                 continue
             seen.add(start)
-            end = data.find(b"\n", m.end())
-            end = len(data) if end < 0 else end
+            end = text.find(b"\n", m.end())
+            end = len(text) if end < 0 else end
             points = sum(t.weight * t.best(folded, start - 1, end) for t in held)
             if points > line_points:
-                line_points, d.line_at = points, start
+                # Its number, not its offset: a fold may be longer than the doc ("ẞ", "ss").
+                line_points, d.line_at = points, text.count(b"\n", d.body_at, start)
             if len(seen) >= LINE_SCAN:
                 break
     d.score = (doc_points + line_points) / 2
@@ -460,7 +337,7 @@ def _hit(d: _Doc, terms: list[Term], total: float) -> Hit:
     if d.line_at < 0:
         return Hit(d.name, d.path, score, d.when, None, "", "")
     lines = d.data[d.body_at :].split(b"\n")
-    index = d.data.count(b"\n", d.body_at, d.line_at)
+    index = d.line_at
     line = lines[index].decode("utf-8", "replace").strip()
     section = ""
     for above in reversed(lines[:index]):
@@ -469,33 +346,3 @@ def _hit(d: _Doc, terms: list[Term], total: float) -> Hit:
             break
     held = [t for k, t in enumerate(terms) if t.weight and d.mask >> k & 1]
     return Hit(d.name, d.path, score, d.when, section, line, highlight(line, held))
-
-
-def highlight(line: str, terms: list[Term]) -> str:
-    """The line as markdown, clipped, the words that matched in bold (a code span whole)."""
-    text = _MARKER.sub("", line.strip())
-    if len(text) > SHOWN_CHARS:
-        matched = (m.start() for m in _TOKEN.finditer(text) if _holds(m.group(), terms))
-        start = max(0, min(next(matched, 0) - SHOWN_CHARS // 4, len(text) - SHOWN_CHARS))
-        cut = text[start : start + SHOWN_CHARS]
-        if cut.count("`") % 2:
-            cut = cut.replace("`", "")
-        tail = "…" if start + SHOWN_CHARS < len(text) else ""
-        text = ("…" if start else "") + cut.strip() + tail
-    out = []
-    for part in _CODE.split(text):
-        if len(part) > 1 and part[0] == part[-1] == "`":
-            hit = any(_holds(m.group(), terms) for m in _TOKEN.finditer(part))
-            out.append(f"**{part}**" if hit else part)
-        else:
-            part = part.replace("**", "").replace("__", "")
-            out.append(_TOKEN.sub(lambda m: _bold(m.group(), terms), part))
-    return "".join(out)
-
-
-def _holds(token: str, terms: list[Term]) -> bool:
-    return any(t.holds(token) for t in terms)
-
-
-def _bold(token: str, terms: list[Term]) -> str:
-    return f"**{token}**" if _holds(token, terms) else token

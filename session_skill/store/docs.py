@@ -9,6 +9,7 @@ from pathlib import Path
 
 from session_skill.handover import frontmatter
 from session_skill.records import Record
+from session_skill.store.fileio import read_upto
 from session_skill.store.store import Store
 from session_skill.times import parse_time
 
@@ -77,13 +78,13 @@ def _head(path: Path | str) -> tuple[dict[str, str], float] | None:
     except OSError:
         return None
     try:
-        data = _read(fd, _HEAD)
+        data = read_upto(fd, _HEAD)
         # Decode whole lines only: a frontmatter closed in them is the whole answer (a
         # "\n" byte ends a UTF-8 character, so they decode as they do in the whole file).
         cut = data.rfind(b"\n") + 1 if len(data) == _HEAD else len(data)
         meta = frontmatter.read_meta(data[:cut].decode("utf-8", "replace"))
         if meta is None and len(data) == _HEAD:
-            meta = frontmatter.read_meta((data + _read(fd, None)).decode("utf-8", "replace"))
+            meta = frontmatter.read_meta((data + read_upto(fd, None)).decode("utf-8", "replace"))
         mtime = os.fstat(fd).st_mtime
     except OSError:
         return None
@@ -94,17 +95,58 @@ def _head(path: Path | str) -> tuple[dict[str, str], float] | None:
     return meta, mtime
 
 
-def _read(fd: int, limit: int | None) -> bytes:
-    """Up to `limit` bytes (None: to the end), as a file object's read(limit) gives them."""
-    chunks = []
-    size = 0
-    while limit is None or size < limit:
-        chunk = os.read(fd, 65536 if limit is None else limit - size)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
+_BLANK = b" \t\r\x0b\x0c"
+
+
+def split_head(data: bytes) -> tuple[int, bytes | None] | None:
+    """(where the body starts, the `created` value) when `data` is a handover doc, else
+    None: `_head`'s answer on a whole doc's bytes, with finds, not a decode and a parse
+    (`search` reads every doc, `frontmatter.split` and `parse`'s rules stand)."""
+    start = 3 if data[:3] == b"---" else 6 if data[:6] == b"\xef\xbb\xbf---" else -1
+    nl = data.find(b"\n", start) if start >= 0 else -1
+    if nl < 0 or data[start:nl].strip():
+        return None
+    close = _close_line(data, nl)
+    if close < 0:
+        return None
+    created = _value(data, b"\ncreated", nl, close)
+    if created is None and _value(data, b"\nslug", nl, close) is None:
+        return None
+    eol = data.find(b"\n", close + 1)
+    return (len(data) if eol < 0 else eol + 1), created
+
+
+def _close_line(data: bytes, pos: int) -> int:
+    """The offset of the "\\n" before the line closing the frontmatter (`---` or `...`)."""
+    while True:
+        at = data.find(b"\n---", pos)
+        dots = data.find(b"\n...", pos, at if at >= 0 else len(data))  # rare: search no further
+        at = dots if dots >= 0 else at
+        if at < 0:
+            return -1
+        eol = data.find(b"\n", at + 4)
+        if not data[at + 4 : eol if eol >= 0 else len(data)].strip(_BLANK):
+            return at
+        pos = at + 1
+
+
+def _value(data: bytes, key: bytes, lo: int, hi: int) -> bytes | None:
+    """The value of the last `key:` line in data[lo:hi] (b"" when empty); None: no such key."""
+    value = None
+    pos = lo
+    while (at := data.find(key, pos, hi)) >= 0:
+        pos = at + 1
+        i = at + len(key)
+        while i < hi and data[i] in b" \t":
+            i += 1
+        if i >= hi or data[i] != 58:  # ":"
+            continue
+        eol = data.find(b"\n", i, hi)
+        rest = data[i + 1 : eol if eol >= 0 else hi].rstrip(b"\r")
+        if rest and rest[0] not in b" \t":
+            continue  # `created:x` is not a key (frontmatter's `[ \t]+` after the colon)
+        value = rest.strip()
+    return value
 
 
 def info(path: Path, now: datetime | None = None) -> DocInfo | None:

@@ -129,6 +129,21 @@ def read_text(path: Path, *, limit: int | None = None, keep_bom: bool = False) -
     return decode(data, path, keep_bom=keep_bom)
 
 
+def read_upto(fd: int, limit: int | None, chunk: int = 65536) -> bytes:
+    """Up to `limit` bytes of `fd` (None: to its end), as a file object's read(limit) gives
+    them, in reads of at most `chunk` bytes: asking for a MiB at once costs the kernel a MiB
+    of pages, and a doc is a few KB. No file object: the store may hold 10,000 docs."""
+    chunks: list[bytes] = []
+    size = 0
+    while limit is None or size < limit:
+        part = os.read(fd, chunk if limit is None else min(chunk, limit - size))
+        if not part:
+            break
+        chunks.append(part)
+        size += len(part)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
 def read_regular_bytes(path: str, limit: int) -> bytes | None:
     """A regular file's bytes (not a symlink, FIFO or device; at most `limit` bytes), else None."""
     try:
@@ -139,18 +154,12 @@ def read_regular_bytes(path: str, limit: int) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, 65536):
-            size += len(chunk)
-            if size > limit:
-                return None
-            chunks.append(chunk)
+        data = read_upto(fd, limit + 1)  # one byte more: a file grown past the limit
     except OSError:
         return None
     finally:
         os.close(fd)
-    return b"".join(chunks)
+    return None if len(data) > limit else data
 
 
 def read_regular(path: str, limit: int) -> str | None:

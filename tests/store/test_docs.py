@@ -7,7 +7,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from session_skill.handover import frontmatter
 from session_skill.store import docs
 from session_skill.store.store import Store
 from tests.conftest import write_doc
@@ -125,3 +128,47 @@ def test_docs_of_one_second_are_in_the_order_they_were_created(
             lambda d, b=backwards: sorted(listed(d), key=lambda e: e.name, reverse=b),
         )
         assert [d.slug for d in docs.all_docs(store)] == ["x-10", "x-3", "x-2", "x", "older"]
+
+
+HEAD_LINES = st.sampled_from(
+    [
+        "slug: a",
+        "created: 2026-11-29T18:30:00Z",
+        "created:2026",
+        "created : 2026-11-29T18:30:00Z",
+        "created:",
+        "created_at: x",
+        "branch: main",
+        "  slug: indented",
+        "---x",
+        "...",
+        "---",
+        "--- ",
+        "text",
+        "",
+    ]
+)
+
+
+@given(
+    bom=st.booleans(),
+    crlf=st.booleans(),
+    opener=st.sampled_from(["---", "--- ", "---\t", "----", "x"]),
+    lines=st.lists(HEAD_LINES, max_size=6),
+    body=st.sampled_from(["", "## Goal\nx\n", "---\nmore\n"]),
+)
+def test_split_head_reads_a_head_as_frontmatter_does(
+    bom: bool, crlf: bool, opener: str, lines: list[str], body: str
+) -> None:
+    nl = "\r\n" if crlf else "\n"
+    text = ("\ufeff" if bom else "") + nl.join([opener, *lines, body])
+    s = frontmatter.split(text)
+    meta = frontmatter.parse(s.lines) if s.has_frontmatter else {}
+    is_doc = "created" in meta or "slug" in meta
+    got = docs.split_head(text.encode())
+    assert (got is not None) == is_doc
+    if got is not None:
+        body_at, created = got
+        assert text.encode()[body_at:] == s.body.encode()
+        want = meta.get("created")
+        assert (created.decode() if created is not None else None) == want
