@@ -22,6 +22,12 @@ def dumps(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=False, indent=2)
 
 
+def choice_json(question: str, candidates: list[dict[str, object]]) -> str:
+    """A choice (exit 4) under `--json`: the question and the candidates, each with what
+    names it (`n`, `slug`) and what it says (`summary`)."""
+    return dumps({"action": "choose", "question": question, "candidates": candidates})
+
+
 def shown(text: str, limit: int = 80) -> str:
     """What the user typed, quoted for a message: a pasted 10 KB query is not echoed whole."""
     return repr(text if len(text) <= limit else text[:limit] + "…")

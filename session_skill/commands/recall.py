@@ -8,7 +8,7 @@ from datetime import datetime
 
 from session_skill import agent
 from session_skill.commands.listing import handover_table
-from session_skill.commands.output import Output, code, dumps, shown
+from session_skill.commands.output import Output, choice_json, code, dumps, shown
 from session_skill.errors import ChoiceNeeded, SessionError
 from session_skill.handover.doc import parse_doc
 from session_skill.store import fileio
@@ -16,6 +16,10 @@ from session_skill.store.docs import DocInfo, all_docs, banner_line
 from session_skill.store.docs import info as docinfo
 from session_skill.store.store import Store
 from session_skill.times import format_time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from session_skill.matching.fulltext import Hit
 
 
 def no_pending() -> str:
@@ -35,11 +39,11 @@ def recall(store: Store, name: str | None, *, peek: bool, as_json: bool, now: da
                 return Output(dumps({"pending": False}) if as_json else no_pending())
         target = slug
     else:
-        target = _resolve_doc(store, name)
+        target = _resolve_doc(store, name, as_json=as_json, now=now)
     return _print_doc(store, target, peek=peek, as_json=as_json, now=now)
 
 
-def _resolve_doc(store: Store, name: str) -> str:
+def _resolve_doc(store: Store, name: str, *, as_json: bool, now: datetime) -> str:
     from session_skill.store.slugs import slugify
 
     docs = all_docs(store)
@@ -58,26 +62,80 @@ def _resolve_doc(store: Store, name: str) -> str:
     res = resolve(name, choices)
     if res.kind == "match" and res.index is not None:
         return docs[res.index].slug
-    if res.kind == "ambiguous":
-        # One loose candidate is still a question (recalling consumes the doc), asked as one.
-        one = len(res.candidates) == 1
-        lines = [
-            f"One handover is close to {shown(name)}; is it this one?"
-            if one
-            else f"Several handovers match {shown(name)}:"
-        ]
-        for n, (i, _score) in enumerate(res.candidates, 1):
-            lines.append(f"{n}. {code(docs[i].slug)} — {_goal_line(docs[i])[:100]}")
-        slug = docs[res.candidates[0][0]].slug if one else "<slug>"
-        lines.append(f"→ {agent.hint('recall ' + slug)}")
-        why = "is only a loose match for one handover" if one else "matches several handovers"
-        raise ChoiceNeeded(f"{shown(name)} {why}", stdout="\n".join(lines))
-    from session_skill.commands.search import recall_by_content  # by what the docs say
+    # No one slug or Goal: what the bodies say weighs in, as `search` ranks them. A doc
+    # holding every word beats Goals that hold one of them.
+    from session_skill.commands.search import MAX_CANDIDATES, recall_by_content
 
-    found = recall_by_content(store, name)
-    if found is not None:
-        return found
-    raise SessionError(f"no handover matches {shown(name)}", stdout=handover_table(docs, None))
+    clear, close = recall_by_content(store, name)
+    if clear is not None:
+        return clear
+    if res.kind == "ambiguous":
+        # The docs whose bodies come close first, in search's order, then the slug and
+        # Goal matches.
+        slugs = [h.slug for h in close] + [docs[i].slug for i, _score in res.candidates]
+        picked = [by_slug[s] for s in dict.fromkeys(slugs) if s in by_slug][:MAX_CANDIDATES]
+        _ask_by_goal(name, picked, as_json=as_json)
+    if close:
+        _ask_by_body(name, close, by_slug, as_json=as_json, now=now)
+    listed = (
+        dumps({"handovers": [_candidate(None, d, _goal_line(d)) for d in docs]})
+        if as_json
+        else handover_table(docs, None)
+    )
+    raise SessionError(f"no handover matches {shown(name)}", stdout=listed)
+
+
+def _ask_by_goal(name: str, picked: list[DocInfo], *, as_json: bool) -> None:
+    """Stop with the handovers to choose from, by slug and Goal (exit 4). One loose
+    candidate is still a question, asked as one: recalling consumes the doc."""
+    one = len(picked) == 1
+    question = (
+        f"One handover is close to {shown(name)}; is it this one?"
+        if one
+        else f"Several handovers match {shown(name)}:"
+    )
+    rows = [(n, d, _goal_line(d)) for n, d in enumerate(picked, 1)]
+    lines = [question] + [f"{n}. {code(d.slug)} — {goal[:100]}" for n, d, goal in rows]
+    lines.append(f"→ {agent.hint('recall ' + (picked[0].slug if one else '<slug>'))}")
+    why = "is only a loose match for one handover" if one else "matches several handovers"
+    found = [_candidate(n, d, goal) for n, d, goal in rows]
+    out = choice_json(question, found) if as_json else "\n".join(lines)
+    raise ChoiceNeeded(f"{shown(name)} {why}", stdout=out)
+
+
+def _ask_by_body(
+    name: str, close: list[Hit], by_slug: dict[str, DocInfo], *, as_json: bool, now: datetime
+) -> None:
+    """Stop with the handovers whose bodies say the words, each with its best line (exit 4)."""
+    from session_skill.commands.search import hit_rows
+
+    many = len(close) > 1
+    question = f"{'These handovers mention' if many else 'This handover mentions'} {shown(name)}:"
+    lines = [question]
+    for n, (head, line) in enumerate(hit_rows(close, now), 1):
+        lines += [f"{n}. {head}"] + ([f"   {line}"] if line else [])
+    lines.append(f"→ {agent.hint('recall <slug>')}")
+    found = [
+        _candidate(n, by_slug[h.slug], h.line or _goal_line(by_slug[h.slug]))
+        for n, h in enumerate(close, 1)
+        if h.slug in by_slug
+    ]
+    out = choice_json(question, found) if as_json else "\n".join(lines)
+    why = f"could mean {len(close)} handover{'s' if many else ''}"
+    raise ChoiceNeeded(f"{shown(name)} {why}", stdout=out)
+
+
+def _candidate(n: int | None, d: DocInfo, summary: str) -> dict[str, object]:
+    """A handover to choose from, as `--json` gives it."""
+    out: dict[str, object] = {} if n is None else {"n": n}
+    out.update(
+        slug=d.slug,
+        summary=summary,
+        created=format_time(d.when),
+        branch=d.branch or None,
+        consumed=d.consumed,
+    )
+    return out
 
 
 def _goal_line(d: DocInfo) -> str:

@@ -1,14 +1,14 @@
 """search (issue 15): every stored handover, consumed ones included, ranked by what it says.
 
-The ranking is `matching.fulltext`'s; this module prints it, and gives `recall WORDS…` its
-last resort: the one handover that clearly says the words, or the few that might.
+The ranking is `matching.fulltext`'s; this module prints it, and gives `recall WORDS…` what
+the bodies say: the one handover that clearly says the words, or the few that might.
 """
 
 from __future__ import annotations
 
 from session_skill import agent
 from session_skill.commands.output import Output, dumps, shown
-from session_skill.errors import ChoiceNeeded, SessionError, UsageError
+from session_skill.errors import SessionError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from session_skill.store.store import Store
 
 DEFAULT_LIMIT = 10
-# recall's fallback: one hit this good, this far ahead of the next, is the one meant.
+# recall WORDS…: one hit this good, this far ahead of the next, is the one meant.
 CLEAR_SCORE = 60.0
 CLEAR_MARGIN = 15.0
 CLOSE_SPREAD = 25.0  # the others offered: this close to the best
@@ -140,34 +140,28 @@ def _hit_json(n: int, h: Hit, d: DocInfo | None, now: datetime) -> dict[str, obj
     }
 
 
-# -- recall's last resort ----------------------------------------------------------------------
-def recall_by_content(store: Store, name: str) -> str | None:
-    """The handover that clearly says `name` (recall WORDS…, when no slug or Goal matched).
-
-    Several close → ChoiceNeeded listing them, numbered; nothing holds the words → None.
-    """
+# -- recall WORDS…: what the bodies say ------------------------------------------------------
+def recall_by_content(store: Store, name: str) -> tuple[str | None, list[Hit]]:
+    """The handover that clearly says `name` (its slug, and its hit), else (None, the few
+    that come close, best first); (None, []) when no handover holds the words."""
     from session_skill.matching.fulltext import rank
-    from session_skill.times import utcnow
 
-    ranking = rank(str(store.dir), name, limit=MAX_CANDIDATES)
-    hits = ranking.hits
-    now = utcnow()
+    hits = rank(str(store.dir), name, limit=MAX_CANDIDATES).hits
     if not hits:
-        return None
+        return None, []
     best = hits[0]
     runner_up = hits[1].score if len(hits) > 1 else 0.0
     if best.score >= CLEAR_SCORE and best.score - runner_up >= CLEAR_MARGIN:
-        return best.slug
-    close = [h for h in hits if h.score >= best.score - CLOSE_SPREAD]
-    infos = _infos(close)
-    what = "handover mentions" if len(close) == 1 else "handovers mention"
-    lines = [f"{'These' if len(close) > 1 else 'This'} {what} {shown(name)}:"]
-    for i, h in enumerate(close, 1):
-        lines.append(f"{i}. {_hit_head(h, infos.get(h.slug), now)}")
-        if h.line:
-            lines.append(f"   {h.section}: {h.highlighted}" if h.section else f"   {h.highlighted}")
-    lines.append(f"→ {agent.hint('recall <slug>')}")
-    raise ChoiceNeeded(
-        f"{shown(name)} could mean {len(close)} handover{'s' if len(close) > 1 else ''}",
-        stdout="\n".join(lines),
-    )
+        return best.slug, [best]
+    return None, [h for h in hits if h.score >= best.score - CLOSE_SPREAD]
+
+
+def hit_rows(hits: list[Hit], now: datetime) -> list[tuple[str, str]]:
+    """Each hit as its head line (slug, age, branch, consumed) and its best line ("" when
+    only the slug matched), for a list to choose from."""
+    infos = _infos(hits)
+    rows = []
+    for h in hits:
+        line = (f"{h.section}: {h.highlighted}" if h.section else h.highlighted) if h.line else ""
+        rows.append((_hit_head(h, infos.get(h.slug), now), line))
+    return rows

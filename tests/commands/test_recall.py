@@ -44,3 +44,86 @@ def test_recall_json_is_typed_like_list_json(project: Path, store_dir: Path, cli
     assert type(listed["consumed"]) is type(meta["consumed"])
     consumed = json.loads(cli("recall", "--json", "plan-x").out)
     assert consumed["consumed_now"] is True and consumed["drift"] in (True, False)
+
+
+def _retry_store(store_dir: Path) -> None:
+    write_doc(
+        store_dir,
+        "uploads-design",
+        created="2026-11-25T10:00:00Z",
+        body=(
+            "## Goal\nDesign the uploader.\n\n## Decisions\n"
+            "- the retry backoff uses jitter — why: the herd of retries at once\n\n"
+            "## Next step\nWrite it.\n"
+        ),
+    )
+    for n in range(1, 5):
+        write_doc(
+            store_dir,
+            f"uploads-{n}",
+            created=f"2026-11-2{5 + n % 4}T1{n}:00:00Z",
+            body=f"## Goal\nRetry failed uploads {n}\n\n## Next step\nCarry on.\n",
+        )
+
+
+def test_recall_words_weighs_what_the_bodies_say(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """Issue 21 #10: the Goals' "Retry" hid the one doc that says "retry backoff"; search
+    ranked it first, recall offered only the four Goals (exit 4)."""
+    _retry_store(store_dir)
+    assert json.loads(cli("search", "retry", "backoff", "--json").out)["hits"][0]["slug"] == (
+        "uploads-design"
+    )
+    r = cli("recall", "retry", "backoff", "--peek")
+    assert r.code == 0, r
+    assert r.out.startswith("Handover `uploads-design` · ")
+    assert "the retry backoff uses jitter" in r.out
+
+
+def test_a_choice_is_json_under_json(project: Path, store_dir: Path, cli: RunCli) -> None:
+    """Issue 21 #16: with --json the exit-4 choice printed markdown."""
+    body = "## Goal\nCache, part {n}.\n\n## Decisions\n- redis fallback\n\n## Next step\nx\n"
+    write_doc(store_dir, "first", created="2026-11-29T10:00:00Z", body=body.format(n=1))
+    write_doc(store_dir, "second", created="2026-11-29T12:00:00Z", body=body.format(n=2))
+    r = cli("recall", "--json", "redis", "fallback")
+    assert r.code == 4, r
+    assert json.loads(r.out) == {
+        "action": "choose",
+        "question": "These handovers mention 'redis fallback':",
+        "candidates": [
+            {
+                "n": 1,
+                "slug": "second",
+                "summary": "- redis fallback",
+                "created": "2026-11-29T12:00:00Z",
+                "branch": "main",
+                "consumed": False,
+            },
+            {
+                "n": 2,
+                "slug": "first",
+                "summary": "- redis fallback",
+                "created": "2026-11-29T10:00:00Z",
+                "branch": "main",
+                "consumed": False,
+            },
+        ],
+    }
+    assert r.err == "error: 'redis fallback' could mean 2 handovers\n"
+    # By slug and Goal, too; and what nothing matches lists the handovers as JSON.
+    write_doc(store_dir, "billing-export", body="## Goal\nFix the CSV export.\n\n## Next step\nx\n")
+    r = cli("recall", "--json", "bill")
+    assert r.code == 4, r
+    data = json.loads(r.out)
+    assert data["question"] == "One handover is close to 'bill'; is it this one?"
+    assert [(c["n"], c["slug"], c["summary"]) for c in data["candidates"]] == [
+        (1, "billing-export", "Fix the CSV export.")
+    ]
+    r = cli("recall", "--json", "kubernetes", "helm")
+    assert r.code == 1 and r.err == "error: no handover matches 'kubernetes helm'\n", r
+    assert {h["slug"] for h in json.loads(r.out)["handovers"]} == {
+        "first",
+        "second",
+        "billing-export",
+    }
