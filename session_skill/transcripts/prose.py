@@ -31,31 +31,7 @@ from session_skill.transcripts.phrasing import (
 )
 from session_skill.transcripts.redact import redact as _redact
 
-# Every pattern of `redact` needs one of these (the token shapes, case and all; the
-# assignment keywords, lowercased): a text holding none is returned as it is, unscanned.
-_SECRET_SHAPES: tuple[str, ...] = (
-    "-----BEGIN",
-    "AKIA",
-    "ASIA",
-    "sk-",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-)
-_SECRET_SHAPES += ("github_pat_", "xox", "eyJ", "Bearer ")
-_SECRET_WORDS = ("passw", "secret", "token", "apikey", "api_key", "api-key", "access")
-
-
-def redact(text: str) -> str:
-    """`redact.redact`, skipped for the (most) texts no secret pattern can match."""
-    if any(shape in text for shape in _SECRET_SHAPES):
-        return _redact(text)
-    low = text.lower()
-    if any(word in low for word in _SECRET_WORDS):
-        return _redact(text)
-    return text
+redact = _redact  # a text no secret pattern can match is returned unscanned (redact.py)
 
 
 __all__ = [

@@ -89,10 +89,39 @@ def _mask_assignment(match: re.Match[str]) -> str:
     return match.group("key") + match.group("close") + match.group("sep") + masked
 
 
+# Every pattern of `redact` needs one of these (the token shapes, case and all; the
+# assignment keywords, lowercased): a text holding none is returned as it is, unscanned.
+_SECRET_SHAPES: tuple[str, ...] = (
+    "-----BEGIN",
+    "AKIA",
+    "ASIA",
+    "sk-",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+)
+_SECRET_SHAPES += ("github_pat_", "xox", "eyJ", "Bearer ")
+_SECRET_WORDS = ("passw", "secret", "token", "apikey", "api_key", "api-key", "access")
+
+
 def redact(text: str) -> str:
-    """Return `text` with every recognised secret replaced by `[REDACTED:<kind>]`."""
+    """Return `text` with every recognised secret replaced by `[REDACTED:<kind>]`.
+
+    Most texts hold none of the shapes a pattern needs: those are returned unscanned (the
+    sweep redacts every text it keeps, and a full scan is a dozen regexes)."""
     if not text:
         return text
+    if not any(shape in text for shape in _SECRET_SHAPES):
+        low = text.lower()
+        if not any(word in low for word in _SECRET_WORDS):
+            return text
+    return scan(text)
+
+
+def scan(text: str) -> str:
+    """`redact` without the shortcut: every pattern tried."""
     text = _PEM.sub("[REDACTED:private_key]", text)
     for kind, pattern in _TOKENS:
         text = pattern.sub(f"[REDACTED:{kind}]", text)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from session_skill.transcripts import prose
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
 from session_skill.transcripts.phrasing import ANCHORS, RULES
-from session_skill.transcripts.redact import redact as full_redact
+from session_skill.transcripts.redact import scan as full_redact
 
 # (class, sentence): the sentence is a loose end of that class.
 TAKEN = [
