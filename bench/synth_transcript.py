@@ -210,6 +210,7 @@ def _turn(rng: random.Random, turn: int, _clock: _Clock) -> Iterator[dict[str, A
             {"oldTodos": [], "newTodos": todos},
         )
     if turn % 7 == 0:
+        number = turn // 7 + 1  # Claude Code numbers a session's tasks 1, 2, 3, …
         create_id = f"toolu_C{turn:018d}"
         subject = f"Review {func} error handling (ticket {turn})"
         yield assistant(
@@ -226,10 +227,10 @@ def _turn(rng: random.Random, turn: int, _clock: _Clock) -> Iterator[dict[str, A
                 {
                     "tool_use_id": create_id,
                     "type": "tool_result",
-                    "content": f"Task #{turn} created successfully: {subject}",
+                    "content": f"Task #{number} created successfully: {subject}",
                 }
             ],
-            {"task": {"id": str(turn), "subject": subject}},
+            {"task": {"id": str(number), "subject": subject}},
         )
         update_id = f"toolu_U{turn:018d}"
         yield assistant(
@@ -238,7 +239,7 @@ def _turn(rng: random.Random, turn: int, _clock: _Clock) -> Iterator[dict[str, A
                 "type": "tool_use",
                 "id": update_id,
                 "name": "TaskUpdate",
-                "input": {"taskId": str(turn), "status": "completed"},
+                "input": {"taskId": str(number), "status": "completed"},
             },
         )
         yield user(
@@ -246,10 +247,10 @@ def _turn(rng: random.Random, turn: int, _clock: _Clock) -> Iterator[dict[str, A
                 {
                     "tool_use_id": update_id,
                     "type": "tool_result",
-                    "content": f"Updated task #{turn} status",
+                    "content": f"Updated task #{number} status",
                 }
             ],
-            {"success": True, "taskId": str(turn), "updatedFields": ["status"]},
+            {"success": True, "taskId": str(number), "updatedFields": ["status"]},
         )
 
     old, new = f"def {func}(rows):", f"def {func}(rows, *, cache=None):"

@@ -85,18 +85,21 @@ def payload(call: Call) -> str:
 def _dump(call: Call) -> Output:
     from session_skill.commands import dump
 
-    return dump.run(
-        store_of(call),
+    req = dump.DumpRequest(
         call.name,
-        file=call.values.get("--file"),
-        brief=call.flag("--brief"),
-        extractive=call.flag("--extractive"),
         force=call.flag("--force"),
         replace=call.flag("--replace"),
         transcript=call.value("--transcript"),
         session_id=call.value("--session-id"),
         as_json=call.flag("--json"),
         now=now(),
+    )
+    return dump.run(
+        store_of(call),
+        req,
+        file=call.values.get("--file"),
+        brief=call.flag("--brief"),
+        extractive=call.flag("--extractive"),
         stdin=stdin_text,
     )
 

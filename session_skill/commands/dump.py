@@ -16,6 +16,7 @@ from session_skill.commands.sweep import check_transcript
 from session_skill.errors import OverCapError, SessionError
 from session_skill.handover import doc as handover
 from session_skill.handover import filestable, frontmatter
+from session_skill.records import Record
 from session_skill.store import fileio
 from session_skill.store.docs import all_docs
 from session_skill.store.store import STORE_REL, Store
@@ -33,36 +34,79 @@ def _rel(store: Store) -> str:
     return STORE_REL.as_posix()
 
 
+# -- the request -----------------------------------------------------------------
+class DumpRequest(Record):
+    """What one dump was asked to do, said once: every mode (the brief, a doc written, the
+    extractive doc, the hooks' automatic one) reads it from here."""
+
+    __slots__ = (
+        "name", "force", "replace", "transcript", "session_id", "as_json", "now",
+        "trigger", "token_counter", "lock_timeout", "latest", "quick", "meta",
+    )  # fmt: skip
+    name: str | None
+    force: bool
+    replace: bool
+    transcript: str | None
+    session_id: str | None
+    as_json: bool
+    now: datetime
+    # Set by the hooks, for a doc no one asked for (SPEC §8.1, §8.2):
+    trigger: str | None  # what wrote it: `session-end`, `plan-approval`, `compact`
+    token_counter: Counter | None  # instead of cl100k_base, which a hook cannot wait for
+    lock_timeout: float | None
+    latest: bool  # point LATEST at it (not for a compaction's doc: the session goes on)
+    quick: bool  # read the transcript as a hook can afford (`transcripts.quick`)
+    meta: tuple[tuple[str, object], ...]  # more frontmatter (`compaction: auto`, …)
+
+    def __init__(
+        self,
+        name: str | None = None,
+        *,
+        force: bool = False,
+        replace: bool = False,
+        transcript: str | None = None,
+        session_id: str | None = None,
+        as_json: bool = False,
+        now: datetime,
+        trigger: str | None = None,
+        token_counter: Counter | None = None,
+        lock_timeout: float | None = 30.0,
+        latest: bool = True,
+        quick: bool = False,
+        meta: tuple[tuple[str, object], ...] = (),
+    ) -> None:
+        self._set(name, force, replace, transcript, session_id, as_json, now, trigger,
+                  token_counter, lock_timeout, latest, quick, meta)  # fmt: skip
+
+
 # -- the mode choice --------------------------------------------------------------
 def run(
     store: Store,
-    name: str | None,
+    req: DumpRequest,
     *,
     file: str | None,
     brief: bool,
     extractive: bool,
-    force: bool,
-    replace: bool,
-    transcript: str | None,
-    session_id: str | None,
-    as_json: bool,
-    now: datetime,
     stdin: Callable[[], str | None],
 ) -> Output:
     """`dump`, however it was reached: --brief, else --extractive, else the doc from --file
     (or `-`, stdin), else a doc piped on stdin, else — nothing given — the brief."""
-    seen = {"transcript": transcript, "session_id": session_id, "as_json": as_json, "now": now}
     if brief:
-        return the_brief(store, name, **seen)  # type: ignore[arg-type]
+        return _brief(store, req)
     if extractive:
-        return _extractive(store, name, force=force, replace=replace, **seen)  # type: ignore[arg-type]
+        return extractive_doc(store, req)
     if file is not None:
         text = _read_doc_file(file, stdin)
     else:
         text = stdin() or ""
         if not text.strip():
-            return the_brief(store, name, **seen)  # type: ignore[arg-type]
-    return write(store, name, text, force=force, replace=replace, **seen)  # type: ignore[arg-type]
+            return _brief(store, req)
+    return write(store, req, text)
+
+
+def _brief(store: Store, req: DumpRequest) -> Output:
+    return the_brief(store, req.name, transcript=req.transcript, session_id=req.session_id,
+                     as_json=req.as_json, now=req.now)  # fmt: skip
 
 
 def _read_doc_file(path: str, stdin: Callable[[], str | None]) -> str:
@@ -82,26 +126,17 @@ def _read_doc_file(path: str, stdin: Callable[[], str | None]) -> str:
 # -- write ----------------------------------------------------------------------
 def write(
     store: Store,
-    name: str | None,
+    req: DumpRequest,
     text: str,
     *,
-    force: bool,
-    replace: bool,
-    transcript: str | None,
-    session_id: str | None,
-    as_json: bool,
-    now: datetime,
     capture: str = "summarized",
     observed: Observed | None = None,
-    trigger: str | None = None,
-    token_counter: Counter | None = None,
-    lock_timeout: float | None = 30.0,
 ) -> Output:
-    """Write a doc. `trigger` records what wrote it when no one asked (the SessionEnd hook);
-    `token_counter` replaces cl100k_base (a hook cannot wait for tiktoken's encoding), and
-    the doc then says how it was counted (`token_method`)."""
+    """Write a doc. A hook's request (`req.trigger`) counts tokens its own way
+    (`req.token_counter`), and the doc then says how (`token_method`)."""
     from session_skill.handover.tokens import ENCODING_NAME, counter
 
+    name, force, replace, now = req.name, req.force, req.replace, req.now
     if replace and not name:
         raise SessionError("--replace needs the NAME of the doc to overwrite")
     src = frontmatter.split(text)
@@ -114,11 +149,13 @@ def write(
         names = " and ".join(f"`## {m}`" for m in missing)
         raise SessionError(f"the handover has no {names} section (or it is empty)")
     slug_name = name or None
-    obs = observed or observe(store, transcript=transcript, session_id=session_id, with_sweep=False)
+    obs = observed or observe(
+        store, transcript=req.transcript, session_id=req.session_id, with_sweep=False
+    )
     slug = slug_for(store, slug_name, obs.git, now)
 
     body, n_files = _merge_files(body, obs, store.root)
-    count = token_counter or counter()
+    count = req.token_counter or counter()
     tokens = count.count(body)
     over = tokens > TOKEN_CAP
     if over and not force:
@@ -139,8 +176,9 @@ def write(
     if obs.session_id:
         meta.append(("session_id", obs.session_id))
     meta += [("agent", agent.agent()), ("capture", capture)]
-    if trigger:
-        meta.append(("trigger", trigger))
+    if req.trigger:
+        meta.append(("trigger", req.trigger))
+    meta += list(req.meta)
     keep = {
         k: v
         for k, v in model_meta.items()
@@ -149,7 +187,7 @@ def write(
         and k not in ("follows", "tokens", "token_method", "over_cap", "consumed_at", "consumed_by")
     }
     store.ensure()
-    with store.lock(lock_timeout):
+    with store.lock(req.lock_timeout):
         follows = _previous_of_branch(
             store, g.branch if g.available else None, exclude=slug if replace else None
         )
@@ -162,10 +200,12 @@ def write(
         if over:
             extra.append(("over_cap", True))
         extra += list(keep.items())
-        store.check_latest()  # before the doc: nothing half-done, no `-2` on the retry
+        if req.latest:
+            store.check_latest()  # before the doc: nothing half-done, no `-2` on the retry
         slug = _create(store, slug, meta, extra, body, replace=replace)
         try:
-            store.write_latest(slug)
+            if req.latest:
+                store.write_latest(slug)
         except BaseException:
             if not replace:
                 store.discard_doc(slug)
@@ -173,7 +213,7 @@ def write(
     decisions = _bullets(body, "Decisions")
     outstanding = _bullets(body, "Outstanding")
     rel = f"{_rel(store)}/{slug}.md"
-    if as_json:
+    if req.as_json:
         return Output(
             json.dumps(
                 {
@@ -272,24 +312,13 @@ def _section_counts(body: str, total: int, count: object, method: str) -> str:
 
 
 # -- extractive -----------------------------------------------------------------
-def _extractive(
-    store: Store,
-    name: str | None,
-    *,
-    force: bool,
-    replace: bool,
-    transcript: str | None,
-    session_id: str | None,
-    as_json: bool,
-    now: datetime,
-    observed: Observed | None = None,
-    trigger: str | None = None,
-    token_counter: Counter | None = None,
-    lock_timeout: float | None = 30.0,
-) -> Output:
+def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = None) -> Output:
     """The doc built from the transcript and git; `observed` when the caller has looked
-    already (the SessionEnd hook checks for a user request first); the rest go to `write`."""
-    obs = observed or observe(store, transcript=transcript, session_id=session_id, with_sweep=True)
+    already (the SessionEnd hook checks for a user request first)."""
+    session_id = req.session_id
+    obs = observed or observe(
+        store, transcript=req.transcript, session_id=session_id, with_sweep=True, quick=req.quick
+    )
     if obs.transcript is None:
         which = f" for session `{session_id}`" if session_id else ""
         raise SessionError(
@@ -321,22 +350,7 @@ def _extractive(
     else:
         nxt = "Nothing was left open: confirm the goal is met, then take the next request"
     parts += ["## Next step", _clip(nxt, 300), ""]
-    return write(
-        store,
-        name,
-        "\n".join(parts),
-        force=force,
-        replace=replace,
-        transcript=transcript,
-        session_id=session_id,
-        as_json=as_json,
-        now=now,
-        capture="extractive",
-        observed=obs,
-        trigger=trigger,
-        token_counter=token_counter,
-        lock_timeout=lock_timeout,
-    )
+    return write(store, req, "\n".join(parts), capture="extractive", observed=obs)
 
 
 def _clip(text: str, n: int) -> str:
@@ -348,28 +362,23 @@ def _clip(text: str, n: int) -> str:
 AUTOMATIC_TRIGGER = "session-end"
 
 
-def automatic(
-    store: Store,
-    observed: Observed,
-    *,
-    now: datetime,
-    token_counter: Counter,
-    lock_timeout: float,
-) -> Output:
-    """The handover of a session that ended with /clear and no dump (the SessionEnd hook):
-    the extractive doc, marked `trigger: session-end`, written even over the cap (nobody is
-    there to compress it). JSON output, as `dump --extractive --json` prints it."""
-    return _extractive(
-        store,
+def automatic(store: Store, observed: Observed, req: DumpRequest) -> Output:
+    """The handover no one asked for (the hooks): the extractive doc, marked with its
+    `trigger`, written even over the cap (nobody is there to compress it). JSON output, as
+    `dump --extractive --json` prints it."""
+    transcript = str(observed.transcript) if observed.transcript else None
+    hooked = DumpRequest(
         None,
         force=True,
-        replace=False,
-        transcript=str(observed.transcript) if observed.transcript else None,
+        transcript=transcript,
         session_id=observed.session_id,
         as_json=True,
-        now=now,
-        observed=observed,
-        trigger=AUTOMATIC_TRIGGER,
-        token_counter=token_counter,
-        lock_timeout=lock_timeout,
+        now=req.now,
+        trigger=req.trigger or AUTOMATIC_TRIGGER,
+        token_counter=req.token_counter,
+        lock_timeout=req.lock_timeout,
+        latest=req.latest,
+        quick=req.quick,
+        meta=req.meta,
     )
+    return extractive_doc(store, hooked, observed)

@@ -15,7 +15,7 @@ from session_skill.store.store import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_skill.transcripts.scan import ReadStats
+    from session_skill.transcripts.scan import PlanExit, ReadStats
 
 
 class Observed(Record):
@@ -30,6 +30,7 @@ class Observed(Record):
         "first_request",
         "last_request",
         "last_reply",
+        "plan",
         "transcript",
         "session_id",
         "started",
@@ -50,6 +51,7 @@ class Observed(Record):
         weights: dict[str, int] | None = None,  # writes per written file
         last_request: str = "",  # where the session stopped, verbatim
         last_reply: str = "",
+        plan: PlanExit | None = None,  # it ends on a plan shown for approval
     ) -> None:
         self.git = git
         self.written = written or []
@@ -59,6 +61,7 @@ class Observed(Record):
         self.first_request = first_request
         self.last_request = last_request
         self.last_reply = last_reply
+        self.plan = plan
         self.transcript = transcript
         self.session_id = session_id
         self.started = started
@@ -66,14 +69,21 @@ class Observed(Record):
 
 
 def observe(
-    store: Store, *, transcript: str | None, session_id: str | None, with_sweep: bool
+    store: Store,
+    *,
+    transcript: str | None,
+    session_id: str | None,
+    with_sweep: bool,
+    quick: bool = False,
 ) -> Observed:
     from session_skill.commands.sweep import facts_for
     from session_skill.git import info as gitinfo
 
     session_id = session_id or None
 
-    facts = facts_for(store, transcript=transcript, session_id=session_id, filtered=with_sweep)
+    facts = facts_for(
+        store, transcript=transcript, session_id=session_id, filtered=with_sweep, quick=quick
+    )
     git = gitinfo.state(store.root, since=facts.started if facts else None)
     if facts is None:
         return Observed(git, session_id=session_id)
@@ -86,6 +96,7 @@ def observe(
         first_request=facts.first_request,
         last_request=facts.last_request,
         last_reply=facts.last_reply,
+        plan=facts.plan,
         transcript=facts.path,
         session_id=facts.session_id or session_id,
         started=facts.started,

@@ -15,7 +15,7 @@ from session_skill.store.store import DROPPED, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from session_skill.transcripts.scan import Candidate, ReadStats
+    from session_skill.transcripts.scan import Candidate, PlanExit, ReadStats
 
 NO_TRANSCRIPT = (
     "No transcript found for this session: sweep from the conversation itself "
@@ -47,6 +47,7 @@ class Facts:
     # Where it stopped, verbatim: the user's last request, the assistant's last paragraph.
     last_request: str = ""
     last_reply: str = ""
+    plan: PlanExit | None = None  # the session ends on a plan shown for approval
     started: datetime | None = None
     stats: ReadStats | None = None
 
@@ -125,15 +126,26 @@ def _count(n: int, noun: str) -> str:
 
 
 def facts_for(
-    store: Store, *, transcript: str | None, session_id: str | None, filtered: bool
+    store: Store,
+    *,
+    transcript: str | None,
+    session_id: str | None,
+    filtered: bool,
+    quick: bool = False,
 ) -> Facts | None:
-    """What the session's transcript shows; None when no transcript is found."""
+    """What the session's transcript shows; None when no transcript is found. `quick`: the
+    hooks' capture, whose cost barely grows with the transcript (`transcripts.quick`)."""
     from session_skill.transcripts import scan as sweep
 
     path = locate(store, transcript=transcript, session_id=session_id)
     if path is None:
         return None
-    tf = sweep.analyze(path)
+    if quick:
+        from session_skill.transcripts.quick import analyze_quick
+
+        tf = analyze_quick(path)
+    else:
+        tf = sweep.analyze(path)
     cands = list(tf.candidates)
     if filtered:
         cands = sweep.filter_known(cands, known_texts(store))
@@ -152,6 +164,7 @@ def facts_for(
         unfinished=unfinished,
         last_request=tf.last_request or "",
         last_reply=tf.last_reply or "",
+        plan=tf.plan,
         started=getattr(tf, "started", None),
         stats=tf.stats,
     )

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 SECTION_ORDER = (
     "Goal",
+    "Plan",
     "Decisions",
     "Didn't work",
     "Verified",
@@ -30,7 +31,7 @@ SECTION_ORDER = (
 )
 REQUIRED = ("Goal", "Next step")
 # Sections only the extractive doc writes (from the transcript): not in the model's template.
-TOOL_SECTIONS = ("Where it stopped",)
+TOOL_SECTIONS = ("Plan", "Where it stopped")
 # Keys the tool owns: whatever the model wrote for them is ignored.
 TOOL_KEYS = ("slug", "created", "consumed", "branch", "commit", "dirty")
 _FENCE = re.compile(r"^\s*(```|~~~)")

@@ -112,7 +112,11 @@ def capture(root: str, ending: Ending, env: Mapping[str, str]) -> str:
 
     store = Store(Path(root))
     observed = observe(
-        store, transcript=ending.transcript, session_id=ending.session_id, with_sweep=True
+        store,
+        transcript=ending.transcript,
+        session_id=ending.session_id,
+        with_sweep=True,
+        quick=True,
     )
     if not observed.first_request:
         return ""
@@ -120,9 +124,12 @@ def capture(root: str, ending: Ending, env: Mapping[str, str]) -> str:
         dump.automatic(
             store,
             observed,
-            now=utcnow(),
-            token_counter=Counter(method=TOKEN_METHOD),
-            lock_timeout=LOCK_WAIT,
+            dump.DumpRequest(
+                now=utcnow(),
+                token_counter=Counter(method=TOKEN_METHOD),
+                lock_timeout=LOCK_WAIT,
+                quick=True,
+            ),
         ).text
     )
     files, items = written["files"], written["outstanding"]

@@ -71,6 +71,7 @@ def iter_events(
     wanted_results: Collection[str] | None = None,
     start: int = 0,
     first_line: int = 1,
+    stop: int | None = None,
 ) -> Iterator[Event]:
     """Yield the main-thread events of the transcript or rollout at `path`.
 
@@ -84,7 +85,8 @@ def iter_events(
 
     `start` is a byte offset to begin at (the start of a line: `stats.offset` as it was
     when that line's events came); `stats.offset` always holds where the line being read
-    starts, and `stats.line` its number (`first_line` for the line at `start`).
+    starts, and `stats.line` its number (`first_line` for the line at `start`). With `stop`,
+    the lines that start at or after that offset are not read.
     """
     stats = stats if stats is not None else ReadStats()
     parser: _ClaudeParser | CodexParser | None = None
@@ -96,6 +98,8 @@ def iter_events(
             if start:
                 fh.seek(start)
             for raw in fh:
+                if stop is not None and offset >= stop:
+                    break
                 lines += 1
                 stats.line = first_line + lines - 1
                 stats.offset = offset
@@ -122,12 +126,17 @@ def iter_events(
                     continue
                 stats.records += 1
                 if parser is None:
-                    parser = CodexParser(stats) if looks_codex(record) else _ClaudeParser(stats)
+                    parser = parser_for(record, stats)
                     stats.format = parser.agent
                     skip = parser.quick if isinstance(parser, _ClaudeParser) else parser.cheap_skip
                 yield from parser.feed(record)
     finally:
         stats.lines += lines
+
+
+def parser_for(record: dict[str, Any], stats: ReadStats) -> _ClaudeParser | CodexParser:
+    """The parser for a file whose records look like this one."""
+    return CodexParser(stats) if looks_codex(record) else _ClaudeParser(stats)
 
 
 def detect_format(path: Path, max_lines: int = 20) -> str | None:

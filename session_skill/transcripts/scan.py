@@ -87,6 +87,16 @@ _TAIL_MAX = 20_000
 _TAIL_FACTOR = 2.0
 
 
+@dataclass(frozen=True)
+class PlanExit:
+    """The transcript ends on the plan the user was shown (`ExitPlanMode`), and nothing after
+    it but its refusal or an interrupt: what a plan approved with "clear context" leaves."""
+
+    title: str  # the plan's first heading (redacted), or its first line
+    path: str | None  # `planFilePath`: where Claude Code keeps the plan
+    text: str  # the plan, redacted
+
+
 @dataclass
 class TranscriptFacts:
     """What one pass over a transcript found; every text in it is already redacted.
@@ -118,6 +128,8 @@ class TranscriptFacts:
     # and the last paragraph the assistant wrote; what extraction misses is still there.
     last_request: str | None = None
     last_reply: str | None = None
+    # Set when the session ends on the plan it was about to carry out (see PlanExit).
+    plan: PlanExit | None = None
     # Loose ends that landed later in the session (newest last), with why in `why`.
     settled: list[Candidate] = field(default_factory=list)
     stats: ReadStats = field(default_factory=ReadStats)
@@ -165,9 +177,10 @@ class _Sweep:
     """The pass: what the session did (tools, tasks, requests) over the whole conversation,
     its loose ends (`loose.Loose`) over the whole of it or, in a very long one, its tail."""
 
-    def __init__(self, stats: ReadStats, size: int = 0) -> None:
+    def __init__(self, stats: ReadStats, size: int = 0, go_cheap: bool = True) -> None:
         self.stats = stats  # the reader's: where the line being read starts
         self.size = size  # of the file, in bytes: how much is left to read
+        self.go_cheap = go_cheap  # may read the loose ends of a very long one from its tail
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.clear_pending = False
@@ -183,6 +196,7 @@ class _Sweep:
         self.last_text: AssistantText | None = None
         self.final_text: str | None = None  # the last text the assistant wrote, whatever came after
         self.last_request: str | None = None
+        self.exit_plan: ToolCall | None = None  # the last call, when it is ExitPlanMode
         self.loose: _Loose | None = _Loose(ToolState(self.watched), self.stats)
         self.early: _Loose | None = None  # the loose ends read before going cheap
         self.requests = 0
@@ -219,13 +233,16 @@ class _Sweep:
         if self.started is None:
             self.started = getattr(event, "ts", None)
         if isinstance(event, UserText):
+            self.exit_plan = None
             self._user(event)
             return
         if isinstance(event, AssistantText):
+            self.exit_plan = None
             self.last_text = event
             self.final_text = event.text
             self.turns.assistant(event)
         elif isinstance(event, ToolCall):
+            self.exit_plan = event if event.name == "ExitPlanMode" else None
             self.last_text = None
             self.turns.tool(event)
             self.tools.call(event, self.cwd, self.seq, self.stats.line)
@@ -255,7 +272,7 @@ class _Sweep:
         self.requests += 1
         if self.tail is not None:
             self.tail.append((self.stats.offset, self.stats.line))
-        elif self.requests == _DEEP_REQUESTS + 1 and self.loose is not None:
+        elif self.requests == _DEEP_REQUESTS + 1 and self.loose is not None and self.go_cheap:
             self._go_cheap()
 
     def _taken(self, event: UserText, own: bool) -> str | None:
@@ -303,7 +320,10 @@ class _Sweep:
             loose_end(t.text, UNFINISHED, _task_why(t), line=t.line, rule="task-list")
             for t in pending
         ]
-        unfinished = self.turns.unfinished()
+        plan = _plan_exit(self.exit_plan) if self.exit_plan is not None else None
+        # A plan shown for approval answered the request; approved with "clear context", it
+        # is the next session's work, not a task interrupted (issue 20).
+        unfinished = self.turns.unfinished() if plan is None else None
         latest = unfinished is not None and unfinished.seq > self.tools.task_seq
         if unfinished is not None:
             why = f"the last request; {unfinished.why}"
@@ -327,12 +347,28 @@ class _Sweep:
             if self.last_request
             else None,
             last_reply=_last_paragraph(self.final_text) if self.final_text else None,
+            plan=plan,
             settled=settled,
             stats=stats,
         )
 
 
 _STOPPED_CHARS = 400
+_PLAN_CHARS = 6000  # of the plan's text kept in the facts (the doc clips it to its cap)
+
+
+def _plan_exit(call: ToolCall) -> PlanExit | None:
+    plan = call.input.get("plan")
+    if not isinstance(plan, str) or not plan.strip():
+        return None
+    path = call.input.get("planFilePath")
+    lines = [ln.strip() for ln in plan.strip().splitlines() if ln.strip()]
+    heading = next((ln.lstrip("#").strip() for ln in lines if ln.startswith("#")), lines[0])
+    return PlanExit(
+        title=clip(redact(heading), 200),
+        path=path if isinstance(path, str) and path else None,
+        text=redact(plan.strip()[:_PLAN_CHARS]),
+    )
 
 
 def _last_paragraph(text: str) -> str | None:

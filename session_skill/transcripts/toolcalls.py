@@ -115,6 +115,10 @@ class ToolState:
                 task = _Task(subject.strip(), line=line)
                 self.tasks.append(task)
                 self.task_seq = seq
+                # Its number until the result says (Claude Code numbers them 1, 2, …), so
+                # a TaskUpdate finds it even when the result is not read.
+                task.task_id = str(len(self.tasks))
+                self.tasks_by_id.setdefault(task.task_id, task)
                 if call.id:
                     self.task_calls[call.id] = (task, None, None)
                     self.watched.add(call.id)
@@ -152,8 +156,12 @@ class ToolState:
         if result.is_error:
             task.status = "deleted"
             return
-        task.task_id = _created_id(result) or str(len(self.tasks))
-        self.tasks_by_id[task.task_id] = task
+        real = _created_id(result)
+        if real is not None and real != task.task_id:
+            if self.tasks_by_id.get(task.task_id or "") is task:
+                del self.tasks_by_id[task.task_id or ""]
+            task.task_id = real
+        self.tasks_by_id[task.task_id or str(len(self.tasks))] = task
 
     def pending(self) -> list[PendingTask]:
         found = [t for t in self.todos if t.status not in DONE]
