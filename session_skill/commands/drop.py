@@ -11,7 +11,7 @@ from datetime import datetime
 
 from session_skill import agent
 from session_skill.commands.listing import item_json, item_line, show_numbers, viewer
-from session_skill.commands.output import Output, dumps, shown
+from session_skill.commands.output import Output, choice_json, dumps, shown
 from session_skill.commands.park import fold
 from session_skill.errors import ChoiceNeeded, SessionError
 from session_skill.store.numbers import Numbers, number
@@ -30,13 +30,16 @@ def drop(store: Store, query: str, *, as_json: bool, now: datetime) -> Output:
     if not query:
         raise SessionError("nothing to drop: name the item (its slug, words from it, or #N)")
     if not store.exists():
-        raise SessionError("no parked items", stdout="No stored handovers, no parked items.")
+        nothing = _listing([], [], now, as_json=as_json)
+        raise SessionError(
+            "no parked items", stdout=nothing or "No stored handovers, no parked items."
+        )
     from session_skill.matching import resolve as matching  # noqa: F401  (imported before the lock, as in park)
 
     with store.lock():
         parked = store.read_parked()
         before = store.read_numbers()
-        targets = _resolve_items(store, parked, query, now, before)
+        targets = _resolve_items(store, parked, query, now, before, as_json=as_json)
         # The numbers the items have now, recorded before any of them goes: without a
         # record they are their places in the file, and those shift when a line goes.
         if before is None or before.broken:
@@ -106,20 +109,28 @@ def _numbered(pairs: list[tuple[int, Item]], total: int, now: datetime) -> list[
 
 
 def _resolve_items(
-    store: Store, parked: Parked, query: str, now: datetime, record: Numbers | None
+    store: Store,
+    parked: Parked,
+    query: str,
+    now: datetime,
+    record: Numbers | None,
+    *,
+    as_json: bool,
 ) -> list[tuple[Item, float]]:
     items = parked.items
     if not items:
-        raise SessionError("no parked items", stdout="No parked items.")
+        raise SessionError(
+            "no parked items", stdout=_listing([], [], now, as_json=as_json) or "No parked items."
+        )
     numbers = _numbers_in(query)
     if numbers is not None:
-        return _by_numbers(store, items, numbers, now, record)
+        return _by_numbers(store, items, numbers, now, record, as_json=as_json)
     exact = parked.with_slug(query.strip("*` "))
     if len(exact) == 1:
         return [(items[exact[0]], 100.0)]
     if exact:  # hand-written items whose text starts alike: the slug names none alone
         why = f"is the slug of {len(exact)} parked items; nothing dropped"
-        _ask(store, items, exact, query, why)
+        _ask(store, items, exact, query, why, now, as_json=as_json)
     from session_skill.matching.resolve import Choice, resolve
 
     choices = [Choice(it.slug, (it.slug.replace("-", " "), it.summary)) for it in items]
@@ -129,31 +140,39 @@ def _resolve_items(
     if res.kind == "ambiguous":
         indexes = [i for i, _s in res.candidates]
         one = len(indexes) == 1
-        _ask(
-            store,
-            items,
-            indexes,
-            query,
-            "is only a loose match" if one else "matches more than one parked item",
-        )
-    raise SessionError(
-        f"no parked item matches {shown(query)}", stdout=_parked_list(store, items, now)[0]
-    )
+        why = "is only a loose match" if one else "matches more than one parked item"
+        _ask(store, items, indexes, query, why, now, as_json=as_json)
+    pairs = show_numbers(store, items, fresh=False)
+    listed = _listing(items, pairs, now, as_json=as_json)
+    raise SessionError(f"no parked item matches {shown(query)}", stdout=listed)
 
 
-def _ask(store: Store, items: list[Item], indexes: list[int], query: str, why: str) -> None:
+def _ask(
+    store: Store,
+    items: list[Item],
+    indexes: list[int],
+    query: str,
+    why: str,
+    now: datetime,
+    *,
+    as_json: bool,
+) -> None:
     """Stop with the candidates, numbered (the numbers recorded), and ask: exit 4."""
     pairs = show_numbers(store, items, fresh=False, shown=indexes)
     number_of = dict(zip(sorted(set(indexes)), (n for n, _ in pairs), strict=True))
-    lines = [
+    question = (
         f"Is this the item you meant by {shown(query)}?"
         if len(indexes) == 1
         else f"Which item did you mean by {shown(query)}?"
-    ]
+    )
+    if as_json:
+        found = [item_json(number_of[i], items[i], now) for i in indexes]
+        raise ChoiceNeeded(f"{shown(query)} {why}", stdout=choice_json(question, found))
+    lines = [question]
     for i in indexes:
         it = items[i]
         lines.append(f"{number_of[i]}. **{it.slug}** — {it.summary[:120]}")
-    lines.append(f"→ {agent.hint('drop #N')} with a number above, or {agent.hint('drop <slug>')}")
+    lines.append(_pick_hint())
     raise ChoiceNeeded(f"{shown(query)} {why}", stdout="\n".join(lines))
 
 
@@ -171,7 +190,13 @@ def _numbers_in(query: str) -> list[int] | None:
 
 
 def _by_numbers(
-    store: Store, items: list[Item], numbers: list[int], now: datetime, record: Numbers | None
+    store: Store,
+    items: list[Item],
+    numbers: list[int],
+    now: datetime,
+    record: Numbers | None,
+    *,
+    as_json: bool,
 ) -> list[tuple[Item, float]]:
     """Every number's item, or a refusal before anything is dropped."""
     from session_skill.store.numbers import lookup
@@ -185,39 +210,57 @@ def _by_numbers(
             continue
         nothing = "nothing dropped" if len(numbers) > 1 else ""
         tail = f"; {nothing}" if nothing else ""
+        # The list is printed again with the refusal, numbered as it is recorded now.
+        pairs = show_numbers(store, items, fresh=got.status in ("session", "broken"))
         if got.status == "none":
-            listing, pairs = _parked_list(store, items, now)
             given = dict(pairs)
-            if n in given:  # an item parked since: the list just printed gives it #n
-                raise ChoiceNeeded(
-                    f"#{n} was not shown before; it is {given[n].slug} now, as listed: "
-                    f"drop #{n} again to drop it; nothing dropped",
-                    stdout=listing,
+            if n not in given:
+                listed = _listing(items, pairs, now, as_json=as_json)
+                raise SessionError(
+                    f"there is no item #{n} ({len(items)} open){tail}", stdout=listed
                 )
-            raise SessionError(f"there is no item #{n} ({len(items)} open){tail}", stdout=listing)
-        if got.status in ("gone", "changed"):
-            what = "is no longer parked" if got.status == "gone" else "was edited since"
-            raise ChoiceNeeded(
-                f"#{n} was {got.slug} when the list was shown, and it {what}; nothing dropped",
-                stdout=_parked_list(store, items, now)[0],
+            # An item parked since: the list just printed gives it #n.
+            message = (
+                f"#{n} was not shown before; it is {given[n].slug} now, as listed: "
+                f"drop #{n} again to drop it; nothing dropped"
             )
-        why = (
-            "were shown in another session"
-            if got.status == "session"
-            else f"last shown cannot be read ({store.dir / NUMBERS})"
-        )
+        elif got.status in ("gone", "changed"):
+            what = "is no longer parked" if got.status == "gone" else "was edited since"
+            message = f"#{n} was {got.slug} when the list was shown, and it {what}; nothing dropped"
+        else:
+            why = (
+                "were shown in another session"
+                if got.status == "session"
+                else f"last shown cannot be read ({store.dir / NUMBERS})"
+            )
+            message = f"the numbers {why}; nothing dropped — check them and pick again"
         raise ChoiceNeeded(
-            f"the numbers {why}; nothing dropped — check them and pick again",
-            stdout=_parked_list(store, items, now, fresh=True)[0],
+            message, stdout=_listing(items, pairs, now, as_json=as_json, question=message)
         )
     return found
 
 
-def _parked_list(
-    store: Store, items: list[Item], now: datetime, *, fresh: bool = False
-) -> tuple[str, list[tuple[int, Item]]]:
-    """The open items as printed with a refusal, and the numbers they were given."""
-    pairs = show_numbers(store, items, fresh=fresh)
+def _pick_hint() -> str:
+    return f"→ {agent.hint('drop #N')} with a number above, or {agent.hint('drop <slug>')}"
+
+
+def _listing(
+    items: list[Item],
+    pairs: list[tuple[int, Item]],
+    now: datetime,
+    *,
+    as_json: bool,
+    question: str | None = None,
+) -> str:
+    """The open items printed with a refusal, numbered as recorded (`pairs`); under
+    `--json` a choice when there is a `question` (exit 4), else what is open (exit 1).
+    "" for markdown with nothing open: the caller says so its own way."""
+    if as_json:
+        parked = [item_json(n, it, now) for n, it in pairs]
+        if question is not None:
+            return choice_json(question, parked)
+        return dumps({"action": "none", "open": len(items), "parked": parked})
+    if not items:
+        return ""
     lines = [f"### Parked ({len(items)} open)"] + [item_line(n, it, now) for n, it in pairs]
-    lines.append(f"→ {agent.hint('drop #N')} with a number above, or {agent.hint('drop <slug>')}")
-    return "\n".join(lines), pairs
+    return "\n".join([*lines, _pick_hint()])

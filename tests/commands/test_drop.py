@@ -343,3 +343,30 @@ def test_a_number_not_shown_yet_agrees_with_the_list_printed(
     r = cli("drop", "#7")
     assert r.code == 1 and r.err == "error: there is no item #7 (5 open)\n", r
     assert "\n7. " not in r.out
+
+
+def test_a_choice_is_json_under_json(five: Path, store_dir: Path, cli: RunCli) -> None:
+    """Issue 21 #16: with --json the exit-4 choice printed markdown."""
+    cli("list")
+    r = cli("drop", "--json", "parked", "idea")
+    assert r.code == 4, r
+    data = json.loads(r.out)
+    assert data["action"] == "choose"
+    assert data["question"] == "Which item did you mean by 'parked idea'?"
+    assert [(c["n"], c["slug"], c["summary"]) for c in data["candidates"]] == [
+        (1, "item-a", "parked idea a"),
+        (2, "item-b", "parked idea b"),
+        (3, "item-c", "parked idea c"),
+        (4, "item-d", "parked idea d"),
+    ]
+    assert r.err == "error: 'parked idea' matches more than one parked item\n"
+    # A number refused is a choice too; what nothing matches is the open items, as JSON.
+    cli("drop", "item-b")
+    r = cli("drop", "--json", "#2")
+    assert r.code == 4 and json.loads(r.out)["action"] == "choose", r
+    assert json.loads(r.out)["question"].startswith("#2 was item-b when the list was shown")
+    r = cli("drop", "--json", "zzzz", "qqqq")
+    assert r.code == 1, r
+    data = json.loads(r.out)
+    assert data["action"] == "none" and data["open"] == 4
+    assert [p["slug"] for p in data["parked"]] == ["item-a", "item-c", "item-d", "item-e"]
