@@ -10,8 +10,8 @@ Imports stay inside the runners: `list` never pays for tiktoken, `park` never fo
 from __future__ import annotations
 
 from session_skill.cli.call import Call as Call
-from session_skill.cli.table import AGENTS, lookup
-from session_skill.errors import UsageError
+from session_skill.cli.table import AGENTS, PROJECT, lookup
+from session_skill.errors import SessionError, UsageError
 
 TYPE_CHECKING = False  # `typing` costs more to import than this module
 if TYPE_CHECKING:
@@ -26,7 +26,29 @@ def invoke(call: Call) -> Output:
     """Run one call and return its output (errors propagate as SessionError)."""
     if lookup(call.command) is None:
         raise UsageError(f"no such command: {call.command}")
+    _check_text(call)
     return _RUNNERS[call.command](call)
+
+
+# Options naming a file: a path need not be UTF-8 to be opened.
+_PATH_OPTIONS = frozenset({"--file", "--transcript", PROJECT})
+
+
+def _check_text(call: Call) -> None:
+    """Refuse, before anything runs, words that are not UTF-8 text.
+
+    Python hands over the bytes of an argument that does not decode as lone surrogates;
+    such words could be neither written to the store nor printed nor matched as typed
+    (stdin in the same state is refused as "stdin is not UTF-8 text").
+    """
+    values = (v for option, v in call.values.items() if option not in _PATH_OPTIONS)
+    for text in (*call.words, *values):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            shown = raw if len(raw) <= 80 else raw[:80] + "…"
+            raise SessionError(f"an argument is not UTF-8 text: '{shown}'") from None
 
 
 def run(call: Call) -> int:
