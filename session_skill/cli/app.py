@@ -15,7 +15,7 @@ import typer
 from typer.core import TyperArgument, TyperCommand
 
 from session_skill import __version__
-from session_skill.errors import EXIT_USAGE, SessionError, UsageError, run_command
+from session_skill.errors import SessionError, UsageError, run_command
 
 if TYPE_CHECKING:
     from typer._click.core import Context as ClickContext
@@ -351,13 +351,27 @@ def _invoke(args: list[str]) -> int:
     try:
         rv = app(args=args, prog_name="session-skill", standalone_mode=False)
     except click_errors.UsageError as exc:
-        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `session-skill`: the help
-            print(exc.format_message())
-            return EXIT_USAGE
         where = exc.ctx.command_path if exc.ctx is not None else "session-skill"
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `session-skill`, `… config`: the help
+            raise UsageError(_no_command(exc.ctx, where), stdout=exc.format_message()) from None
         raise UsageError(f"{exc.format_message()} (see `{where} --help`)") from None
     except typer.Abort:
         raise KeyboardInterrupt from None
     except click_errors.ClickException as exc:
         raise SessionError(exc.format_message()) from None
     return rv if isinstance(rv, int) else 0
+
+
+def _no_command(ctx: ClickContext | None, where: str) -> str:
+    """The error line under the help a group prints when no command is given."""
+    from typer.core import TyperGroup
+
+    group = ctx.command if ctx is not None else None
+    names = (
+        [n for n, c in group.commands.items() if not c.hidden]
+        if isinstance(group, TyperGroup)
+        else []
+    )
+    if not names or len(names) > 3:
+        return "no command given (the commands are listed above)"
+    return "no command given: " + " or ".join(f"`{where} {name}`" for name in names)

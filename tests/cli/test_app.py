@@ -365,3 +365,28 @@ def test_a_file_system_refusal_is_one_line(
     assert r.code == 1, r
     assert r.err.startswith("error: cannot use ") and r.err.endswith(": Permission denied\n")
     assert r.err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "err"),
+    [
+        ((), "error: no command given (the commands are listed above)\n"),
+        (
+            ("config",),
+            "error: no command given: `session-skill config get` or `session-skill config set`\n",
+        ),
+        (
+            ("hook",),
+            "error: no command given: `session-skill hook session-start` or "
+            "`session-skill hook session-end`\n",
+        ),
+    ],
+)
+def test_no_command_is_help_and_one_error_line(
+    project: Path, sub: RunCli, argv: tuple[str, ...], err: str
+) -> None:
+    """Issue 21: the help alone, exit 2, and no `error:` line, read as a success."""
+    r = sub(*argv)
+    assert r.code == 2, r
+    assert r.out.startswith("Usage: session-skill"), r
+    assert r.err == err
