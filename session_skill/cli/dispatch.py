@@ -68,6 +68,9 @@ def parse(raw: str, *, ignore_unknown_flags: bool = False) -> Request:
     while i < len(words):
         w = words[i]
         i += 1
+        if w == "--":  # the end of the flags, as on a command line: no word itself
+            req.args += words[i:]
+            break
         if w.startswith("--") and len(w) > 2:
             flag, eq, value = w.partition("=")
             if flag not in known:

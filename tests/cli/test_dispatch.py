@@ -63,6 +63,25 @@ def test_flags_and_args() -> None:
     assert req.flags == {"--park": "1,3", "--json": True}
 
 
+def test_a_bare_double_dash_ends_the_flags_and_is_no_word() -> None:
+    """Issue 21: `search --limit 1 -- redis` searched for "-- redis"."""
+    req = dispatch.parse("search --limit 1 -- redis")
+    assert req.args == ["redis"] and req.flags == {"--limit": "1"}
+    req = dispatch.parse("recall -- --not-a-flag plan")  # after it, words are words
+    assert req.args == ["--not-a-flag", "plan"] and req.flags == {}
+    assert dispatch.parse("park a -- b").payload == "a -- b"  # payloads stay verbatim
+    assert dispatch.parse("drop -- x").payload == "-- x"
+
+
+def test_dispatch_search_after_a_double_dash(project: Path, cli: RunCli) -> None:
+    from tests.conftest import STORE_REL, write_doc
+
+    write_doc(project / STORE_REL, "cache", body="## Goal\nredis cache\n\n## Next step\nx\n")
+    r = cli("dispatch", "search --limit 1 -- redis")
+    assert r.code == 0, r
+    assert r.out.startswith("## Search: redis — 1 handover searched\n"), r
+
+
 def test_unbalanced_quotes_fall_back_to_words() -> None:
     assert dispatch.parse("recall it's").args == ["it's"]
 
