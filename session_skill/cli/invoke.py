@@ -17,6 +17,7 @@ TYPE_CHECKING = False  # `typing` costs more to import than this module
 if TYPE_CHECKING:
     from collections.abc import Callable
     from datetime import datetime
+    from pathlib import Path
 
     from session_skill.commands.output import Output
     from session_skill.store.store import Store
@@ -223,8 +224,19 @@ def _install(call: Call) -> Output:
         agent=_agent(call),
         dry_run=call.flag("--dry-run"),
         home=Path.home(),
+        claude_dir=_claude_dir(),
     )
     return Output(text)
+
+
+def _claude_dir() -> Path:
+    """Claude Code's user folder, `$CLAUDE_CONFIG_DIR` honoured (as `config --user` does)."""
+    import os
+    from pathlib import Path
+
+    from session_skill.store.settings import user_dir
+
+    return Path(user_dir(os.environ))
 
 
 def _uninstall(call: Call) -> Output:
@@ -239,6 +251,7 @@ def _uninstall(call: Call) -> Output:
         user=call.flag("--user"),
         agent=_agent(call),
         home=Path.home(),
+        claude_dir=_claude_dir(),
     )
     return Output(text)
 

@@ -160,7 +160,7 @@ def uninstall_hook(place: Place) -> list[Step]:
 
         def remove() -> None:
             place.settings.unlink()
-            remove_empty_dirs(place.settings.parent, place.base)
+            remove_empty_dirs(place.settings.parent, place.top)
 
         return [Step(f"remove {shown} (it held only the session-skill hook)", action=remove)]
     what = f"remove the {hooks_phrase(removed)} from {shown}"

@@ -34,7 +34,9 @@ AGENTS = ("claude", "codex")
 AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
 
 
-def _targets(project: Path | None, user: bool, agent: str, home: Path) -> tuple[Path, list[Place]]:
+def _targets(
+    project: Path | None, user: bool, agent: str, home: Path, claude_dir: Path | None
+) -> tuple[Path, list[Place]]:
     if agent not in ("claude", "codex", "all"):
         raise UsageError(f"--agent takes claude, codex or all, not {agent!r}")
     if user and project is not None:
@@ -42,15 +44,27 @@ def _targets(project: Path | None, user: bool, agent: str, home: Path) -> tuple[
     base = home if user else (project if project is not None else find_project_root())
     base = base.expanduser().absolute()
     agents = AGENTS if agent == "all" else (agent,)
-    return base, [Place(a, base, home, user) for a in agents]
+    return base, [Place(a, base, home, user, claude_dir) for a in agents]
 
 
 # -- install ------------------------------------------------------------------------------
 
 
-def install(*, project: Path | None, user: bool, agent: str, dry_run: bool, home: Path) -> str:
-    """Install the skill and the hook (and, for a project, the store and .gitignore line)."""
-    base, places = _targets(project, user, agent, home)
+def install(
+    *,
+    project: Path | None,
+    user: bool,
+    agent: str,
+    dry_run: bool,
+    home: Path,
+    claude_dir: Path | None = None,
+) -> str:
+    """Install the skill and the hook (and, for a project, the store and .gitignore line).
+
+    `claude_dir`: Claude Code's user folder for `--user` (`$CLAUDE_CONFIG_DIR`); None is
+    `home/.claude`.
+    """
+    base, places = _targets(project, user, agent, home, claude_dir)
     plain = hook_command()
     commands = {
         p.agent: plain if p.agent == "claude" else hook_command(agent=p.agent) for p in places
@@ -168,9 +182,11 @@ def _install_gitignore(root: Path) -> list[Step]:
 # -- uninstall ----------------------------------------------------------------------------
 
 
-def uninstall(*, project: Path | None, user: bool, agent: str, home: Path) -> str:
+def uninstall(
+    *, project: Path | None, user: bool, agent: str, home: Path, claude_dir: Path | None = None
+) -> str:
     """Remove our hook entry and an unmodified skill file; never the store or user content."""
-    base, places = _targets(project, user, agent, home)
+    base, places = _targets(project, user, agent, home, claude_dir)
     steps: list[Step] = []
     kept: list[str] = []
     for place in places:

@@ -125,6 +125,6 @@ def uninstall_skill(place: Place, kept: list[str]) -> list[Step]:
 
     def remove() -> None:
         place.skill.unlink()
-        remove_empty_dirs(place.skill.parent, place.base)
+        remove_empty_dirs(place.skill.parent, place.top)
 
     return [Step(f"remove {shown}", action=remove)]

@@ -39,16 +39,28 @@ class Step:
 
 
 class Place:
-    """Where one agent's files go, and how to show their paths."""
+    """Where one agent's files go, and how to show their paths.
 
-    def __init__(self, agent: str, base: Path, home: Path, user: bool) -> None:
+    `claude_dir` is Claude Code's user folder for a user install (`$CLAUDE_CONFIG_DIR`,
+    else `~/.claude`: with the variable set the client reads the user's settings.json and
+    skills/ there alone, seen with 2.1.328). `top` is the folder an uninstall removes no
+    empty folder above.
+    """
+
+    def __init__(
+        self, agent: str, base: Path, home: Path, user: bool, claude_dir: Path | None = None
+    ) -> None:
         self.agent = agent
         self.base = base
         self.home = home
         self.user = user
+        self.top = base
         if agent == "claude":
-            self.skill = base / ".claude" / "skills" / "session" / "SKILL.md"
-            self.settings = base / ".claude" / "settings.json"
+            folder = claude_dir if user and claude_dir is not None else base / ".claude"
+            self.skill = folder / "skills" / "session" / "SKILL.md"
+            self.settings = folder / "settings.json"
+            if base not in folder.parents:
+                self.top = folder.parent
         else:
             self.skill = base / ".agents" / "skills" / "session" / "SKILL.md"
             self.settings = base / ".codex" / "hooks.json"

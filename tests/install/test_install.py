@@ -677,3 +677,36 @@ def test_install_is_quiet_about_path_when_session_skill_is_found(
     exe.chmod(0o755)
     monkeypatch.setenv("PATH", str(bin_dir))
     assert "not on PATH" not in do_install(project, home)
+
+
+def test_user_install_follows_claude_config_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: RunCli, command: str
+) -> None:
+    """Issue 21 #13: with CLAUDE_CONFIG_DIR set, Claude Code 2.1.328 reads the user's
+    settings.json and skills/ there, never ~/.claude (seen: a SessionStart hook and a skill
+    in each place, one `claude -p` run); `install --user` wrote ~/.claude all the same."""
+    home = Path(os.environ["HOME"])
+    config = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    r = cli("install", "--user")
+    assert r.code == 0, r
+    assert (config / "skills" / "session" / "SKILL.md").is_file()
+    hooks = json.loads((config / "settings.json").read_text())["hooks"]
+    assert [h["command"] for e in hooks["SessionStart"] for h in e["hooks"]] == [command]
+    assert not (home / ".claude").exists()
+    assert f"  - write {config}/skills/session/SKILL.md" in r.out
+    assert cli("install", "--user").out.startswith("Already installed: nothing to change.")
+    r = cli("uninstall", "--user")
+    assert r.code == 0, r
+    assert not (config / "settings.json").exists()
+    assert not (config / "skills").exists()
+    assert not (home / ".claude").exists()
+
+
+def test_a_config_dir_under_home_is_shown_under_home(
+    monkeypatch: pytest.MonkeyPatch, cli: RunCli
+) -> None:
+    home = Path(os.environ["HOME"])
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".config" / "claude"))
+    r = cli("install", "--user", "--dry-run")
+    assert "  - write ~/.config/claude/skills/session/SKILL.md" in r.out, r
