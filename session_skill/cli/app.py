@@ -374,4 +374,6 @@ def _no_command(ctx: ClickContext | None, where: str) -> str:
     )
     if not names or len(names) > 3:
         return "no command given (the commands are listed above)"
-    return "no command given: " + " or ".join(f"`{where} {name}`" for name in names)
+    shown = [f"`{where} {name}`" for name in names]
+    listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+    return f"no command given: {listed}"
