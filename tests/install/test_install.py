@@ -16,6 +16,7 @@ from session_skill.errors import SessionError, UsageError
 from session_skill.install import hooks as inst_hooks
 from session_skill.install import plan as inst_plan
 from session_skill.install import skills as inst_skills
+from tests.conftest import RunCli
 
 MARK = "-m session_skill hook session-start"
 
