@@ -70,8 +70,6 @@ _HEDGE = re.compile(
 )
 
 
-
-
 class Resolution(FrozenRecord):
     """The outcome: `index` is set only for "match"; `candidates` holds (index, score)
     pairs, closest first, at most four, for "ambiguous" (the match itself for "match")."""
