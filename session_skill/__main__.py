@@ -1,8 +1,8 @@
 """`python -m session_skill` and the `session-skill` console script.
 
 Fast paths run before the CLI (and Typer, which alone costs several times Python's own
-start-up) is imported: the SessionStart hook, which runs at every session start, the
-SessionEnd hook, which the user waits on at /clear, and well-formed calls of the commands the
+start-up) is imported: the hooks (SessionStart runs at every session start, SessionEnd and
+PreCompact at the boundaries the user waits on), and well-formed calls of the commands the
 model runs in its loop (`fastpath.py`). Everything else goes to the Typer CLI.
 """
 
@@ -21,6 +21,10 @@ def main() -> int:
         from session_skill.hooks.session_end import main as hook_end_main
 
         return hook_end_main()
+    if argv[:2] == ["hook", "pre-compact"]:
+        from session_skill.hooks.pre_compact import main as pre_compact_main
+
+        return pre_compact_main()
     from session_skill.cli.fastpath import main as fast_main
 
     code = fast_main(argv)

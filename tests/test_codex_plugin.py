@@ -60,14 +60,21 @@ def test_manifest_points_at_the_codex_skill_and_hooks() -> None:
     assert [p.name for p in (REPO / ".codex-plugin").iterdir()] == ["plugin.json"]
 
 
-def test_hooks_run_the_shim_at_session_start_only() -> None:
+def test_hooks_run_the_shim_at_session_start_and_pre_compact() -> None:
     hooks = load("codex/hooks.json")["hooks"]
-    # Codex's /clear fires no SessionEnd (seen, 0.171.0): no automatic handover to hook into
-    assert isinstance(hooks, dict) and list(hooks) == ["SessionStart"]
+    # Codex's /clear fires no SessionEnd (seen, 0.171.0): SessionStart(clear) captures the
+    # thread it left; PreCompact saves the state before a compaction.
+    assert isinstance(hooks, dict) and list(hooks) == ["SessionStart", "PreCompact"]
     (entry,) = hooks["SessionStart"]
     assert entry == {
-        "matcher": "startup|clear",
+        "matcher": "startup|clear|compact",
         "hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 10}],
+    }
+    (compact,) = hooks["PreCompact"]
+    pre = HOOK_COMMAND.replace("hook session-start", "hook pre-compact")
+    assert compact == {
+        "matcher": "manual|auto",
+        "hooks": [{"type": "command", "command": pre, "timeout": 10}],
     }
 
 

@@ -120,7 +120,7 @@ def test_hooks_run_the_shim() -> None:
     hooks = load("hooks/hooks.json")["hooks"]
     assert isinstance(hooks, dict) and hooks
     entry = hook_entry()
-    assert entry["matcher"] == "startup|clear"
+    assert entry["matcher"] == "startup|clear|compact"
     (hook,) = entry["hooks"]  # type: ignore[misc]
     assert hook == {"type": "command", "command": HOOK_COMMAND + "session-start", "timeout": 10}
     # every hook of the plugin goes through bin/session-skill, which never builds a venv
@@ -717,6 +717,6 @@ def test_claude_plugin_validate(claude: Path, tmp_path: Path) -> None:
     provides = report["provides"]
     assert provides["skills"] == ["session-skill:session"]
     assert provides["bin"] == ["session-skill"]
-    assert ("SessionStart", "startup|clear") in [
-        (h["event"], h["matcher"]) for h in provides["hooks"]
-    ]
+    events = [(h["event"], h["matcher"]) for h in provides["hooks"]]
+    assert ("SessionStart", "startup|clear|compact") in events
+    assert ("SessionEnd", "clear") in events and ("PreCompact", "manual|auto") in events

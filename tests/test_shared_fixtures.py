@@ -62,6 +62,20 @@ def _main_thread_tool_uses(path: Path) -> list[dict[str, Any]]:
     return uses
 
 
+def _failed_tool_ids(path: Path) -> set[str]:
+    """The ids of tool calls whose result is an error (a rejected or failed edit)."""
+    failed = set()
+    for record in _records(path):
+        if record.get("type") != "user" or record.get("isSidechain"):
+            continue
+        content = record.get("message", {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                if block.get("is_error"):
+                    failed.add(str(block.get("tool_use_id")))
+    return failed
+
+
 def _ids(paths: list[Path]) -> list[str]:
     return [p.name for p in paths]
 
@@ -90,10 +104,13 @@ def test_no_crash_and_sane_output(path: Path) -> None:
 
 @pytest.mark.parametrize("path", CLAUDE_FILES, ids=_ids(CLAUDE_FILES))
 def test_claude_written_files_match_a_plain_walk(path: Path) -> None:
+    # Issue 19: a write whose result is an error (rejected, or the edit failed) touched
+    # nothing, unless another write of the same file succeeded.
+    failed = _failed_tool_ids(path)
     expected = set()
     for use in _main_thread_tool_uses(path):
         key = _WRITE_KEYS.get(use.get("name", ""))
-        if key and isinstance(use.get("input", {}).get(key), str):
+        if key and isinstance(use.get("input", {}).get(key), str) and use.get("id") not in failed:
             expected.add(use["input"][key])
     facts = analyze(path)
     assert set(facts.written_files) == expected

@@ -258,6 +258,12 @@ def hook_session_end(ctx: typer.Context) -> int:
     return _run(ctx)
 
 
+@hook_app.command("pre-compact")
+def hook_pre_compact(ctx: typer.Context) -> int:
+    """PreCompact hook: save the session so far before a compaction."""
+    return _run(ctx)
+
+
 UserLevelOpt = Annotated[
     bool, typer.Option("--user", help="The user-level default, not this project's value.")
 ]

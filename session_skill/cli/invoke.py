@@ -270,6 +270,13 @@ def _hook_session_start(call: Call) -> Output:
     return Output("", hook_main())
 
 
+def _hook_pre_compact(call: Call) -> Output:
+    from session_skill.commands.output import Output
+    from session_skill.hooks.pre_compact import main as pre_compact_main
+
+    return Output("", pre_compact_main())
+
+
 def _hook_session_end(call: Call) -> Output:
     from session_skill.commands.output import Output
     from session_skill.hooks.session_end import main as hook_end_main
@@ -314,6 +321,7 @@ _RUNNERS: dict[str, Callable[[Call], Output]] = {
     "demo": _demo,
     "hook session-start": _hook_session_start,
     "hook session-end": _hook_session_end,
+    "hook pre-compact": _hook_pre_compact,
     "config get": _config_get,
     "config set": _config_set,
 }

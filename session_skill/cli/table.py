@@ -108,6 +108,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("demo"),
     Command("hook session-start"),
     Command("hook session-end"),
+    Command("hook pre-compact"),
     Command("config get", flags=("--user",), values=_STORE, words=1),
     Command("config set", flags=("--user",), values=_STORE, words=2),
 )

@@ -329,7 +329,14 @@ def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = N
     # The goal as the sweep reads it: the first request, or the opening slash command's
     # arguments or purpose; a lone @file mention completed by what the assistant took on.
     goal = _clip(obs.first_request or "(no user request found in the transcript)", GOAL_CHARS)
+    plan = obs.plan
+    if plan is not None:
+        # Approved with "clear context": the plan is the work (issue 20), kept inside the cap.
+        where = f" (`{plan.path}`)" if plan.path else ""
+        goal = _clip(f"Carry out the approved plan “{plan.title}”{where}.", GOAL_CHARS)
     parts = ["## Goal", goal, ""]
+    if plan is not None:
+        parts += ["## Plan", _clip_block(plan.text, PLAN_CHARS), ""]
     outstanding = [f"- {c['text']} ({c['type']})" for c in obs.candidates[:15]]
     if outstanding:
         parts += ["## Outstanding", *outstanding, ""]
@@ -343,7 +350,9 @@ def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = N
         parts += ["## Where it stopped", *stopped, ""]
     # The work in hand (a task in progress, the last request left unfinished), else the
     # outstanding items — never that line when there are none.
-    if obs.pending_tasks:
+    if plan is not None:
+        nxt = f"Implement the approved plan “{plan.title}”, step by step"
+    elif obs.pending_tasks:
         nxt = obs.pending_tasks[0]
     elif outstanding:
         nxt = "Review the outstanding items"
@@ -351,6 +360,17 @@ def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = N
         nxt = "Nothing was left open: confirm the goal is met, then take the next request"
     parts += ["## Next step", _clip(nxt, 300), ""]
     return write(store, req, "\n".join(parts), capture="extractive", observed=obs)
+
+
+PLAN_CHARS = 3000  # of the approved plan's text in the doc (~750 tokens of the 1,500 cap)
+
+
+def _clip_block(text: str, n: int) -> str:
+    """Markdown kept as lines, cut at a line boundary."""
+    if len(text) <= n:
+        return text.strip()
+    cut = text[:n].rsplit("\n", 1)[0].rstrip()
+    return cut + "\n… (the rest of the plan is in its file)"
 
 
 def _clip(text: str, n: int) -> str:

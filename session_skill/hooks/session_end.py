@@ -16,7 +16,6 @@ doc states. Always exit 0; a failure is one line on stderr; at most 0.5 s waitin
 
 from __future__ import annotations
 
-import json
 import os
 
 from session_skill.hooks.serve import message_output, payload_dict, serve, text_field, warner
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
 
 DOC_LIMIT = 1 << 20
 LOCK_WAIT = 0.5
-TOKEN_METHOD = "chars/4 (estimated by the session-end hook, which does not load tiktoken)"
 WARN_PREFIX = "session-skill hook session-end: "
 
 
@@ -74,22 +72,28 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
         return ""  # the session dumped: that handover is the one to restore
     if not _regular_file(ending.transcript):
         return ""  # a session that never got a message has no transcript
-    return capture(root, ending, env)
+    return capture_once(root, store, ending, env)
 
 
 def own_pending(store: str, session_id: str) -> bool:
-    """LATEST names an unconsumed doc that this very session wrote."""
+    """An unconsumed doc this very session dumped — found by its `session_id`, whatever
+    LATEST names now (another terminal may have cleared since, issue 21)."""
     from session_skill.handover import frontmatter
+    from session_skill.hooks.capture import recent_docs
     from session_skill.store import fileio
 
-    slug = storepaths.read_latest(store)
-    if slug is None:
-        return False
-    text = fileio.read_regular(os.path.join(store, f"{slug}.md"), DOC_LIMIT)
-    meta = frontmatter.read_meta(text) if text is not None else None
-    if meta is None or not frontmatter.is_false(meta.get("consumed")):
-        return False
-    return meta.get("session_id", "").strip() == session_id
+    latest = storepaths.read_latest(store)
+    paths = recent_docs(store)
+    if latest is not None:
+        paths.insert(0, os.path.join(store, f"{latest}.md"))
+    for path in paths:
+        text = fileio.read_regular(path, DOC_LIMIT)
+        meta = frontmatter.read_meta(text) if text is not None else None
+        if meta is None or meta.get("session_id", "").strip() != session_id:
+            continue
+        if frontmatter.is_false(meta.get("consumed")) and not meta.get("trigger", "").strip():
+            return True
+    return False
 
 
 def _regular_file(path: str) -> bool:
@@ -99,45 +103,48 @@ def _regular_file(path: str) -> bool:
         return False
 
 
-def capture(root: str, ending: Ending, env: Mapping[str, str]) -> str:
-    """Write the automatic handover; "" when the session holds no user request."""
-    from pathlib import Path
+def capture_once(root: str, store: str, ending: Ending, env: Mapping[str, str]) -> str:
+    """One capture per ending session (SessionEnd hooks of a plugin and of a project
+    install race), inside the hook's budget or finished detached (`hooks.capture`)."""
+    from session_skill.hooks import capture
 
-    from session_skill import agent
-    from session_skill.commands import dump
-    from session_skill.commands.observe import observe
-    from session_skill.handover.tokens import Counter
-    from session_skill.store.store import Store
-    from session_skill.times import utcnow
-
-    store = Store(Path(root))
-    observed = observe(
-        store,
-        transcript=ending.transcript,
-        session_id=ending.session_id,
-        with_sweep=True,
-        quick=True,
-    )
-    if not observed.first_request:
+    held = capture.claim(store, ending.session_id)
+    if held is None:
+        return ""  # another hook is capturing this very session
+    triggers = (AUTOMATIC, capture.PLAN_TRIGGER)
+    if capture.captured_already(store, ending.session_id, triggers):
+        capture.release(held)
         return ""
-    written = json.loads(
-        dump.automatic(
-            store,
-            observed,
-            dump.DumpRequest(
-                now=utcnow(),
-                token_counter=Counter(method=TOKEN_METHOD),
-                lock_timeout=LOCK_WAIT,
-                quick=True,
-            ),
-        ).text
-    )
-    files, items = written["files"], written["outstanding"]
-    message = (
-        f"session-skill: no /session dump before /clear, so the conversation was saved as "
-        f"`{written['slug']}` ({files} file{'s' * (files != 1)}, {items} open "
-        f"item{'s' * (items != 1)}); `{agent.hint('recall', env)}` loads it"
-    )
+    return capture.detached(lambda: _capture(root, ending, env), held)
+
+
+AUTOMATIC = "session-end"
+
+
+def _capture(root: str, ending: Ending, env: Mapping[str, str]) -> str:
+    """Write the automatic handover; "" when the session holds no user request."""
+    from session_skill import agent
+    from session_skill.hooks.capture import write_doc
+
+    written = write_doc(
+        root, session_id=ending.session_id, transcript=ending.transcript, trigger=AUTOMATIC,
+        env=env,
+    )  # fmt: skip
+    if written is None:
+        return ""
+    files, items, slug = written["files"], written["outstanding"], written["slug"]
+    recall = agent.hint("recall", env)
+    what = f"{files} file{'s' * (files != 1)}, {items} open item{'s' * (items != 1)}"
+    if written.get("plan"):
+        message = (
+            f"session-skill: the plan approval cleared the context; the conversation before "
+            f"it was saved as `{slug}` (the plan, {what}); `{recall} {slug}` loads it"
+        )
+    else:
+        message = (
+            f"session-skill: no /session dump before /clear, so the conversation was saved as "
+            f"`{slug}` ({what}); `{recall}` loads it"
+        )
     return message_output(message)
 
 

@@ -17,17 +17,25 @@ from session_skill.install.settings_file import dump_json, json_style, read_json
 from session_skill.install.steps import Place, Step, remove_empty_dirs
 
 HOOK_MARK = "-m session_skill hook session-start"  # how we recognise our own hook entry
-MATCHER = "startup|clear"
+# SessionStart matches on its source: compact too, to give back what a compaction dropped.
+MATCHER = "startup|clear|compact"
 HOOK_TIMEOUT = 10
 END_MARK = "-m session_skill hook session-end"
 # SessionEnd matches on its reason; only /clear is of use. Its entry must set a timeout:
 # without one Claude Code kills a SessionEnd hook after ~1.5 s (seen, 2.1.328).
 END_MATCHER = "clear"
+COMPACT_MARK = "-m session_skill hook pre-compact"
+COMPACT_MATCHER = "manual|auto"  # PreCompact matches on its trigger: /compact, and automatic
 # The hooks each client gets: (event, matcher, how our command is recognised). Codex's /clear
-# fires no SessionEnd (seen with codex-cli 0.171.0), so it gets the SessionStart hook only.
+# fires no SessionEnd (seen with codex-cli 0.171.0): its SessionStart(clear) captures the
+# thread /clear left.
 EVENTS: dict[str, tuple[tuple[str, str, str], ...]] = {
-    "claude": (("SessionStart", MATCHER, HOOK_MARK), ("SessionEnd", END_MATCHER, END_MARK)),
-    "codex": (("SessionStart", MATCHER, HOOK_MARK),),
+    "claude": (
+        ("SessionStart", MATCHER, HOOK_MARK),
+        ("SessionEnd", END_MATCHER, END_MARK),
+        ("PreCompact", COMPACT_MATCHER, COMPACT_MARK),
+    ),
+    "codex": (("SessionStart", MATCHER, HOOK_MARK), ("PreCompact", COMPACT_MATCHER, COMPACT_MARK)),
 }
 
 
@@ -112,6 +120,12 @@ def merge_hook(entries: list[Any], command: str, matcher: str, mark: str) -> boo
                 continue
             found = True
             hook["command"] = command  # the interpreter may have moved
+            if isinstance(entry, dict) and entry.get("matcher") != matcher:
+                if len(hooks) == 1:  # our own entry: it matches what this version needs
+                    entry["matcher"] = matcher
+                else:  # shared with other hooks: ours moves to an entry of its own
+                    hooks.remove(hook)
+                    found = False
     if not found:
         entries.append(
             {
@@ -123,8 +137,10 @@ def merge_hook(entries: list[Any], command: str, matcher: str, mark: str) -> boo
 
 
 def hooks_phrase(events: list[str]) -> str:
-    """`SessionStart hook`, `SessionStart and SessionEnd hooks`."""
-    return " and ".join(events) + (" hooks" if len(events) > 1 else " hook")
+    """`SessionStart hook`, `SessionStart and SessionEnd hooks`, `A, B and C hooks`."""
+    if len(events) == 1:
+        return f"{events[0]} hook"
+    return ", ".join(events[:-1]) + f" and {events[-1]} hooks"
 
 
 def uninstall_hook(place: Place) -> list[Step]:

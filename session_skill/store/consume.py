@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 DOC_LIMIT = 1 << 20  # a capped handover is ~6 KB; anything this big is not one
 NOTICED = "noticed_at"
+RESTORED_IN = "restored_in"
 
 
 def doc_path(store_dir: str, slug: str) -> str:
@@ -34,8 +35,11 @@ def consume(
     stamp: str,
     timeout: float | None,
     gate: Callable[[str], bool] | None = None,
+    session: str | None = None,
 ) -> str | None:
-    """The doc's text as it was when this call consumed it; None when it did not.
+    """The doc's text as it was when this call consumed it; None when it did not. With
+    `session`, the doc records the session it was restored into (`restored_in`): a
+    compaction there gives it back (SPEC §8.2).
 
     None: the doc is gone or unreadable, `gate(text)` refused it, or it was already
     consumed (LATEST is cleared then too: it pointed at nothing left to restore).
@@ -47,6 +51,8 @@ def consume(
         if text is None or (gate is not None and not gate(text)):
             return None
         flipped = frontmatter.flip_consumed(text, by, stamp)
+        if flipped is not None and session:
+            flipped = frontmatter.set_key(flipped, RESTORED_IN, session) or flipped
         if flipped is not None:
             fileio.atomic_write(path, flipped.encode("utf-8"))
         if paths.read_latest(store_dir) == slug:

@@ -167,3 +167,56 @@ def _same_dir_keys(path: str) -> set[str]:
     except OSError:
         pass
     return keys
+
+
+_THREAD = re.compile(
+    r"rollout-.+?-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl\Z"
+)
+_PREVIOUS_MAX = 60  # rollouts looked at, newest first, for the thread /clear left
+
+
+def previous_codex_rollout(new_rollout: str, project_root: str) -> tuple[str, str] | None:
+    """(rollout, thread id) of the Codex thread of this project that came before the one
+    `new_rollout` starts — what Codex's `/clear` left, its SessionStart(clear) naming only
+    the new thread (seen, 0.171.0). Found under the sessions folder holding `new_rollout`
+    (`sessions/YYYY/MM/DD/`), newest first, by `session_meta.cwd`; plain strings, no
+    pathlib (the hook runs this)."""
+    day = os.path.dirname(os.path.abspath(new_rollout))
+    sessions = os.path.dirname(os.path.dirname(os.path.dirname(day)))
+    if os.path.basename(sessions) != "sessions":
+        return None
+    found: list[tuple[str, str]] = []
+    try:
+        years = sorted(os.listdir(sessions), reverse=True)
+    except OSError:
+        return None
+    for year in years[:2]:
+        for month in _listdir_desc(os.path.join(sessions, year))[:2]:
+            for date in _listdir_desc(os.path.join(sessions, year, month))[:3]:
+                folder = os.path.join(sessions, year, month, date)
+                found += [(n, os.path.join(folder, n)) for n in _listdir_desc(folder)
+                          if n.startswith("rollout-") and n.endswith(".jsonl")]  # fmt: skip
+    found.sort(reverse=True)  # the names start with the thread's time
+    wanted = _same_dir_keys(project_root)
+    new = os.path.abspath(new_rollout)
+    for name, path in found[:_PREVIOUS_MAX]:
+        if os.path.abspath(path) == new:
+            continue
+        thread = _THREAD.search(name)
+        cwd = rollout_cwd(Path(path))
+        if thread is None or cwd is None:
+            continue
+        if _same_dir_keys(cwd) & wanted or _within(cwd, wanted):
+            return path, thread.group(1)
+    return None
+
+
+def _listdir_desc(folder: str) -> list[str]:
+    try:
+        return sorted(os.listdir(folder), reverse=True)
+    except OSError:
+        return []
+
+
+def _within(cwd: str, roots: set[str]) -> bool:
+    return any(os.path.normpath(cwd).startswith(root.rstrip(os.sep) + os.sep) for root in roots)

@@ -130,7 +130,7 @@ def test_clear_without_dump_notices_once_and_a_dump_wins(tmux_world: World) -> N
     req = w.mock.wait_main(since=mark)
     notice = injected_context(req.body)
     assert notice is not None, req.text()[:4000]
-    assert f"`{slug}`" in notice and "No /session dump ran" in notice, notice
+    assert f"`{slug}`" in notice and "no /session dump ran" in notice, notice
     assert REQUEST in notice and "`/session recall` loads it" in notice, notice
     assert len(notice) <= 600 and OPEN_TASK not in notice, notice
     t.wait_screen("Listed.", what="the scripted model's last turn")

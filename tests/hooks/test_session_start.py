@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from session_skill.hooks import pending as gates
 from session_skill.hooks import session_start as hook
 
 REPO = Path(__file__).resolve().parents[2]
@@ -329,16 +330,35 @@ def test_non_utf8_doc_is_silent_and_untouched(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "created",
-    [NOW - timedelta(minutes=31), NOW - timedelta(days=3), NOW + timedelta(minutes=3)],
-    ids=["31-min-old", "days-old", "3-min-in-the-future"],
+    [NOW - timedelta(days=15), NOW + timedelta(minutes=3)],
+    ids=["weeks-old", "3-min-in-the-future"],
 )
-def test_too_old_or_future_doc_is_silent(tmp_path: Path, created: datetime) -> None:
+def test_a_doc_from_weeks_ago_or_the_future_is_silent(tmp_path: Path, created: datetime) -> None:
     root = make_project(tmp_path)
     doc = write_doc(root, created=stamp(created))
     before = doc.read_bytes()
     assert run_hook(root) == ""
     assert run_hook(root, "startup") == ""
     assert doc.read_bytes() == before
+    assert (store_dir(root) / "LATEST").exists()
+
+
+@pytest.mark.parametrize(
+    ("created", "age"),
+    [(NOW - timedelta(minutes=31), "31 min"), (NOW - timedelta(days=3), "3 d")],
+    ids=["31-min-old", "days-old"],
+)
+def test_a_dump_too_old_to_restore_is_said_to_be_there_once(
+    tmp_path: Path, created: datetime, age: str
+) -> None:
+    # Issue 21: a /clear long after the user's own dump gave a blank session, nothing said.
+    root = make_project(tmp_path)
+    doc = write_doc(root, created=stamp(created))
+    text = context(run_hook(root))
+    assert text.startswith(f"`/session recall {SLUG}` loads the session handover `{SLUG}`")
+    assert f"dumped {age} ago" in text and "more than 30 minutes old" in text
+    assert "noticed_at:" in doc.read_text() and "consumed: false" in doc.read_text()
+    assert run_hook(root) == "" and run_hook(root, "startup") == ""  # once
     assert (store_dir(root) / "LATEST").exists()
 
 
@@ -489,7 +509,7 @@ def test_doc_just_under_the_limit_is_injected_whole(tmp_path: Path) -> None:
 def test_full_limit_is_8000_characters() -> None:
     def rendered(goal_chars: int) -> str:
         body = f"## Goal\n{'g' * goal_chars}\n\n## Decisions\n- d — why: w\n\n## Next step\nGo.\n"
-        return hook.render(hook._Pending(SLUG, Path("unused"), "main", 300.0, body))
+        return hook.render(hook.Pending(SLUG, "unused", "main", 300.0, body))
 
     base = len(rendered(0))
     assert len(rendered(8_000 - base)) == 8_000 and "## Decisions" in rendered(8_000 - base)
@@ -520,14 +540,14 @@ def test_busy_store_injects_nothing_within_the_lock_wait(
 def test_latest_naming_another_doc_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_project(tmp_path)
     write_doc(root)
-    real_read_doc = hook._read_doc
+    real_read_doc = gates.read_doc
 
     def read_doc_then_redump(path: Path) -> str | None:
         # A dump lands between the hook's first look and its consume.
         (store_dir(root) / "LATEST").write_text("newer\n")
         return real_read_doc(path)
 
-    monkeypatch.setattr(hook, "_read_doc", read_doc_then_redump)
+    monkeypatch.setattr(gates, "read_doc", read_doc_then_redump)
     assert run_hook(root)
     assert (store_dir(root) / "LATEST").read_text() == "newer\n"
 

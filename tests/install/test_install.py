@@ -79,9 +79,15 @@ def snapshot(*roots: Path) -> dict[str, bytes | None]:
 
 def our_entry(command: str) -> dict[str, object]:
     return {
-        "matcher": "startup|clear",
+        "matcher": "startup|clear|compact",
         "hooks": [{"type": "command", "command": command, "timeout": 10}],
     }
+
+
+def our_compact_entry(command: str) -> dict[str, object]:
+    """The PreCompact entry (issue 20): /compact and automatic compaction."""
+    pre = command.replace("hook session-start", "hook pre-compact")
+    return {"matcher": "manual|auto", "hooks": [{"type": "command", "command": pre, "timeout": 10}]}
 
 
 def our_end_entry(command: str) -> dict[str, object]:
@@ -91,7 +97,16 @@ def our_end_entry(command: str) -> dict[str, object]:
 
 
 def claude_hooks(command: str) -> dict[str, object]:
-    return {"SessionStart": [our_entry(command)], "SessionEnd": [our_end_entry(command)]}
+    return {
+        "SessionStart": [our_entry(command)],
+        "SessionEnd": [our_end_entry(command)],
+        "PreCompact": [our_compact_entry(command)],
+    }
+
+
+def codex_hooks(command: str) -> dict[str, object]:
+    codex = f"SESSION_SKILL_AGENT=codex {command}"
+    return {"SessionStart": [our_entry(codex)], "PreCompact": [our_compact_entry(codex)]}
 
 
 FOREIGN = {
@@ -127,7 +142,7 @@ def test_fresh_project(project: Path, home: Path, command: str) -> None:
     assert report.splitlines() == [
         f"Installed session-skill for Claude Code in {project}:",
         "  - write .claude/skills/session/SKILL.md",
-        "  - add the SessionStart and SessionEnd hooks to .claude/settings.json",
+        "  - add the SessionStart, SessionEnd and PreCompact hooks to .claude/settings.json",
         "  - create the store .claude/state/session/",
         "  - create .gitignore with .claude/state/",
         f"Hook command: {command}",
@@ -149,10 +164,11 @@ def test_foreign_hooks_and_keys_are_kept_in_order(project: Path, home: Path, com
     do_install(project, home)
     data = json.loads(settings.read_text())
     assert list(data) == list(FOREIGN)
-    assert list(data["hooks"]) == [*FOREIGN["hooks"], "SessionEnd"]  # type: ignore[misc]
+    assert list(data["hooks"]) == [*FOREIGN["hooks"], "SessionEnd", "PreCompact"]  # type: ignore[misc]
     expected = json.loads(json.dumps(FOREIGN))
     expected["hooks"]["SessionStart"].append(our_entry(command))
     expected["hooks"]["SessionEnd"] = [our_end_entry(command)]
+    expected["hooks"]["PreCompact"] = [our_compact_entry(command)]
     assert data == expected
 
 
@@ -217,11 +233,15 @@ def test_changed_interpreter_is_replaced_not_duplicated(
     }
     settings.write_text(json.dumps(data))
     report = do_install(project, home)
-    line = "update the SessionStart hook and add the SessionEnd hook in .claude/settings.json"
+    line = (
+        "update the SessionStart hook and add the SessionEnd and PreCompact hooks in "
+        ".claude/settings.json"
+    )
     assert f"  - {line}" in report
     hooks = json.loads(settings.read_text())["hooks"]["SessionStart"]
+    # One entry of ours, its matcher now including compact (issue 20).
     assert hooks == [
-        {"matcher": "startup|clear", "hooks": [{"type": "command", "command": command}]}
+        {"matcher": "startup|clear|compact", "hooks": [{"type": "command", "command": command}]}
     ]
 
 
@@ -283,9 +303,9 @@ def test_dry_run_writes_nothing(project: Path, home: Path, command: str) -> None
     assert report.splitlines() == [
         f"Dry run: nothing written. Installing for Claude Code and Codex in {project} would:",
         "  - write .claude/skills/session/SKILL.md",
-        "  - add the SessionStart and SessionEnd hooks to .claude/settings.json",
+        "  - add the SessionStart, SessionEnd and PreCompact hooks to .claude/settings.json",
         "  - write .agents/skills/session/SKILL.md",
-        "  - add the SessionStart hook to .codex/hooks.json",
+        "  - add the SessionStart and PreCompact hooks to .codex/hooks.json",
         "  - create the store .claude/state/session/",
         "  - create .gitignore with .claude/state/",
         f"Hook command (Claude Code): {command}",
@@ -325,7 +345,7 @@ def test_codex(project: Path, home: Path, command: str) -> None:
     assert "<what the user wrote after $session, verbatim>" in skill
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())
     # Codex gives a hook no variable of its own: the command says who runs it
-    assert hooks == {"hooks": {"SessionStart": [our_entry(f"SESSION_SKILL_AGENT=codex {command}")]}}
+    assert hooks == {"hooks": codex_hooks(command)}
     assert not (project / ".claude" / "skills").exists()
     assert not (project / ".claude" / "settings.json").exists()
     assert (project / ".claude" / "state" / "session").is_dir()  # the store is shared
@@ -399,7 +419,7 @@ def test_user(project: Path, home: Path, command: str) -> None:
     claude = json.loads((home / ".claude" / "settings.json").read_text())
     assert claude == {"hooks": claude_hooks(command)}
     codex = json.loads((home / ".codex" / "hooks.json").read_text())  # Codex: no SessionEnd
-    assert codex == {"hooks": {"SessionStart": [our_entry(f"SESSION_SKILL_AGENT=codex {command}")]}}
+    assert codex == {"hooks": codex_hooks(command)}
     assert "  - write ~/.claude/skills/session/SKILL.md" in report
     assert "in your user account (~)" in report
     assert not (home / ".claude" / "state").exists()  # no store for a user install
@@ -453,7 +473,7 @@ def test_uninstall_leaves_foreign_hooks_and_the_store(project: Path, home: Path)
     assert report.splitlines() == [
         f"Uninstalled session-skill for Claude Code and Codex from {project}:",
         "  - remove .claude/skills/session/SKILL.md",
-        "  - remove the SessionStart and SessionEnd hooks from .claude/settings.json",
+        "  - remove the SessionStart, SessionEnd and PreCompact hooks from .claude/settings.json",
         "  - remove .agents/skills/session/SKILL.md",
         "  - remove .codex/hooks.json (it held only the session-skill hook)",
         "Kept the store .claude/state/session/ (your handovers and parked items).",
@@ -559,10 +579,29 @@ def test_an_older_install_gets_the_session_end_hook(
 ) -> None:
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
-    settings.write_text(json.dumps({"hooks": {"SessionStart": [our_entry(command)]}}))
+    older = {**our_entry(command), "matcher": "startup|clear"}  # before issue 20
+    shared = {"matcher": "startup|clear", "hooks": [{"type": "command", "command": "echo hi"}]}
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [older, shared]}}))
     report = do_install(project, home)
-    assert "  - add the SessionEnd hook to .claude/settings.json" in report
-    assert json.loads(settings.read_text()) == {"hooks": claude_hooks(command)}
+    line = "update the SessionStart hook and add the SessionEnd and PreCompact hooks in"
+    assert f"  - {line} .claude/settings.json" in report
+    expected = claude_hooks(command)
+    expected["SessionStart"] = [our_entry(command), shared]  # theirs keeps its own matcher
+    assert json.loads(settings.read_text()) == {"hooks": expected}
+
+
+def test_our_hook_in_an_entry_shared_with_another_moves_to_its_own(
+    project: Path, home: Path, command: str
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    theirs = {"type": "command", "command": "echo hi"}
+    ours = {"type": "command", "command": command, "timeout": 10}
+    entry = {"matcher": "startup|clear", "hooks": [theirs, ours]}
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [entry]}}))
+    do_install(project, home)
+    starts = json.loads(settings.read_text())["hooks"]["SessionStart"]
+    assert starts == [{"matcher": "startup|clear", "hooks": [theirs]}, our_entry(command)]
 
 
 def test_uninstall_removes_a_session_end_hook_left_alone(project: Path, home: Path) -> None:

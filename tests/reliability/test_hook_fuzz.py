@@ -96,7 +96,8 @@ def _body(rng: random.Random) -> str:
 
 
 def _created(rng: random.Random) -> tuple[str | None, bool]:
-    """The `created` value and whether it passes the hook's age gate."""
+    """The `created` value and whether it passes the hook's age gate (restored when under
+    30 min, said to be there once when under 14 days: `_stale`)."""
     kind = _pick(
         rng,
         {
@@ -119,7 +120,7 @@ def _created(rng: random.Random) -> tuple[str | None, bool]:
     if kind == "edge":
         return format_time(NOW - timedelta(minutes=30)), True
     if kind == "stale":
-        return format_time(NOW - timedelta(seconds=rng.randint(31 * 60, 400 * 86400))), False
+        return format_time(NOW - timedelta(seconds=rng.randint(31 * 60, 400 * 86400))), True
     if kind == "future-ok":
         return format_time(NOW + timedelta(seconds=rng.randint(0, 119))), True
     if kind == "future-bad":
@@ -138,6 +139,20 @@ def _created(rng: random.Random) -> tuple[str | None, bool]:
     if kind == "quoted":
         return '"' + format_time(NOW - timedelta(minutes=3)) + '"', True
     return "1999-01-01T00:00:00Z", False
+
+
+def _stale(created: str | None) -> bool | None:
+    """For a `created` that passes the gate: True when it is over 30 min old (a notice,
+    once), None when over 14 days (silent)."""
+    from session_skill.times import epoch
+
+    when = epoch((created or "").strip('"'))
+    if when is None:
+        return False
+    age = NOW.timestamp() - when
+    if age > 14 * 86400:
+        return None
+    return age > 30 * 60
 
 
 def build(rng: random.Random, d: Path) -> Case:
@@ -431,8 +446,11 @@ def build(rng: random.Random, d: Path) -> Case:
     )
     both_detached = doc_branch == "detached" and current == "detached"
     differs = bool(doc_branch and current and not both_detached and doc_branch != current)
-    if not pending:
+    stale = _stale(created) if pending else False
+    if not pending or stale is None:
         expect = "silent"
+    elif stale:
+        expect = "notice-stale"
     elif differs:
         expect = "notice-branch"
     elif effective == "startup":
@@ -480,6 +498,10 @@ def verify(case: Case, out: str, err: str, before: dict[str, object]) -> None:
     assert inner["hookEventName"] == "SessionStart", where
     ctx = inner["additionalContext"]
     assert isinstance(ctx, str) and 0 < len(ctx) < 9_500, (where, len(ctx))
+    if case.expect == "notice-stale":  # said once: the doc is marked noticed
+        assert "is pending" in ctx and "more than 30 minutes old" in ctx, (where, ctx)
+        assert f"proj/{case.doc_rel}" in moved and len(moved) <= 2, (where, moved)
+        return
     if case.expect != "inject":
         assert moved == set(), (where, moved)
         assert "\n" not in ctx.strip(), (where, ctx)  # a one-line notice

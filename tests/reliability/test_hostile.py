@@ -208,7 +208,7 @@ def stdout_len(n_lines: int) -> Callable[[Path, Path, Result], None]:
 def same_sweep_as_clean(proj: Path, tmp: Path, r: Result) -> None:
     clean_path = str(FIXTURES / "claude_loose_ends.jsonl")
     clean = run_cli(proj, "sweep", "--transcript", clean_path)
-    assert clean.code == 0 and "## Unlanded — 4 items" in clean.out
+    assert clean.code == 0 and "## Unlanded — 3 items" in clean.out
     # The junk lines were skipped and counted (issue 11 #12), nothing else changed.
     got = r.out.replace(str(tmp / "t.jsonl"), clean_path)
     assert re.search(r" \(\d+ unreadable lines skipped\)\n$", got), r.out
@@ -777,7 +777,7 @@ CASES = [
         "sweep-invalid-lines",
         ("sweep", "--transcript", "{tmp}/t.jsonl"),
         0,
-        out="## Unlanded — 4 items",
+        out="## Unlanded — 3 items",
         setup=with_(transcript("invalid")),
         check=same_sweep_as_clean,
     ),

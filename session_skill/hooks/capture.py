@@ -1,0 +1,331 @@
+"""The automatic handover a session boundary writes, inside the time a hook really gets.
+
+Three boundaries write one: SessionEnd at `/clear` (and at a plan approved with "clear
+context"), PreCompact, and — Codex's `/clear` fires no SessionEnd — the next SessionStart
+(clear). Each reads the transcript as a hook can afford (`transcripts.quick`) and writes the
+extractive doc (`dump.automatic`).
+
+Claude Code kills a plugin's SessionEnd hook at ~1.5 s whatever its `timeout` says, and a
+long session is worth the most. So the work runs in a child detached twice over — its own
+session, its parent gone at once, its standard streams closed — which survives the kill
+(seen in 2.1.328: only such a child does), while this process waits for it `BUDGET`
+seconds: a capture that finishes in time is answered as usual; one that does not finishes
+on its own. A marker file in the store (`.capture-<session id>`) stands while it runs, so
+the next SessionStart waits for it briefly or says it is being written; it is also what
+makes racing hooks of one ending session (a plugin's and a project install's) capture it
+once.
+
+Standard library only on the import path; the capture's modules load inside the child.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from session_skill.store import paths as storepaths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+BUDGET = 1.2  # seconds this process waits for the capture (a plugin's SessionEnd gets ~1.5)
+MARKER = ".capture-"
+MARKER_STALE = 120.0  # seconds: a marker older than this is left from a capture that died
+START_WAIT = 0.3  # seconds SessionStart waits for a capture still running
+LOCK_WAIT = 0.5
+TOKEN_METHOD = "chars/4 (estimated by the session-end hook, which does not load tiktoken)"
+_SCAN_DOCS = 64  # recent docs looked at for this session's own
+
+
+def marker_path(store: str, session_id: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in session_id)[:120]
+    return os.path.join(store, MARKER + safe)
+
+
+class Claim:
+    """This process's hold on one capture: the marker, and the folders made for it."""
+
+    __slots__ = ("store", "session_id", "made")
+
+    def __init__(self, store: str, session_id: str, made: list[str]) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.made = made  # store folders created for the marker, deepest first
+
+
+def claim(store: str, session_id: str) -> Claim | None:
+    """Take the capture of this session: None when another process has it (its marker
+    stands and is fresh). A store that does not exist yet is made for the marker — and
+    removed again when the capture writes nothing (`release`)."""
+    made = _make_dirs(store)
+    path = marker_path(store, session_id)
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            if _fresh(path):
+                return None
+            try:
+                os.unlink(path)  # left by a capture that died: take it over
+            except OSError:
+                return None
+            continue
+        except OSError:
+            return Claim(store, session_id, made) if _unusable(store) else None
+        with os.fdopen(fd, "w") as fh:
+            fh.write(f"{os.getpid()} {time.time():.3f}\n")
+        return Claim(store, session_id, made)
+    return None
+
+
+def _make_dirs(store: str) -> list[str]:
+    made: list[str] = []
+    folder = store
+    while folder and not os.path.lexists(folder):
+        made.append(folder)
+        folder = os.path.dirname(folder)
+    for path in reversed(made):
+        try:
+            os.mkdir(path)
+        except OSError:
+            return [p for p in made if os.path.isdir(p)]
+    return made
+
+
+def _unusable(store: str) -> bool:
+    """No marker can be written (a read-only store, a file in its place): the capture runs
+    without one, and says what is wrong as it would have anyway."""
+    return not os.path.isdir(store) or not os.access(store, os.W_OK)
+
+
+def release(held: Claim) -> None:
+    try:
+        os.unlink(marker_path(held.store, held.session_id))
+    except OSError:
+        pass
+    for folder in held.made:  # deepest first; only if the capture left them empty
+        try:
+            os.rmdir(folder)
+        except OSError:
+            break
+
+
+def _fresh(path: str) -> bool:
+    try:
+        age = time.time() - os.stat(path).st_mtime
+    except OSError:
+        return False
+    return age < MARKER_STALE
+
+
+def running(store: str) -> list[str]:
+    """The sessions whose capture is being written now (fresh markers)."""
+    try:
+        names = os.listdir(store)
+    except OSError:
+        return []
+    return [
+        n[len(MARKER) :] for n in names if n.startswith(MARKER) and _fresh(os.path.join(store, n))
+    ]
+
+
+def wait_for_captures(store: str, limit: float = START_WAIT) -> list[str]:
+    """Wait up to `limit` seconds for the captures running now; those still running."""
+    deadline = time.monotonic() + limit
+    busy = running(store)
+    while busy and time.monotonic() < deadline:
+        time.sleep(0.02)
+        busy = running(store)
+    return busy
+
+
+ERROR = "\0error\0"  # how the child reports a failure through the pipe
+
+
+def detached(job: Callable[[], str], held: Claim, budget: float = BUDGET) -> str:
+    """Run `job` (the capture; it returns the hook's stdout) in a child that outlives this
+    process, and wait for it up to `budget` seconds: its output, or "" when it runs on.
+    The child releases `held` when done. A failure of the job is raised here as it would
+    have been inline, when it comes in time; later, it is left for the next SessionStart.
+    `SESSION_SKILL_DETACH=0` (tests, debugging) runs it inline."""
+    if not hasattr(os, "fork") or os.environ.get("SESSION_SKILL_DETACH") == "0":
+        try:
+            return job()
+        finally:
+            release(held)
+    read_end, write_end = os.pipe()
+    try:
+        first = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        try:
+            return job()
+        finally:
+            release(held)
+    if first == 0:  # the first child: a session of its own, then gone
+        try:
+            os.close(read_end)
+            os.setsid()
+            if os.fork() != 0:
+                os._exit(0)
+            _run_detached(job, write_end, held)
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    os.waitpid(first, 0)
+    out = _await(read_end, budget)
+    if out.startswith(ERROR):
+        from session_skill.errors import SessionError
+
+        raise SessionError(out[len(ERROR) :])
+    return out
+
+
+def _run_detached(job: Callable[[], str], out_fd: int, held: Claim) -> None:
+    """The grandchild: no standard stream of the hook's (the client waits for them to
+    close), the job, its output through the pipe, the marker gone."""
+    from session_skill.errors import SessionError
+
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    try:
+        out = job()
+    except SessionError as exc:
+        out = ERROR + str(exc)
+    except BaseException as exc:
+        out = ERROR + f"{type(exc).__name__}: {exc}"
+    finally:
+        release(held)
+    try:
+        os.write(out_fd, out.encode("utf-8"))
+    except OSError:
+        if out.startswith(ERROR):  # nobody heard it: the next SessionStart says it
+            _note_failure(held.store, out[len(ERROR) :])
+    finally:
+        os.close(out_fd)
+
+
+def _await(read_end: int, budget: float) -> str:
+    import select
+
+    deadline = time.monotonic() + budget
+    chunks: list[bytes] = []
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return ""  # still writing: the next SessionStart waits or says so
+            ready, _, _ = select.select([read_end], [], [], left)
+            if not ready:
+                return ""
+            chunk = os.read(read_end, 65536)
+            if not chunk:
+                return b"".join(chunks).decode("utf-8", "replace")
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+
+
+def _note_failure(store: str, message: str) -> None:
+    """A capture that failed in the background leaves one line the next SessionStart shows."""
+    try:
+        with open(os.path.join(store, ".capture-failed"), "w", encoding="utf-8") as fh:
+            fh.write(" ".join(message.split())[:300] + "\n")
+    except OSError:
+        pass
+
+
+def take_failure(store: str) -> str | None:
+    path = os.path.join(store, ".capture-failed")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read().strip()
+        os.unlink(path)
+    except OSError:
+        return None
+    return text or None
+
+
+def captured_already(store: str, session_id: str, triggers: tuple[str, ...]) -> bool:
+    """Does a recent doc hold this session's automatic capture (one of `triggers`)?"""
+    from session_skill.handover import frontmatter
+    from session_skill.store import fileio
+
+    for path in recent_docs(store):
+        text = fileio.read_regular(path, 1 << 20)
+        meta = frontmatter.read_meta(text) if text is not None else None
+        if not meta or meta.get("session_id", "").strip() != session_id:
+            continue
+        if meta.get("trigger", "").strip() in triggers:
+            return True
+    return False
+
+
+def recent_docs(store: str, limit: int = _SCAN_DOCS) -> list[str]:
+    """The store's newest `*.md` files by modification time (a doc consumed or written
+    lately is among them), at most `limit`."""
+    try:
+        names = [n for n in os.listdir(store) if n.endswith(".md") and n != storepaths.PARKED]
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = os.path.join(store, name)
+        try:
+            found.append((os.stat(path).st_mtime, path))
+        except OSError:
+            continue
+    found.sort(reverse=True)
+    return [p for _, p in found[:limit]]
+
+
+def write_doc(
+    root: str,
+    *,
+    session_id: str,
+    transcript: str,
+    trigger: str,
+    env: Mapping[str, str],
+    latest: bool = True,
+    meta: tuple[tuple[str, object], ...] = (),
+) -> dict[str, object] | None:
+    """The capture itself: the automatic doc of this transcript (the dump's JSON), or None
+    when the session holds no request of the user's (a /clear right after a /clear)."""
+    from pathlib import Path
+
+    from session_skill.commands import dump
+    from session_skill.commands.observe import observe
+    from session_skill.handover.tokens import Counter
+    from session_skill.store.store import Store
+    from session_skill.times import utcnow
+
+    store = Store(Path(root))
+    observed = observe(
+        store, transcript=transcript, session_id=session_id, with_sweep=True, quick=True
+    )
+    if not observed.first_request and observed.plan is None:
+        return None
+    plan = observed.plan
+    extra = meta
+    if plan is not None and trigger == dump.AUTOMATIC_TRIGGER:
+        trigger = PLAN_TRIGGER
+        extra = (*meta, ("plan_file", plan.path)) if plan.path else meta
+    req = dump.DumpRequest(
+        now=utcnow(),
+        trigger=trigger,
+        token_counter=Counter(method=TOKEN_METHOD),
+        lock_timeout=LOCK_WAIT,
+        latest=latest,
+        quick=True,
+        meta=extra,
+    )
+    written: dict[str, object] = json.loads(dump.automatic(store, observed, req).text)
+    written["plan"] = plan.title if plan is not None else None
+    return written
+
+
+PLAN_TRIGGER = "plan-approval"
