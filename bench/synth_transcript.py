@@ -7,13 +7,16 @@ TodoWrite / TaskCreate / TaskUpdate calls, file-history snapshots, sidechain tur
 compaction appear along the way. Prose now and then defers something or ends on a
 question, so the sweep heuristics have work to do. Output is deterministic for a seed.
 
-`write_conversation` writes the other kind of session: tens of thousands of short turns of
+`write_conversation` writes another kind of session: tens of thousands of short turns of
 plain talk (a request, a short answer, now and then a thinking block or a small tool call),
 where nearly every line is a user or assistant record that must be parsed and read, and
-the prose heuristics run on every message.
+the prose heuristics run on every message. `write_edit_heavy` writes a working session in
+which every response is a paragraph of prose and one Edit, its result carrying the edited
+file's whole text as Claude Code records it.
 
     python bench/synth_transcript.py out.jsonl 200M
     python bench/synth_transcript.py --conversation out.jsonl 60M
+    python bench/synth_transcript.py --edit-heavy out.jsonl 60M
 """
 
 from __future__ import annotations
@@ -609,6 +612,179 @@ def _talk(
         )
 
 
+# ---------------------------------------------------------------- edit-heavy
+
+# A long working session on a codebase (issue 19 §6): every response is a paragraph of
+# prose and one Edit, whose result carries, as Claude Code writes it, the file's whole
+# text before the edit (`toolUseResult.originalFile`) and a patch of the change.
+_EDIT_FILES = 120  # distinct files the session edits
+
+
+def write_edit_heavy(path: Path, target_bytes: int, seed: int = 3) -> None:
+    """Write an edit-heavy conversation of about `target_bytes` bytes."""
+    rng = random.Random(seed)
+    clock = _Clock()
+    state: dict[str, Any] = {"parent": None, "asked": False}
+    written = 0
+    with open(path, "w", encoding="utf-8") as out:
+        for turn in range(1_000_000_000):
+            for record in _edit_turn(rng, turn, clock, state):
+                line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+                out.write(line)
+                written += len(line.encode("utf-8"))
+            if written >= target_bytes:
+                return
+
+
+def _edit_turn(
+    rng: random.Random, turn: int, clock: _Clock, state: dict[str, Any]
+) -> Iterator[dict[str, Any]]:
+    mod = rng.choice(_MODULES)
+    func = rng.choice(_FUNCS) + f"_{turn % 97}"
+    fill = {"m": mod, "f": func, "F": func, "o": rng.choice(_OBJECTS), "n": str(rng.randint(2, 12))}
+    ids = iter(range(100))
+
+    def uid() -> str:
+        return f"{turn:08x}-2222-4000-8000-{next(ids):012d}"
+
+    def record(kind: str, **extra: Any) -> dict[str, Any]:
+        rec = _envelope(kind, state["parent"])
+        rec.update(extra)
+        rec["uuid"] = state["parent"] = uid()
+        return rec
+
+    if state["asked"] and rng.random() < 0.5:
+        ask = rng.choice(_ANSWERS)
+    elif rng.random() < 0.03:
+        ask = rng.choice(_USER_LOOSE).format(**fill)
+    else:
+        ask = rng.choice(_REQUESTS).format(**fill)
+    yield record(
+        "user",
+        message={"role": "user", "content": ask},
+        timestamp=clock.tick(rng.uniform(5, 90)),
+        permissionMode="acceptEdits",
+    )
+    msg = f"msg_01E{turn:020d}"
+    usage = {
+        "input_tokens": 6,
+        "cache_creation_input_tokens": 420,
+        "cache_read_input_tokens": 61_000,
+        "output_tokens": 390,
+        "service_tier": "standard",
+    }
+
+    def reply(block: dict[str, Any], stop: str | None = None) -> dict[str, Any]:
+        message = {
+            "model": "claude-opus-4-5",
+            "id": msg,
+            "type": "message",
+            "role": "assistant",
+            "content": [block],
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": usage,
+        }
+        # Claude Code writes an assistant record's message before its type.
+        rec = {k: v for k, v in _envelope("assistant", state["parent"]).items() if k != "type"}
+        rec.update(message=message, requestId=f"req_{turn:016x}", type="assistant")
+        rec["uuid"] = state["parent"] = uid()
+        rec["timestamp"] = clock.tick(rng.uniform(1, 8))
+        return rec
+
+    text = " ".join(_sentence(rng, fill) for _ in range(rng.randint(3, 6)))
+    state["asked"] = rng.random() < 0.25
+    if state["asked"]:
+        text += " " + rng.choice(_QUESTIONS).format(**fill)
+    yield reply({"type": "text", "text": text})
+
+    file_path = f"{CWD}/src/{mod}/{_FUNCS[turn % len(_FUNCS)]}_{turn % _EDIT_FILES}.py"
+    original = _file_text(rng, mod, func, rng.randint(30, 120))
+    lines = original.split("\n")
+    at = rng.randrange(1, len(lines) - 1)
+    old = lines[at]
+    new = old.replace("rows", "batch", 1) if "rows" in old else old + "  # checked"
+    edit_id = f"toolu_01E{turn:018d}"
+    yield reply(
+        {
+            "type": "tool_use",
+            "id": edit_id,
+            "name": "Edit",
+            "input": {
+                "file_path": file_path,
+                "old_string": old,
+                "new_string": new,
+                "replace_all": False,
+            },
+            "caller": {"type": "direct"},
+        },
+        stop="tool_use",
+    )
+    first = max(0, at - 4)
+    window = lines[first : at + 5]
+    window[at - first] = new
+    snippet = "\n".join(f"{first + 1 + i:>6}\t{line}" for i, line in enumerate(window))
+    hunk = {
+        "oldStart": first + 1,
+        "oldLines": len(window),
+        "newStart": first + 1,
+        "newLines": len(window),
+        "lines": [
+            *(f" {line}" for line in lines[first:at]),
+            f"-{old}",
+            f"+{new}",
+            *(f" {line}" for line in lines[at + 1 : at + 5]),
+        ],
+    }
+    yield record(
+        "user",
+        message={
+            "role": "user",
+            "content": [
+                {
+                    "tool_use_id": edit_id,
+                    "type": "tool_result",
+                    "content": f"The file {file_path} has been updated. Here's the result of "
+                    f"running `cat -n` on a snippet of the edited file:\n{snippet}",
+                }
+            ],
+        },
+        timestamp=clock.tick(rng.uniform(0.2, 2)),
+        toolUseResult={
+            "filePath": file_path,
+            "oldString": old,
+            "newString": new,
+            "originalFile": original,
+            "structuredPatch": [hunk],
+            "userModified": False,
+            "replaceAll": False,
+        },
+        sourceToolAssistantUUID=state["parent"],
+    )
+    if rng.random() < 0.5:
+        yield record(
+            "system",
+            subtype="turn_duration",
+            durationMs=rng.randint(4_000, 60_000),
+            timestamp=clock.tick(0.1),
+            isMeta=False,
+        )
+
+
+def _file_text(rng: random.Random, mod: str, func: str, lines: int) -> str:
+    """A source file's text as it stands on disk (no line numbers)."""
+    body = [f'"""The {mod} helpers."""', ""]
+    for n in range(1, lines - 1):
+        kind = n % 7
+        if kind == 0:
+            body.append(f"def {func}_{n}(rows, limit={rng.randint(1, 999)}):")
+        elif kind == 1:
+            body.append(f'    """Return the {mod} rows above limit ({rng.random():.4f})."""')
+        else:
+            body.append(f"    total_{n} = sum(r.value for r in rows if r.key == {n})")
+    return "\n".join(body) + "\n"
+
+
 def _source(rng: random.Random, mod: str, func: str, lines: int) -> str:
     body = []
     for n in range(1, lines + 1):
@@ -637,12 +813,14 @@ def _parse_size(text: str) -> int:
 
 
 if __name__ == "__main__":
+    writers = {"--conversation": write_conversation, "--edit-heavy": write_edit_heavy}
     args = sys.argv[1:]
-    conversation = "--conversation" in args
-    args = [a for a in args if a != "--conversation"]
-    if len(args) != 2:
+    kinds = [a for a in args if a in writers]
+    args = [a for a in args if a not in writers]
+    if len(args) != 2 or len(kinds) > 1:
         raise SystemExit(
-            "usage: synth_transcript.py [--conversation] OUT.jsonl SIZE (e.g. 20M, 200M)"
+            "usage: synth_transcript.py [--conversation | --edit-heavy] OUT.jsonl SIZE "
+            "(e.g. 20M, 200M)"
         )
-    writer = write_conversation if conversation else write_synthetic
+    writer = writers[kinds[0]] if kinds else write_synthetic
     writer(Path(args[0]), _parse_size(args[1]))
