@@ -40,7 +40,9 @@ DROP_10K_MAX = 0.3  # seconds
 SWEEP_MIN = 0.5  # throughput, as a share of the json.loads loop's
 SWEEP_RSS_MAX = 80.0  # MiB at 200 MB
 CONVERSATION_MB = 60  # the conversation-dense transcript of the sweep group
+EDIT_HEAVY_MB = 60  # the edit-heavy conversation of the sweep group (issue 19 §6)
 
+GROUPS = ("startup", "scale", "sweep", "session-end", "pre-compact", "search", "plugin")
 FLOOR = [PY, "-I", "-c", "import json"]
 JSON_LOOP = (
     "import json, sys\n"
@@ -242,19 +244,22 @@ def scale(tmp: Path, env: dict[str, str], runs: int, log: Log) -> list[Row]:
 
 
 def sweep(tmp: Path, env: dict[str, str], runs: int, sizes: list[int], log: Log) -> list[Row]:
-    """Sweep against the json.loads loop on two kinds of session: tool-heavy ones of each
-    size (most bytes are tool results, skipped unparsed) and a conversation-dense one of
+    """Sweep against the json.loads loop on three kinds of session: tool-heavy ones of each
+    size (most bytes are tool results, skipped unparsed), a conversation-dense one of
     CONVERSATION_MB (tens of thousands of short turns, every line read and its prose
-    scanned)."""
-    from bench.synth_transcript import write_conversation, write_synthetic
+    scanned) and an edit-heavy one of EDIT_HEAVY_MB (every response a paragraph and one
+    Edit, whose result holds the edited file's text). Peak memory is judged at 200 MB and
+    on the edit-heavy session."""
+    from bench.synth_transcript import write_conversation, write_edit_heavy, write_synthetic
 
     proj = Project(tmp / "sweep", docs=0, parked=20)
-    kinds = [(f"{size // MB} MB", "", write_synthetic, size) for size in sizes]
-    kinds.append(
-        (f"{CONVERSATION_MB} MB", " conversation", write_conversation, CONVERSATION_MB * MB)
-    )
+    kinds = [(f"{size // MB} MB", "", write_synthetic, size, size >= 200 * MB) for size in sizes]
+    kinds += [
+        (f"{CONVERSATION_MB} MB", " conversation", write_conversation, CONVERSATION_MB * MB, False),
+        (f"{EDIT_HEAVY_MB} MB", " edit-heavy", write_edit_heavy, EDIT_HEAVY_MB * MB, True),
+    ]
     rows: list[Row] = []
-    for label, kind, write, size in kinds:
+    for label, kind, write, size, judge_rss in kinds:
         path = tmp / f"transcript-{label.replace(' ', '')}{kind.replace(' ', '-')}.jsonl"
         log(f"sweep: writing a {label}{kind} synthetic transcript")
         write(path, size)
@@ -283,7 +288,7 @@ def sweep(tmp: Path, env: dict[str, str], runs: int, sizes: list[int], log: Log)
         ok = share >= SWEEP_MIN
         target = f"≥ {SWEEP_MIN:.0%} of loop"
         value = f"{nbytes / MB / subject.median:.0f} MB/s = {share:.0%}; RSS {rss:.0f} MiB"
-        if size >= 200 * MB:
+        if judge_rss:
             ok = ok and rss <= SWEEP_RSS_MAX
             target += f", RSS ≤ {SWEEP_RSS_MAX:g} MiB"
         rows.append(row.judge(target, ok, value))
@@ -341,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="runs per measurement (default 15)")
     parser.add_argument(
         "--only",
-        choices=("startup", "scale", "sweep", "session-end", "search", "plugin"),
+        choices=GROUPS,
         action="append",
         help="run only these",
     )
@@ -352,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = args.runs or (5 if args.quick else 15)
     sweep_runs = args.runs or (3 if args.quick else 15)
-    groups = args.only or ["startup", "scale", "sweep", "session-end", "search", "plugin"]
+    groups = args.only or list(GROUPS)
     started = time.monotonic()
 
     def log(message: str) -> None:
@@ -370,9 +375,13 @@ def main(argv: list[str] | None = None) -> int:
         if "sweep" in groups:
             sizes = [int(mb) * MB for mb in args.sizes.split(",")]
             rows += sweep(tmp, env, sweep_runs, sizes, log)
-        if "session-end" in groups:
-            end = cli("hook", "session-end")
-            rows += session_end.rows(tmp, env, runs, log, row=Row, floor_argv=FLOOR, argv=end)
+        transcripts = session_end.Transcripts(tmp / "capture", log)
+        for event in (session_end.SESSION_END, session_end.PRE_COMPACT):
+            if event in groups:
+                rows += session_end.rows(tmp, env, runs, log, row=Row, floor_argv=FLOOR,
+                                         argv=cli("hook", event), transcripts=transcripts,
+                                         event=event)  # fmt: skip
+        transcripts.remove()
         if "search" in groups:
             rows += search.rows(tmp, env, runs, log, row=Row, floor_argv=FLOOR, cli=cli)
         if "plugin" in groups:

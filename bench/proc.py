@@ -30,7 +30,9 @@ class Run:
 
 @dataclass
 class Case:
-    """One command to time. `setup` runs before every run, outside the timed region."""
+    """One command to time. `setup` runs before every run and `after` after it, both outside
+    the timed region (`after` may wait for what the command left running, or check what it
+    wrote, and raise CaseFailed)."""
 
     name: str
     argv: Sequence[str]
@@ -38,6 +40,7 @@ class Case:
     env: dict[str, str] | None = None
     cwd: str | None = None
     setup: Callable[[], None] | None = None
+    after: Callable[[], None] | None = None
     expect_code: int = 0
     # A check of the first run's output, so a command that fails fast is never timed.
     expect: Callable[[Run], str | None] | None = None
@@ -86,6 +89,8 @@ def run_once(case: Case, *, capture: bool = False) -> Run:
         if stdin_r is not None:
             os.close(stdin_r)
     proc.returncode = os.waitstatus_to_exitcode(status)
+    if case.after is not None:
+        case.after()
     stdout = stderr = b""
     if out_f is not None and err_f is not None:
         out_f.seek(0)
@@ -164,6 +169,8 @@ def peak_rss_mb(case: Case) -> float:
         check=True,
     )
     # The command's own output comes first; the wrapper's line is the last one.
+    if case.after is not None:
+        case.after()
     kib, code = proc.stdout.decode().strip().splitlines()[-1].split()
     if int(code) != case.expect_code:
         raise CaseFailed(f"{case.name}: exit {code} under the RSS wrapper")
