@@ -178,6 +178,8 @@ def write(
     meta += [("agent", agent.agent()), ("capture", capture)]
     if req.trigger:
         meta.append(("trigger", req.trigger))
+    if obs.skipped:  # what the capture left out, said again to the user at SessionStart
+        meta.append(("skipped", "; ".join(obs.skipped)[:400]))
     meta += list(req.meta)
     keep = {
         k: v

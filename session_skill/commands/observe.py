@@ -31,6 +31,7 @@ class Observed(Record):
         "last_request",
         "last_reply",
         "plan",
+        "skipped",
         "transcript",
         "session_id",
         "started",
@@ -52,6 +53,7 @@ class Observed(Record):
         last_request: str = "",  # where the session stopped, verbatim
         last_reply: str = "",
         plan: PlanExit | None = None,  # it ends on a plan shown for approval
+        skipped: list[str] | None = None,  # what the reading left out, and why
     ) -> None:
         self.git = git
         self.written = written or []
@@ -62,6 +64,7 @@ class Observed(Record):
         self.last_request = last_request
         self.last_reply = last_reply
         self.plan = plan
+        self.skipped = skipped or []
         self.transcript = transcript
         self.session_id = session_id
         self.started = started
@@ -97,8 +100,9 @@ def observe(
         last_request=facts.last_request,
         last_reply=facts.last_reply,
         plan=facts.plan,
+        skipped=facts.skipped,
         transcript=facts.path,
-        session_id=facts.session_id or session_id,
+        session_id=session_id or facts.session_id,  # the hook names the session that ends
         started=facts.started,
         stats=facts.stats,
     )

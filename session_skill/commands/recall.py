@@ -178,7 +178,7 @@ def _print_doc(store: Store, slug: str, *, peek: bool, as_json: bool, now: datet
         )
     consumed = False
     if not peek:
-        consumed = store.consume(slug, "recall", format_time(now))
+        consumed = store.consume(slug, "recall", format_time(now), session=_this_session())
     if as_json:
         return Output(
             dumps(
@@ -214,3 +214,16 @@ def typed_meta(meta: dict[str, str]) -> dict[str, object]:
         else:
             out[key] = value
     return out
+
+
+def _this_session() -> str | None:
+    """The session `recall` runs in, as the client tells its tool calls (Claude Code's
+    CLAUDE_CODE_SESSION_ID, Codex's CODEX_THREAD_ID): a compaction there gives the handover
+    back (SPEC §8.2)."""
+    import os
+
+    for key in ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"):
+        value = os.environ.get(key, "").strip()
+        if value and "\n" not in value and len(value) <= 128:
+            return value
+    return None

@@ -44,6 +44,8 @@ class Facts:
     first_request: str = ""
     # The last request when its turn never finished ("" when it did), and why.
     unfinished: str = ""
+    # What the reading left out and why (a PARKED.md that is not UTF-8…), for the user.
+    skipped: list[str] = field(default_factory=list)
     # Where it stopped, verbatim: the user's last request, the assistant's last paragraph.
     last_request: str = ""
     last_reply: str = ""
@@ -52,11 +54,20 @@ class Facts:
     stats: ReadStats | None = None
 
 
-def known_texts(store: Store) -> list[str]:
-    """Open parked items and dropped ones: a sweep never offers them again."""
+def known_texts(store: Store, skipped: list[str] | None = None) -> list[str]:
+    """Open parked items and dropped ones: a sweep never offers them again. With
+    `skipped`, a PARKED.md that cannot be read is not fatal: it is said there (the hooks'
+    capture must go on, and say what it left out where the user sees it)."""
     if not store.exists():
         return []
-    texts = [t for it in store.read_parked().items for t in (it.summary, it.slug) if t]
+    try:
+        parked = store.read_parked()
+    except SessionError as exc:
+        if skipped is None:
+            raise
+        skipped.append(f"{exc}; its items were not compared with this session's")
+        parked = None
+    texts = [t for it in parked.items for t in (it.summary, it.slug) if t] if parked else []
     try:
         with open(store.path(DROPPED), "rb") as fh:
             for raw in fh:
@@ -147,8 +158,10 @@ def facts_for(
     else:
         tf = sweep.analyze(path)
     cands = list(tf.candidates)
+    skipped: list[str] = []
     if filtered:
-        cands = sweep.filter_known(cands, known_texts(store))
+        known = known_texts(store, skipped if quick else None)
+        cands = sweep.filter_known(cands, known)
     unfinished = ""
     if tf.unfinished is not None:
         unfinished = f"Finish the last request: “{tf.unfinished.text}” ({tf.unfinished.why})"
@@ -162,6 +175,7 @@ def facts_for(
         pending_tasks=_open_tasks(tf.pending_tasks, unfinished, tf.unfinished_is_latest),
         first_request=tf.goal or tf.first_user_request or "",
         unfinished=unfinished,
+        skipped=skipped,
         last_request=tf.last_request or "",
         last_reply=tf.last_reply or "",
         plan=tf.plan,

@@ -111,6 +111,12 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
+def skipped_note(pending: Pending) -> str:
+    """The " (note: …)" for the user's line when the capture left something out."""
+    skipped = " ".join(pending.meta.get("skipped", "").strip().strip('"').split())
+    return f" (note: {skipped[:200]})" if skipped else ""
+
+
 def restored_line(pending: Pending) -> str:
     """The user's line for an injected handover: slug, tokens, age."""
     tokens = pending.meta.get("tokens", "").strip()

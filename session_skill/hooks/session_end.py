@@ -68,16 +68,18 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
     if auto.value == settings.OFF:
         return ""
     store = storepaths.store_dir(root)
-    if storepaths.store_exists(store) and own_pending(store, ending.session_id):
-        return ""  # the session dumped: that handover is the one to restore
+    dumped = own_pending(store, ending.session_id) if storepaths.store_exists(store) else None
+    if dumped is not None:
+        point_latest(store, dumped)  # the session dumped: that handover is the one to restore
+        return ""
     if not _regular_file(ending.transcript):
         return ""  # a session that never got a message has no transcript
     return capture_once(root, store, ending, env)
 
 
-def own_pending(store: str, session_id: str) -> bool:
-    """An unconsumed doc this very session dumped — found by its `session_id`, whatever
-    LATEST names now (another terminal may have cleared since, issue 21)."""
+def own_pending(store: str, session_id: str) -> str | None:
+    """The slug of an unconsumed doc this very session dumped — found by its `session_id`,
+    whatever LATEST names now (another terminal may have cleared since, issue 21)."""
     from session_skill.handover import frontmatter
     from session_skill.hooks.capture import recent_docs
     from session_skill.store import fileio
@@ -92,8 +94,24 @@ def own_pending(store: str, session_id: str) -> bool:
         if meta is None or meta.get("session_id", "").strip() != session_id:
             continue
         if frontmatter.is_false(meta.get("consumed")) and not meta.get("trigger", "").strip():
-            return True
-    return False
+            slug = os.path.basename(path)[: -len(".md")]
+            return slug if storepaths.valid_slug(slug) else None
+    return None
+
+
+def point_latest(store: str, slug: str) -> None:
+    """LATEST names this session's own dump: its fresh session restores it, whatever
+    another terminal's /clear pointed LATEST at meanwhile (issue 21: your dump wins)."""
+    if storepaths.read_latest(store) == slug:
+        return
+    from session_skill.store import fileio
+    from session_skill.store.lock import LockTimeout, file_lock
+
+    try:
+        with file_lock(os.path.join(store, storepaths.LOCK), LOCK_WAIT):
+            fileio.atomic_write(os.path.join(store, storepaths.LATEST), (slug + "\n").encode())
+    except (LockTimeout, OSError) as exc:
+        warn(f"could not point LATEST at this session's handover `{slug}`: {exc}")
 
 
 def _regular_file(path: str) -> bool:

@@ -26,7 +26,7 @@ import os
 from session_skill.hooks import pending as gates
 from session_skill.hooks.notices import FULL_LIMIT as FULL_LIMIT
 from session_skill.hooks.notices import NOTICE_LIMIT as NOTICE_LIMIT
-from session_skill.hooks.notices import notice, render, restored_line, stale_notice
+from session_skill.hooks.notices import notice, render, restored_line, skipped_note, stale_notice
 from session_skill.hooks.pending import MAX_AGE as MAX_AGE
 from session_skill.hooks.pending import Pending as Pending
 from session_skill.hooks.serve import MAX_PAYLOAD as MAX_PAYLOAD
@@ -146,11 +146,12 @@ def _automatic(
         )
         if consumed is None:
             return ""
-        return _output(render(consumed, env), restored_line(consumed))
+        return _output(render(consumed, env), restored_line(consumed) + skipped_note(consumed))
     noticed = gates.consume(store, pending.slug, pending.path, now, env, notice=True)
     if noticed is None:
         return ""  # told already (another session got there first), or the store was busy
-    return _output(*notice(noticed, current if moved else None, env))
+    context, message = notice(noticed, current if moved else None, env)
+    return _output(context, message + skipped_note(noticed))
 
 
 def _captures_running(store: str) -> bool:
@@ -198,8 +199,10 @@ def _capture_codex_thread(root: str, store: str, start: _Start, env: Mapping[str
     if found is None:
         return
     rollout, thread = found
-    if storepaths.store_exists(store) and session_end.own_pending(store, thread):
-        return  # it dumped: that handover is restored below
+    dumped = session_end.own_pending(store, thread) if storepaths.store_exists(store) else None
+    if dumped is not None:
+        session_end.point_latest(store, dumped)  # it dumped: that handover is restored below
+        return
     held = capture.claim(store, thread)
     if held is None:
         return

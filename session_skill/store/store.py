@@ -225,13 +225,15 @@ class Store:
         except OSError:
             pass
 
-    def consume(self, slug: str, by: str, stamp: str) -> bool:
-        """Mark a doc consumed once (the hook's step, shared); True if this call did it."""
+    def consume(self, slug: str, by: str, stamp: str, session: str | None = None) -> bool:
+        """Mark a doc consumed once (the hook's step, shared); True if this call did it.
+        `session`: the session it is restored into, when known (`restored_in`)."""
         from session_skill.store.consume import consume
 
         self.ensure()
         try:
-            return consume(str(self.dir), slug, by=by, stamp=stamp, timeout=30.0) is not None
+            done = consume(str(self.dir), slug, by=by, stamp=stamp, timeout=30.0, session=session)
+            return done is not None
         except LockTimeout:
             raise StoreError(f"the store is locked by another process: {self.dir / LOCK}") from None
 

@@ -40,6 +40,8 @@ from session_skill.transcripts.events import (
     ToolResult,
     UserText,
     blocks_text,
+    desurrogate,
+    has_surrogate_escape,
     mentions,
     str_or_none,
 )
@@ -104,17 +106,21 @@ def iter_events(
                 stats.line = first_line + lines - 1
                 stats.offset = offset
                 offset += len(raw)
-                if skip is not None:
+                if has_surrogate_escape(raw):
+                    kind = None  # a lone surrogate may hide in it: parsed and cleaned below
+                elif skip is not None:
                     kind = skip(raw, wanted_results)
-                    if kind is not None:
-                        stats.records += 1
-                        if not isinstance(kind, str):
-                            yield from kind
-                        elif kind == "sidechain":
-                            stats.sidechain += 1
-                        else:
-                            stats.skip(kind)
-                        continue
+                else:
+                    kind = None
+                if kind is not None:
+                    stats.records += 1
+                    if not isinstance(kind, str):
+                        yield from kind
+                    elif kind == "sidechain":
+                        stats.sidechain += 1
+                    else:
+                        stats.skip(kind)
+                    continue
                 try:
                     record = json.loads(raw.decode("utf-8", "replace"))
                 except ValueError:
@@ -124,6 +130,8 @@ def iter_events(
                 if not isinstance(record, dict):
                     stats.malformed += 1
                     continue
+                if has_surrogate_escape(raw):
+                    record = desurrogate(record)
                 stats.records += 1
                 if parser is None:
                     parser = parser_for(record, stats)

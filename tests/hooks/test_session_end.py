@@ -16,7 +16,7 @@ import pytest
 from session_skill.hooks import capture
 from session_skill.hooks import session_end as hook_end
 from session_skill.hooks import session_start as hook
-from tests.conftest import NOW, STORE_REL, RunCli, git, make_repo, write_doc
+from tests.conftest import NOW, STORE_REL, RunCli, git, write_doc
 
 REPO = Path(__file__).resolve().parents[2]
 SESSION = "5e55e2d0-0000-4000-8000-00000000c1ea"
@@ -152,14 +152,6 @@ def end(root: Path, transcript: Path, reason: str = "clear") -> str:
 def start(root: Path, source: str = "clear", **env: str) -> dict[str, object] | None:
     out = hook.run(start_payload(root, source), env={**os.environ, **env})
     return json.loads(out) if out else None
-
-
-@pytest.fixture
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    proj = make_repo(tmp_path / "proj")
-    monkeypatch.chdir(proj)
-    monkeypatch.setenv("SESSION_SKILL_NOW", NOW)
-    return proj
 
 
 def store(root: Path) -> Path:

@@ -1,0 +1,354 @@
+"""Every boundary keeps the session (issue 20), and round two of the adversarial defects at
+them (issue 21 #1–#5): plan-approval clears, compaction, Codex's /clear, the capture's
+budget, racing hooks, a dump recognised by its session, unreadable text."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from session_skill.hooks import capture, pre_compact
+from session_skill.hooks import session_end as hook_end
+from session_skill.hooks import session_start as hook
+from tests.conftest import RunCli, write_doc
+from tests.hooks.test_session_end import (
+    REPO,
+    SESSION,
+    _result,
+    _say,
+    _tool,
+    _user,
+    _write,
+    end,
+    end_payload,
+    latest,
+    meta,
+    new_docs,
+    start,
+    store,
+    work_transcript,
+)
+
+PLAN = "# Add retry backoff\n\n1. Wrap the HTTP call in a retry loop.\n2. Add jitter.\n"
+
+
+def _context(out: dict[str, object] | None) -> str:
+    assert out is not None
+    return out["hookSpecificOutput"]["additionalContext"]  # type: ignore[index, no-any-return]
+
+
+# -- plan approval that clears context (§1) ----------------------------------------------
+def plan_transcript(root: Path, tmp: Path, rejected: bool) -> Path:
+    """What a plan approved with "Yes, clear context" leaves: the transcript ends on
+    ExitPlanMode; its refusal and the interrupt may be written only after SessionEnd (seen
+    in 2.1.328, tests/e2e/BOUNDARIES.md)."""
+    plan_file = str(tmp / "home" / ".claude" / "plans" / "quiet-river.md")
+    records = [
+        _user("Plan the retry backoff for the upload client"),
+        _tool("Write", {"file_path": plan_file, "content": PLAN}, 2),
+        _result(2, f"File created successfully at: {plan_file}"),
+        _tool("ExitPlanMode", {"plan": PLAN, "planFilePath": plan_file}, 4),
+    ]
+    if rejected:
+        records += [
+            _result(
+                4,
+                "The user doesn't want to proceed with this tool use.",
+                {"toolDenialKind": "user-rejected"},
+            ),  # fmt: skip
+            _user("[Request interrupted by user for tool use]"),
+        ]
+    return _write(tmp / "plan.jsonl", root, records)
+
+
+@pytest.mark.parametrize("rejected", [False, True], ids=["as-at-SessionEnd", "with-refusal"])
+def test_a_plan_approved_with_clear_context_is_saved_as_the_plan(
+    root: Path, tmp_path: Path, rejected: bool
+) -> None:
+    out = end(root, plan_transcript(root, tmp_path, rejected))
+    assert "the plan approval cleared the context" in json.loads(out)["systemMessage"]
+    doc = store(root) / f"{latest(root)}.md"
+    m = meta(doc)
+    assert m["trigger"] == "plan-approval" and m["plan_file"].endswith("quiet-river.md")
+    text = doc.read_text()
+    assert "## Goal\nCarry out the approved plan “Add retry backoff”" in text
+    assert "## Plan\n# Add retry backoff\n\n1. Wrap the HTTP call" in text
+    assert "## Next step\nImplement the approved plan “Add retry backoff”, step by step" in text
+    # The plan answered the request: not "the transcript ends in the middle of the work".
+    assert "middle of the work" not in text and "interrupted" not in text
+
+
+@pytest.mark.parametrize("auto", ["notice", "inject"])
+def test_the_plan_clear_is_pointed_at_never_a_second_copy_of_the_plan(
+    root: Path, tmp_path: Path, cli: RunCli, auto: str
+) -> None:
+    assert cli("config", "set", "auto", auto).code == 0
+    end(root, plan_transcript(root, tmp_path, rejected=False))
+    slug = latest(root)
+    out = start(root)
+    context = _context(out)
+    assert context.startswith(f"`/session recall {slug}` loads the automatic handover `{slug}`")
+    assert "plan approval cleared the context" in context
+    assert "Wrap the HTTP call" not in context and "no /session dump ran" not in context
+    assert len(context) <= hook.NOTICE_LIMIT
+    doc = store(root) / f"{slug}.md"
+    assert meta(doc)["consumed"] == "false" and "noticed_at" in meta(doc)
+    assert start(root) is None  # once
+
+
+def test_a_dump_before_the_plan_approval_wins(root: Path, tmp_path: Path, cli: RunCli) -> None:
+    body = "## Goal\nShip the retry work.\n\n## Next step\nRun the tests.\n"
+    assert cli("dump", "retry-work", "--file", "-", "--session-id", SESSION, input=body).code == 0
+    assert end(root, plan_transcript(root, tmp_path, rejected=True)) == ""
+    assert latest(root) == "retry-work"
+
+
+# -- compaction (§2) ------------------------------------------------------------------------
+def compact_payload(root: Path, transcript: Path, trigger: str = "manual") -> bytes:
+    return json.dumps(
+        {
+            "session_id": SESSION,
+            "transcript_path": str(transcript),
+            "cwd": str(root),
+            "hook_event_name": "PreCompact",
+            "trigger": trigger,
+            "custom_instructions": None,
+        }
+    ).encode()
+
+
+@pytest.mark.parametrize("trigger", ["manual", "auto"])
+def test_pre_compact_saves_the_session_and_asks_the_summary_to_keep_it(
+    root: Path, tmp_path: Path, trigger: str
+) -> None:
+    write_doc(store(root), "pending-dump", created="2026-11-29T18:25:00Z")
+    (store(root) / "LATEST").write_text("pending-dump\n")
+    out = pre_compact.run(compact_payload(root, work_transcript(root, tmp_path), trigger),
+                          env=dict(os.environ))  # fmt: skip
+    assert out == pre_compact.INSTRUCTIONS + "\n"  # added to the compaction's instructions
+    assert latest(root) == "pending-dump"  # the session goes on: nothing pending for /clear
+    (doc,) = [p for p in store(root).glob("*.md") if p.name not in ("pending-dump.md", "PARKED.md")]
+    m = meta(doc)
+    assert (m["trigger"], m["compaction"], m["session_id"]) == ("compact", trigger, SESSION)
+    assert "Make login() reject expired tokens" in doc.read_text()
+    # Codex reads nothing of a PreCompact hook's stdout: it prints none there.
+    codex = pre_compact.run(compact_payload(root, tmp_path / "work.jsonl"),
+                            env={**os.environ, "SESSION_SKILL_AGENT": "codex"})  # fmt: skip
+    assert codex == ""
+
+
+def compact_start(root: Path, session: str = "next") -> dict[str, object] | None:
+    payload = json.dumps({"session_id": session, "cwd": str(root),
+                          "hook_event_name": "SessionStart", "source": "compact"})  # fmt: skip
+    out = hook.run(payload.encode(), env=dict(os.environ))
+    return json.loads(out) if out else None
+
+
+def test_after_compaction_what_the_summary_drops_comes_back_once_and_small(
+    root: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    assert compact_start(root) is None  # nothing stored: nothing said
+    decisions = "\n".join(f"- decision {n} — why: reason {n}" for n in range(60))
+    body = (
+        "## Goal\nMake the cache survive restarts.\n\n## Decisions\n"
+        f"{decisions}\n\n## Next step\nWarm it on start.\n"
+    )
+    assert cli("dump", "cache-work", "--file", "-", input=body).code == 0
+    assert start(root) is not None  # /clear: restored into session "next"
+    assert meta(store(root) / "cache-work.md")["restored_in"] == "next"
+    for idea in ("retry backoff with jitter", "split the exporter", "cache warmup order",
+                 "rotate the staging keys"):  # fmt: skip
+        assert cli("park", idea).code == 0
+    payload = compact_payload(root, work_transcript(root, tmp_path)).replace(
+        SESSION.encode(), b"next"
+    )
+    pre_compact.run(payload, env=dict(os.environ))
+    out = compact_start(root)
+    context = _context(out)
+    assert context.startswith("Context was compacted.") and len(context) <= 2_000
+    assert "`cache-work` restored earlier in this session" in context
+    assert "Make the cache survive restarts." in context and "Warm it on start." in context
+    assert "Parked items: 4 open — **rotate-the-staging-keys**" in context
+    (saved,) = [m["slug"] for m in map(meta, new_docs(root)) if m.get("trigger") == "compact"]
+    assert f"The state before this compaction is saved as `{saved}`" in context
+    assert "cache-work" in out["systemMessage"]  # type: ignore[index]
+    # A second compaction replaces the first's context: the same size, not more.
+    again = _context(compact_start(root))
+    assert abs(len(again) - len(context)) < 40
+    # Another session's compaction is not given this one's handover.
+    other = _context(compact_start(root, "someone-else"))
+    assert "cache-work" not in other and "Parked items: 4 open" in other
+
+
+def test_recall_records_the_session_it_restores_into(
+    root: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = "## Goal\nShip it.\n\n## Next step\nTag the release.\n"
+    assert cli("dump", "ship", "--file", "-", input=body).code == 0
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "live-session")
+    assert cli("recall", "ship").code == 0
+    assert meta(store(root) / "ship.md")["restored_in"] == "live-session"
+
+
+# -- Codex's /clear (§4) --------------------------------------------------------------------
+def _rollout(path: Path, cwd: Path, thread: str, request: str) -> Path:
+    def message(role: str, kind: str, text: str) -> dict[str, object]:
+        content = [{"type": kind, "text": text}]
+        return {"type": "response_item",
+                "payload": {"type": "message", "role": role, "content": content}}  # fmt: skip
+
+    rows = [
+        {"type": "session_meta", "payload": {"id": thread, "cwd": str(cwd)}},
+        message("user", "input_text", request),
+        message("assistant", "output_text", "Done. Want me to also add a changelog line?"),
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(json.dumps({"timestamp": "2026-11-29T18:20:00Z", **r})
+                              for r in rows) + "\n")  # fmt: skip
+    return path
+
+
+def test_codex_clear_captures_the_thread_it_left_once(root: Path, tmp_path: Path) -> None:
+    day = tmp_path / "codex" / "sessions" / "2026" / "11" / "29"
+    old = "019a0000-0000-7000-8000-0000000000a1"
+    new = "019a0000-0000-7000-8000-0000000000b2"
+    _rollout(day / f"rollout-2026-11-29T18-20-00-{old}.jsonl", root, old, "Add the healthz route")
+    elsewhere = "019a0000-0000-7000-8000-0000000000c3"
+    _rollout(day / f"rollout-2026-11-29T18-21-00-{elsewhere}.jsonl", tmp_path / "other", elsewhere,
+             "Unrelated project")  # fmt: skip
+    fresh = day / f"rollout-2026-11-29T18-30-00-{new}.jsonl"
+    fresh.write_text(
+        json.dumps({"type": "session_meta", "payload": {"id": new, "cwd": str(root)}}) + "\n"
+    )
+    payload = json.dumps({"session_id": new, "transcript_path": str(fresh), "cwd": str(root),
+                          "hook_event_name": "SessionStart", "model": "m",
+                          "permission_mode": "default", "source": "clear"}).encode()  # fmt: skip
+    env = {**os.environ, "SESSION_SKILL_AGENT": "codex"}
+    context = _context(json.loads(hook.run(payload, env=env)))
+    slug = latest(root)
+    assert context.startswith(f"`$session recall {slug}` loads the automatic handover")
+    m = meta(store(root) / f"{slug}.md")
+    assert (m["trigger"], m["session_id"]) == ("session-end", old)
+    assert "Add the healthz route" in (store(root) / f"{slug}.md").read_text()
+    assert hook.run(payload, env=env) == ""  # once: not captured again, not told again
+    assert len([p for p in store(root).glob("*.md") if p.name != "PARKED.md"]) == 1
+
+
+# -- the budget (§3), racing hooks and a dump recognised by its session (issue 21) -----------
+def test_a_capture_past_the_budget_finishes_detached_and_the_next_start_says_so(
+    root: Path, tmp_path: Path
+) -> None:
+    held = capture.claim(str(store(root)), SESSION)
+    assert held is not None
+    done = tmp_path / "done"
+    started = time.monotonic()
+
+    def slow() -> str:
+        time.sleep(1.5)
+        done.write_text("written")
+        return "late"
+
+    assert capture.detached(slow, held, budget=0.3) == ""  # still running: the hook returns
+    assert time.monotonic() - started < 1.2
+    assert capture.running(str(store(root))) == [SESSION]
+    out = start(root)  # it waits ≤ 0.3 s, then says the handover is on its way
+    assert "still writing the automatic handover" in _context(out)
+    deadline = time.monotonic() + 10
+    while not done.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert done.read_text() == "written"
+    while capture.running(str(store(root))) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert capture.running(str(store(root))) == []  # the marker goes with it
+
+
+def test_a_capture_that_fails_in_time_is_said_like_an_inline_one(root: Path) -> None:
+    from session_skill.errors import SessionError
+
+    held = capture.claim(str(store(root)), SESSION)
+    assert held is not None
+
+    def boom() -> str:
+        raise SessionError("the store is locked by another process: x")
+
+    with pytest.raises(SessionError, match="the store is locked"):
+        capture.detached(boom, held)
+    assert capture.running(str(store(root))) == []
+
+
+def test_racing_session_end_hooks_capture_the_session_once(root: Path, tmp_path: Path) -> None:
+    # A plugin's hook and a project install's both fire for one ending session.
+    payload = end_payload(root, work_transcript(root, tmp_path))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_PROJECT")}
+    env["PYTHONPATH"] = str(REPO)
+    cmd = [sys.executable, "-m", "session_skill", "hook", "session-end"]
+    pipe = subprocess.PIPE
+    procs = [
+        subprocess.Popen(cmd, stdin=pipe, stdout=pipe, stderr=pipe, env=env, cwd=root)
+        for _ in range(3)
+    ]
+    for p in procs:
+        p.communicate(payload, timeout=60)
+    docs = [p for p in store(root).glob("*.md") if p.name != "PARKED.md"]
+    assert len(docs) == 1, [d.name for d in docs]
+    assert end(root, tmp_path / "work.jsonl") == ""  # captured already: not again
+
+
+def test_a_dump_is_recognised_by_its_session_whatever_latest_says(
+    root: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    body = "## Goal\nSession A's work.\n\n## Next step\nFinish it.\n"
+    assert cli("dump", "a-work", "--file", "-", "--session-id", SESSION, input=body).code == 0
+    # Session B, in another terminal, /clears first: its automatic doc takes LATEST.
+    other = work_transcript(root, tmp_path, "b.jsonl")
+    hook_end.run(end_payload(root, other, session_id="bbbb-other"), env=dict(os.environ))
+    assert latest(root) != "a-work"
+    # Then A /clears: its own dump wins, and its fresh session gets it.
+    assert end(root, work_transcript(root, tmp_path)) == ""
+    assert latest(root) == "a-work"
+    assert "Session A's work." in _context(start(root))
+
+
+# -- text that cannot be read as it is (issue 21 #1, #2) ------------------------------------
+def test_a_parked_file_that_is_not_utf8_does_not_lose_the_session(
+    root: Path, tmp_path: Path
+) -> None:
+    store(root).mkdir(parents=True, exist_ok=True)
+    (store(root) / "PARKED.md").write_bytes(b"# Parked items\n\n- **caf\xe9** \xe0 revoir\n")
+    out = end(root, work_transcript(root, tmp_path))
+    assert "systemMessage" in out
+    slug = latest(root)
+    assert "PARKED.md" in meta(store(root) / f"{slug}.md")["skipped"]
+    message = start(root)["systemMessage"]  # type: ignore[index]
+    assert "(note:" in message and "not UTF-8" in message  # said where the user sees it
+    assert (store(root) / "PARKED.md").read_bytes().endswith(b"\xe0 revoir\n")  # untouched
+
+
+def test_lone_surrogates_are_read_safely_everywhere(
+    root: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    raw = [
+        _user("fix the \ud800 parser"),
+        _tool(
+            "TodoWrite",
+            {"todos": [{"content": "step \udc00 one", "status": "pending", "activeForm": "x"}]},
+            2,
+        ),  # fmt: skip
+        _result(2, "out \udbff put"),
+        _say("Done. Want me to also handle \ud834 input?", 4),
+    ]
+    transcript = _write(tmp_path / "sur.jsonl", root, raw)
+    assert "\\ud800" in transcript.read_text()  # as JSON.stringify writes one
+    r = cli("sweep", "--transcript", str(transcript))
+    assert r.code == 0 and "step \ufffd one" in r.out, r
+    r = cli("dump", "--extractive", "--transcript", str(transcript))
+    assert r.code == 0, r
+    assert "systemMessage" in hook_end.run(
+        end_payload(root, transcript, session_id="sur"), env=dict(os.environ)
+    )
