@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, subject
-from session_skill.transcripts.phrasing import Lazy
+from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
     _ANSWER_START,
     _COUNTER,

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
-from session_skill.transcripts.phrasing import NEXT_LIST, Lazy
+from session_skill.transcripts.lazyre import Lazy
+from session_skill.transcripts.phrasing import NEXT_LIST
 from session_skill.transcripts.prose import (
     _DONE_ITEM,
     _FENCE,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from session_skill.transcripts.anchors import ANCHOR_FORMS, DONE_WORDS, TRIGGERS
 from session_skill.transcripts.asks import answers, asks
 from session_skill.transcripts.candidates import (
     DEFERRED,
@@ -25,14 +26,8 @@ from session_skill.transcripts.candidates import (
 )
 from session_skill.transcripts.ending import caveats, open_lists
 from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
-from session_skill.transcripts.phrasing import (
-    ANCHOR_FORMS,
-    DONE,
-    DONE_WORDS,
-    TRIGGERS,
-    UNDONE,
-    Lazy,
-)
+from session_skill.transcripts.lazyre import Lazy
+from session_skill.transcripts.phrasing import DONE, UNDONE
 from session_skill.transcripts.prose import (
     WORD,
     classify,

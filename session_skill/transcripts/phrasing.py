@@ -5,18 +5,17 @@ only taken when it carries an explicit marker, and the ordinary senses of the ma
 ("a follow-up email is sent", "the later rows", "an eventually consistent replica", "later
 releases of Node") are kept out by the shape of the pattern, not by a list of exceptions.
 
-`ANCHORS` names the words at least one class needs; `prose` tests a message's words against
-them first (a set intersection, far cheaper than any regex) and runs the classes only on the
-few messages that pass.
+Every rule names the words it needs (`anchors.ANCHORS` lists them with their surface forms);
+`prose` tests a message's words against them first — a set intersection, far cheaper than
+any regex — and runs the classes only on the few messages that pass.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from collections.abc import Set as AbstractSet
 
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
+from session_skill.transcripts.lazyre import Lazy
 
 _I = re.IGNORECASE | re.VERBOSE
 
@@ -49,37 +48,6 @@ def _rule(
     return Rule(name, kind, frozenset(words.split()), pattern, flags, before)
 
 
-class Lazy:
-    """A regex compiled when first used (see `Rule`): most of a module's import time is
-    compiling the patterns a sweep may never need."""
-
-    __slots__ = ("_source", "_flags", "_pattern")
-
-    def __init__(self, source: str, flags: int = 0) -> None:
-        self._source, self._flags = source, flags
-        self._pattern: re.Pattern[str] | None = None
-
-    def _get(self) -> re.Pattern[str]:
-        if self._pattern is None:
-            self._pattern = re.compile(self._source, self._flags)
-        return self._pattern
-
-    def search(self, text: str) -> re.Match[str] | None:
-        return self._get().search(text)
-
-    def match(self, text: str) -> re.Match[str] | None:
-        return self._get().match(text)
-
-    def split(self, text: str) -> list[str]:
-        return self._get().split(text)
-
-    def sub(self, repl: str, text: str) -> str:
-        return self._get().sub(repl, text)
-
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self._get().finditer(text)
-
-
 class Rule:
     """One shape of one phrasing class, tried only on sentences holding one of `words`.
 
@@ -103,7 +71,7 @@ class Rule:
     ) -> None:
         self.name = name  # the class: what the tests and the quality report group by
         self.kind = kind  # the candidate type
-        self.words = words  # anchor words (see ANCHORS) of which the sentence holds one
+        self.words = words  # anchor words (see anchors.ANCHORS) of which the sentence holds one
         self._source = (pattern, flags, before)
         self._compiled: tuple[re.Pattern[str], re.Pattern[str] | None] | None = None
 
@@ -375,122 +343,6 @@ LEAD_IN = Lazy(
     re.IGNORECASE,
 )
 
-# Words at least one class needs, each with the phrases that confirm it in the lowered
-# text (none: the word alone is enough to run the classes).
-_ANCHOR_PHRASES: dict[str, tuple[str, ...]] = {
-    "later": (),
-    "back": ("back to",),
-    "follow": ("follow up",),
-    "follow-up": (),
-    "follow-ups": (),
-    "followup": (),
-    "next": ("next time", "next step"),
-    "scope": ("of scope",),
-    "park": (),
-    "revisit": (),
-    "revisiting": (),
-    "future": (),
-    "road": ("the road",),
-    "line": ("the line",),
-    "point": ("some point",),
-    "wait": ("can wait", "could wait"),
-    "now": ("not now", "right now", "for now"),
-    "yet": (),
-    "still": (),
-    "never": ("never got",),
-    "around": ("around to",),
-    "chance": ("a chance to",),
-    "time": (
-        "out of time",
-        "another time",
-        "other time",
-        "later time",
-        "future time",
-        "different time",
-        "had time to",
-    ),
-    "separate": ("a separate",),
-    "subsequent": (),
-    "today": ("not today",),
-    "holding": ("holding off",),
-    "left": ("left to do",),
-    "open": ("open items", "open questions", "open issues", "open tasks"),
-    "pending": ("pending tasks", "pending work", "pending items", "pending steps"),
-    "limitations": (),
-    "caveats": (),
-    "eventually": (),
-    "someday": (),
-    "day": ("some day", "one day", "another day", "other day", "different day"),
-    "postponing": (),
-    "postponed": (),
-    "postpone": (),
-    "deferring": (),
-    "deferred": (),
-    "defer": (),
-    "punt": (),
-    "punting": (),
-    "punted": (),
-    "parking": (),
-    "parked": (),
-    "shelving": (),
-    "shelved": (),
-    "shelve": (),
-    "hold": ("on hold", "hold off"),
-    "heads-up": (),
-    "heads": ("heads up",),
-    "caveat": (),
-    "known": ("known issue", "known limitation", "known problem", "known bug"),
-    "limitation": (),
-    "note": ("note:",),
-    "warning": ("warning:",),
-    "fyi": (),
-    "important": ("important:",),
-    "nb": (),
-    "forget": (),
-    "remind": (),
-    "owe": (),
-    "backlog": (),
-    "roadmap": (),
-    "todo": (),
-    "todos": (),
-    "to-do": (),
-    "remaining": (),
-    "outstanding": (),
-    "also": ("could also",),
-    "another": ("another option", "another approach", "another idea", "another way"),
-    "other": ("other option", "other approach", "other idea", "other way"),
-    "alternative": (),
-    "alternatively": (),
-    "worth": (),
-    "if": ("what if we",),
-    "nice": ("would be nice",),
-    "good": ("would be good",),
-    "cool": ("would be cool",),
-    "interesting": ("would be interesting",),
-    "want": ("might want", "may want", "might also want", "may also want"),
-    "idea": ("idea is", "idea would"),
-    "instead": ("instead we could",),
-    "explore": (),
-    "experiment": (),
-}
-_WRAP: tuple[str, ...] = ("", "(", "*", "**", '"', "`")
-_TAIL: tuple[str, ...] = ("", ".", ",", ";", ":", "!", "?", ")", "**", '"', "`", ").", "),")
-_TAIL += ("...", ":**", "**:")
-# Every surface form a word takes as `str.split` leaves it, mapped to the word.
-ANCHORS: dict[str, str] = {
-    head + word + tail: word for word in _ANCHOR_PHRASES for head in _WRAP for tail in _TAIL
-}
-
-
-def confirmed(low: str, words: AbstractSet[str]) -> bool:
-    """Does any anchor word found in `low` have its confirming phrase there too?"""
-    for form in words:
-        phrases = _ANCHOR_PHRASES[ANCHORS[form]]
-        if not phrases or any(phrase in low for phrase in phrases):
-            return True
-    return False
-
-
 # A sentence reporting work as done ("Added jitter to the backoff", "the paths are handled
 # now", "✅ Fixed the path bug"), the evidence that settles a loose end. Verbs of looking
 # ("I checked", "we looked at") report no work done.
@@ -512,21 +364,3 @@ UNDONE = Lazy(
     r"|n't\b|'ll\b|\?",
     re.IGNORECASE,
 )
-# The words of DONE, as `str.split` leaves them: the cheap test before the regex.
-DONE_WORDS = frozenset(
-    word + tail
-    for word in (
-        "added fixed implemented committed wired hooked handled resolved updated removed "
-        "created wrote written rewrote rewritten finished complete completed done addressed "
-        "ported migrated refactored renamed moved deleted cleaned configured rotated merged "
-        "pushed landed shipped enabled replaced switched converted documented extracted "
-        "introduced normalised normalized restored reverted upgraded installed deployed "
-        "released generated built set covered tested precomputed cached split made changed "
-        "passes passing works working succeeded place ✅"
-    ).split()
-    for tail in ("", ".", ",", ":", ";", "!", ")")
-)
-
-ANCHOR_FORMS = frozenset(ANCHORS)
-# The words a message is tested for first, in one set intersection.
-TRIGGERS = ANCHOR_FORMS | DONE_WORDS

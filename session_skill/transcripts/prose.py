@@ -15,19 +15,18 @@ from __future__ import annotations
 import re
 from collections.abc import Set as AbstractSet
 
+from session_skill.transcripts.anchors import ANCHORS, confirmed
 from session_skill.transcripts.candidates import DEFERRED, UNANSWERED
 from session_skill.transcripts.landed import WORD, content_stems
+from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.phrasing import (
     _BEFORE,
-    ANCHORS,
     ATTEMPT,
     LEAD_IN,
     NEXT_LIST,
     RULES,
     STILL_OPEN,
-    Lazy,
     Rule,
-    confirmed,
 )
 from session_skill.transcripts.redact import redact as _redact
 

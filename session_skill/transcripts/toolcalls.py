@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from session_skill.transcripts.events import PatchApplied, ToolCall, ToolResult
-from session_skill.transcripts.phrasing import Lazy
+from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.redact import redact
 
 _WRITE_TOOLS = {

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from session_skill.transcripts.events import AssistantText, CommandPrompt, ToolCall, UserText
 from session_skill.transcripts.landed import STOPWORDS
-from session_skill.transcripts.phrasing import Lazy
+from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import _ANSWER_START, clip, redact
 
 _REQUEST_CHARS = 1000

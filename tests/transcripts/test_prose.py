@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from session_skill.transcripts import prose
+from session_skill.transcripts.anchors import ANCHORS
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
-from session_skill.transcripts.phrasing import ANCHORS, RULES
+from session_skill.transcripts.phrasing import RULES
 from session_skill.transcripts.redact import scan as full_redact
 
 # (class, sentence): the sentence is a loose end of that class.

@@ -1,0 +1,38 @@
+"""A regex compiled when first used: most of a module's import time is compiling patterns a
+command may never need (the sweep's phrasing classes, the Goal's filters, the tool calls')."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+
+class Lazy:
+    """`re.compile(source, flags)`, done at the first search, match, split, sub or
+    finditer."""
+
+    __slots__ = ("_source", "_flags", "_pattern")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source, self._flags = source, flags
+        self._pattern: re.Pattern[str] | None = None
+
+    def _get(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = re.compile(self._source, self._flags)
+        return self._pattern
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self._get().search(text)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self._get().match(text)
+
+    def split(self, text: str) -> list[str]:
+        return self._get().split(text)
+
+    def sub(self, repl: str, text: str) -> str:
+        return self._get().sub(repl, text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self._get().finditer(text)
