@@ -19,6 +19,7 @@ from e2e_harness import (  # noqa: E402
     seed_claude_json,
 )
 from mock_api import MockAnthropic  # noqa: E402
+from plugin_harness import PluginWorld, plugin_world_in  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -84,3 +85,11 @@ def tmux_world(world: World, tmux_bin: str) -> World:
 def bare_tmux_world(bare_world: World, tmux_bin: str) -> World:
     bare_world.tmux = tmux_bin
     return bare_world
+
+
+@pytest.fixture
+def plugin_world(tmp_path: Path, claude_bin: Path, tmux_bin: str) -> Iterator[PluginWorld]:
+    """The session-skill plugin installed from a local marketplace into a scratch HOME with
+    no ``session-skill`` on PATH, tmux available (plugin_harness.py)."""
+    with plugin_world_in(tmp_path, claude_bin, tmux_bin) as w:
+        yield w

@@ -4,15 +4,17 @@ order, with which payload — and a way to make a hook answer (e.g. with additio
 :func:`install` writes ``hook_log.py`` (the script below, run by this venv's Python) into
 the world's scratch root and registers it, for every event in ``events``, in the client's
 user-level settings: ``$HOME/.claude/settings.json`` for Claude Code (one entry per event,
-no matcher, ``timeout: 10``), ``$CODEX_HOME/hooks.json`` for Codex. User-level, so it runs
-next to whatever ``session-skill install`` put in the project (phase 2 of issue 20).
+no matcher, ``timeout: 10`` unless ``untimed``), ``$CODEX_HOME/hooks.json`` for Codex.
+User-level, so it runs next to whatever ``session-skill install`` (or the plugin) put in
+place (phase 2 of issue 20).
 
 Each run appends one JSON line to ``<root>/hooks.jsonl``:
-``{"ts", "event", "payload", "transcript_lines"?, "snapshot"?}`` — ``payload`` is the stdin
-JSON verbatim, ``event`` its ``hook_event_name``, ``transcript_lines`` how many lines the
-payload's ``transcript_path`` held at that moment, and for the ``snapshot`` events
+``{"ts", "event", "payload", "transcript_lines"?, "snapshot"?, "listing"?}`` — ``payload``
+is the stdin JSON verbatim, ``event`` its ``hook_event_name``, ``transcript_lines`` how many
+lines the payload's ``transcript_path`` held at that moment, for the ``snapshot`` events
 (SessionEnd, PreCompact, PostCompact by default) ``snapshot`` is a copy of that transcript
-taken then (``<root>/snapshots/``). Then it prints what the replies file holds for the event
+taken then (``<root>/snapshots/``), and with ``watch`` ``listing`` is what that folder
+held. Then it prints what the replies file holds for the event
 (nothing by default) and exits 0 — also when something in it failed (the error goes to
 ``hooks.jsonl.errors``: a broken logger must not change what the client does).
 
@@ -39,6 +41,7 @@ import fcntl, json, os, shutil, sys, time
 
 log, replies = sys.argv[1], sys.argv[2]
 snap_events = set(sys.argv[3].split(",")) if len(sys.argv) > 3 and sys.argv[3] else set()
+watch = sys.argv[4] if len(sys.argv) > 4 else ""
 try:
     raw = sys.stdin.read()
     try:
@@ -47,6 +50,8 @@ try:
         payload = {"_raw": raw}
     event = payload.get("hook_event_name") or "?"
     entry = {"ts": time.time(), "event": event, "payload": payload}
+    if watch:
+        entry["listing"] = sorted(os.listdir(watch)) if os.path.isdir(watch) else None
     tp = payload.get("transcript_path")
     if isinstance(tp, str) and os.path.isfile(tp):
         with open(tp, "rb") as f:
@@ -224,22 +229,33 @@ class HookLog:
 SNAPSHOT_EVENTS = ("SessionEnd", "PreCompact", "PostCompact")
 
 
-def _command(root: Path, log: Path, replies: Path, snapshot: Iterable[str]) -> str:
+def _command(
+    root: Path, log: Path, replies: Path, snapshot: Iterable[str], watch: Path | None = None
+) -> str:
     script = root / "hook_log.py"
     script.write_text(SCRIPT.lstrip(), encoding="utf-8")
     log.touch()
-    argv = (sys.executable, script, log, replies, ",".join(snapshot))
+    argv = (sys.executable, script, log, replies, ",".join(snapshot), watch or "")
     return " ".join(shlex.quote(str(a)) for a in argv)
 
 
-def _merge_hooks(path: Path, command: str, events: Iterable[str], extra: dict[str, Any]) -> None:
+def _merge_hooks(
+    path: Path,
+    command: str,
+    events: Iterable[str],
+    extra: dict[str, Any],
+    untimed: Iterable[str] = (),
+) -> None:
     data: dict[str, Any] = {}
     if path.exists():
         data = json.loads(path.read_text(encoding="utf-8") or "{}")
     hooks = data.setdefault("hooks", {})
+    bare = set(untimed)
     for ev in events:
-        entry = {"hooks": [{"type": "command", "command": command, "timeout": 10}]}
-        hooks.setdefault(ev, []).append(entry)
+        hook: dict[str, Any] = {"type": "command", "command": command}
+        if ev not in bare:
+            hook["timeout"] = 10
+        hooks.setdefault(ev, []).append({"hooks": [hook]})
     data.update(extra)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -251,26 +267,32 @@ def install(
     replies: dict[str, str | dict[str, Any]] | None = None,
     settings: dict[str, Any] | None = None,
     snapshot: Iterable[str] = SNAPSHOT_EVENTS,
+    untimed: Iterable[str] = (),
+    watch: Path | None = None,
 ) -> HookLog:
     """Register the logging hook for ``events`` in ``world`` (a ``World`` or a
     ``CodexWorld``) and return its :class:`HookLog` (``<root>/hooks.jsonl``). ``replies``:
     the first answers (see :meth:`HookLog.reply`); ``snapshot``: the events at which the
-    hook copies the transcript it is handed.
+    hook copies the transcript it is handed; ``untimed``: the events registered without a
+    ``timeout`` (Claude Code 2.1.328 gives every SessionEnd hook the largest SessionEnd
+    ``timeout`` of the settings files: the logger's 10 s would lift a plugin's ~1.5 s);
+    ``watch``: a folder (the store) whose listing each entry records as ``listing`` (None
+    while it does not exist) — what a hook running next to the logger found there.
 
     Claude Code: the entries go into ``$HOME/.claude/settings.json`` together with the
     top-level ``settings`` (e.g. ``{"showClearContextOnPlanAccept": True}``). Codex: into
     ``$CODEX_HOME/hooks.json`` (Codex runs them only once trusted: the TUI's "Hooks need
     review" prompt, or ``--dangerously-bypass-hook-trust``)."""
     log = HookLog(world.root / "hooks.jsonl", world.root / "hook_replies.json")
-    cmd = _command(world.root, log.path, log.replies_path, snapshot)
+    cmd = _command(world.root, log.path, log.replies_path, snapshot, watch)
     for key, out in (replies or {}).items():
         log.reply(key, out)
     codex_home = getattr(world, "codex_home", None)
     if codex_home is not None:
         if settings:
             raise ValueError("settings= is for Claude Code; use -c flags for Codex")
-        _merge_hooks(Path(codex_home) / "hooks.json", cmd, events or CODEX_EVENTS, {})
+        _merge_hooks(Path(codex_home) / "hooks.json", cmd, events or CODEX_EVENTS, {}, untimed)
     else:
         target = Path(world.home) / ".claude" / "settings.json"
-        _merge_hooks(target, cmd, events or CLAUDE_EVENTS, settings or {})
+        _merge_hooks(target, cmd, events or CLAUDE_EVENTS, settings or {}, untimed)
     return log

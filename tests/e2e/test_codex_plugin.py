@@ -42,7 +42,7 @@ from codex_harness import (
 from codex_mock import Item, LoggedRequest, MockResponses, exec_command, function_call, message
 from e2e_harness import CACHE, Result, find_tmux, make_project
 from e2e_scripted import ScriptError, block_with, fill_heredoc
-from test_plugin_e2e import path_without_session_skill
+from plugin_harness import path_without_session_skill
 
 pytestmark = pytest.mark.e2e
 
@@ -274,7 +274,10 @@ def test_codex_plugin_alone_parks_dumps_and_gives_the_notice(
     t.wait_screen("Hooks need review", what="the hook review prompt")
     t.choose("2. Trust all and continue")
     t.wait_ready()
-    assert list(w.hook_trust()) == [f"{PLUGIN}:codex/hooks.json:session_start:0:0"]
+    assert sorted(w.hook_trust()) == [
+        f"{PLUGIN}:codex/hooks.json:pre_compact:0:0",
+        f"{PLUGIN}:codex/hooks.json:session_start:0:0",
+    ]
 
     commands: list[str] = []
     w.mock.script(

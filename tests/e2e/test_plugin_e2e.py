@@ -5,7 +5,7 @@ A clone of this checkout's HEAD is a local marketplace; `claude plugin marketpla
 has no `session-skill`. Then, through the plugin alone: `/session-skill:session park`
 headless (the first command builds the plugin's venv: one line of progress, inside the Bash
 tool's default timeout), a second park (ready: no setup), and dump → `/clear` → restore in
-the interactive UI under tmux.
+the interactive UI under tmux (the ``plugin_world`` fixture: plugin_harness.py).
 
 pip installs the dependencies from the package index, as for a user (its cache is kept in
 the e2e cache folder). The figures (install, first and warm command) are printed with `-s`.
@@ -14,17 +14,12 @@ the e2e cache folder). The figures (install, first and warm command) are printed
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from e2e_harness import CACHE, Result, World, make_project, seed_claude_json
 from e2e_scripted import (
     injected_context,
     last_tool_is_error,
@@ -34,13 +29,10 @@ from e2e_scripted import (
     run_skill_command,
     skill_text,
 )
-from mock_api import MockAnthropic
+from plugin_harness import PLUGIN, PluginWorld
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
-MARKET = "session-skill"  # .claude-plugin/marketplace.json
-PLUGIN = f"session-skill@{MARKET}"
 SKILL = "/session-skill:session"
 BASH_TIMEOUT = 120  # the Bash tool's default
 IDEA = 'cache the parsed transcript -- keyed by "mtime"'
@@ -55,94 +47,6 @@ DOC = f"""## Goal
 ## Next step
 {NEXT}
 """
-
-
-@dataclass
-class PluginWorld(World):
-    """A World whose PATH has no `session-skill`, plus settings for pip."""
-
-    path: str = ""
-    pip_env: dict[str, str] = field(default_factory=dict)
-
-    def env(self, **extra: str) -> dict[str, str]:
-        e = super().env()
-        e["PATH"] = self.path
-        e.update(self.pip_env)
-        e.update(extra)
-        return e
-
-    def claude_cli(self, *args: str, timeout: float = 120) -> Result:
-        p = subprocess.run(
-            [str(self.claude), *args],
-            cwd=self.proj,
-            env=self.env(),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        return Result(p.returncode, p.stdout, p.stderr)
-
-    @property
-    def data(self) -> Path:
-        """The plugin data folder Claude Code gives this plugin."""
-        return self.home / ".claude" / "plugins" / "data" / f"session-skill-{MARKET}"
-
-
-def path_without_session_skill() -> str:
-    """This PATH minus every folder holding a `session-skill` (the test venv's bin)."""
-    keep = [
-        d
-        for d in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
-        if d and not (Path(d) / "session-skill").exists()
-    ]
-    return os.pathsep.join(keep)
-
-
-def pip_settings() -> dict[str, str]:
-    """pip as the user has it (their index, config and proxies), with a cache that outlives
-    the scratch HOME, for wherever the index lets pip cache."""
-    return {"PIP_CACHE_DIR": str(CACHE / "pip")}
-
-
-@pytest.fixture
-def plugin_world(tmp_path: Path, claude_bin: Path, tmux_bin: str) -> Iterator[PluginWorld]:
-    root = tmp_path
-    home = root / "home"
-    home.mkdir()
-    (root / "tmp").mkdir()
-    proj = root / "proj"
-    make_project(proj)
-    seed_claude_json(home, proj)
-    market = root / "market"  # the checkout's HEAD, as `marketplace add owner/repo` clones it
-    subprocess.run(
-        ["git", "clone", "-q", "--no-hardlinks", str(REPO), str(market)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    path = path_without_session_skill()
-    w = PluginWorld(
-        root=root,
-        home=home,
-        proj=proj,
-        mock=MockAnthropic(log_path=root / "requests.jsonl"),
-        claude=claude_bin,
-        venv_bin=root / "no-venv",
-        tmux=tmux_bin,
-        path=path,
-        pip_env=pip_settings(),
-    )
-    w.mock.start()
-    try:
-        started = time.monotonic()
-        added = w.claude_cli("plugin", "marketplace", "add", str(market))
-        assert added.returncode == 0, added.stdout + added.stderr
-        installed = w.claude_cli("plugin", "install", PLUGIN)
-        assert installed.returncode == 0, installed.stdout + installed.stderr
-        print(f"\n[plugin] marketplace add + install: {time.monotonic() - started:.1f} s")
-        yield w
-    finally:
-        w.close()
 
 
 def frontmatter(path: Path) -> dict[str, str]:
