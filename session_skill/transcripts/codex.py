@@ -1,4 +1,4 @@
-"""The Codex rollout parser, kept apart from the Claude Code one in `transcript`.
+"""The Codex rollout parser, beside the Claude Code one in `claude`; `reader` picks one.
 
 Codex writes `session_meta`, `turn_context`, `response_item` and `event_msg` records in a
 `{"type", "payload"}` envelope; early rollouts had none (a header line, then bare items).

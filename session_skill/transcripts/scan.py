@@ -162,8 +162,8 @@ def transcript_records(stats: ReadStats) -> int:
     holds: 0 means the file is not one (a README, `/etc/passwd`, some other JSON lines)."""
     # The parsers count a record of a type they do not know under that bare type name;
     # kinds they know and skip on purpose are top-level types of theirs, or `kind:detail`.
+    from session_skill.transcripts.claude import _CLAUDE_SKIP
     from session_skill.transcripts.codex import _CODEX_LEGACY_ITEMS, _CODEX_TYPES
-    from session_skill.transcripts.reader import _CLAUDE_SKIP
 
     known = {k.decode() for k in _CLAUDE_SKIP} | _CODEX_TYPES | _CODEX_LEGACY_ITEMS
     unknown = sum(n for kind, n in stats.skipped.items() if ":" not in kind and kind not in known)

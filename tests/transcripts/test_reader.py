@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_skill.transcripts import reader
+from session_skill.transcripts import claude
 from session_skill.transcripts.reader import (
     CLAUDE,
     CODEX,
@@ -519,11 +519,11 @@ def test_thinking_only_and_unread_system_records_are_skipped_unparsed(tmp_path: 
 
 def _both_paths(path: Path) -> tuple[tuple[list[Event], ReadStats], tuple[list[Event], ReadStats]]:
     fast = events(path, wanted_results=set())
-    reader.FAST_PATH = False
+    claude.FAST_PATH = False
     try:
         full = events(path, wanted_results=set())
     finally:
-        reader.FAST_PATH = True
+        claude.FAST_PATH = True
     return fast, full
 
 

@@ -1,0 +1,392 @@
+"""The Claude Code transcript parser, beside the Codex one in `codex`; `reader` picks one.
+
+A transcript is JSON lines of `user`, `assistant` and `system` records, most of them
+`progress`, snapshots and attachments the conversation never needed. What is skipped is
+known from a few bytes of the line (`quick`), and a plain text record is read without parsing
+the whole of it (`FAST_PATH`); everything else takes `json.loads` and `feed`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterator
+from typing import Any, Literal
+
+from session_skill.transcripts.events import (
+    CLAUDE,
+    AssistantText,
+    ClearSplit,
+    CommandPrompt,
+    CompactBoundary,
+    Event,
+    Interrupted,
+    ReadStats,
+    SessionMeta,
+    ToolCall,
+    ToolResult,
+    UserText,
+    blocks_text,
+    mentions,
+    str_or_none,
+)
+
+# Top-level record types that never carry the main conversation. Skipping them before
+# json.loads matters: in current versions most lines are `progress` records, and the
+# agent_progress ones embed whole sub-agent messages.
+_CLAUDE_SKIP = frozenset(
+    kind.encode()
+    for kind in "progress file-history-snapshot queue-operation summary attachment last-prompt "
+    "cost-state api-request api-request-shape api-request-blob atis-latch custom-title "
+    "ai-title".split()
+)
+
+_COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.DOTALL)
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_BASH_INPUT = re.compile(r"^\s*<bash-input>(.*?)</bash-input>", re.DOTALL)
+_SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
+# User-role text Claude Code writes itself: command output, caveats, notifications, a
+# `#` memory note; an interrupt becomes its own event.
+_CLAUDE_NOISE = tuple(
+    "<local-command-stdout>|<local-command-stderr>|<local-command-caveat>|<bash-stdout>|"
+    "<bash-stderr>|<task-notification>|<user-prompt-submit-hook>|<user-memory-input>|"
+    "Caveat: The messages below were generated".split("|")
+)
+_INTERRUPTED = "[Request interrupted"
+_ATTACHMENT = b'"attachment":{'
+# System records the sweep reads; the others (turn_duration, stop_hook_summary…) are
+# skipped before parsing.
+_SYSTEM_READ = frozenset({b"compact_boundary", b"local_command"})
+_THINKING = (b'thinking"', b'redacted_thinking"')
+# Plain text records (most lines of a conversation) are read without parsing the whole
+# record: its text is decoded where it stands, its few envelope fields found by name. The
+# shapes are exact (one text block, no flags); anything else takes the full parse. Tests
+# turn it off to check both paths give the same events.
+FAST_PATH = True
+_CONTENT = b'"content":[{"type":"'
+_ASSISTANT_TEXT = _CONTENT + b'text","text":"'
+_USER_TEXT = b'"message":{"role":"user","content":"'
+# The C string scanner json itself uses (not in the type stubs): decodes one JSON string.
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.__dict__["scanstring"]
+# How many recent assistant message ids are remembered to merge split records. Parts of
+# one response can be interleaved with tool results, but never far apart.
+_MESSAGE_WINDOW = 64
+
+
+class ClaudeParser:
+    agent = CLAUDE
+
+    def __init__(self, stats: ReadStats) -> None:
+        self.stats = stats
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.seen_blocks: OrderedDict[str, set[tuple[str, int | str]]] = OrderedDict()
+        # The last record was a slash command: an isMeta record right after it is the
+        # prompt the command expanded to.
+        self.after_command = False
+        self._envelope: bytes | None = None  # `"cwd":"…","sessionId":"…"` of the session
+
+    def quick(self, raw: bytes, wanted: Collection[str] | None) -> str | list[Event] | None:
+        """A line read without parsing it, when its shape allows; None: parse it.
+
+        A str: the line is skipped, of that kind (a record type the sweep never reads, a
+        sidechain, a thinking block, tool results nobody waits for). A list: the events of
+        a record holding one text (an assistant's text block, a user's typed message) and
+        no flag. Field names are found as structure: inside a JSON string every quote is
+        escaped, so `"timestamp":"` cannot be content. This runs for every line.
+        """
+        start = raw.find(b'"type":"', 0, 4096)
+        if start == -1:
+            return None
+        end = raw.find(b'"', start + 8, start + 72)
+        if end == -1:
+            return None
+        value = raw[start + 8 : end]
+        if raw.startswith(_ATTACHMENT, start - len(_ATTACHMENT)):
+            # An attachment record (its first "type" is the attachment's): only a prompt the
+            # user typed while the assistant worked is read; the rest are file snapshots,
+            # reminders, diagnostics.
+            return None if value == b"queued_command" else "attachment"
+        if value in _CLAUDE_SKIP:
+            return value.decode("ascii", "replace")
+        # isSidechain sits in the envelope, before the record's first nested object.
+        if raw.find(b'"isSidechain":true', 0, min(start, 512)) != -1:
+            return "sidechain"
+        # An assistant record's first "type" is its message's (or, in older files, the
+        # envelope's); a user record's is the envelope's.
+        if value == b"message" or value == b"assistant":
+            at = raw.find(_CONTENT, start)
+            if at == -1:
+                return None
+            if raw.startswith(b'text","text":"', at + len(_CONTENT)):
+                return self._text(raw, at, len(_ASSISTANT_TEXT), True) if FAST_PATH else None
+            # Only a thinking block (no second block after it): most of a response's
+            # bytes, nothing the sweep reads.
+            if raw.startswith(_THINKING, at + len(_CONTENT)):
+                if raw.find(b'},{"type":"', at) == -1:
+                    return "assistant:thinking"
+            return None
+        if value == b"user":
+            if FAST_PATH:
+                at = raw.find(_USER_TEXT, start)
+                if at != -1:
+                    return self._text(raw, at, len(_USER_TEXT), False)
+            if raw.find(b'"tool_result"', start) != -1:
+                # Tool results only, no text block the user typed (toolUseResult, after the
+                # message, may itself say "type":"text": Read results).
+                if wanted is None:
+                    return None
+                tail = raw.rfind(b'"toolUseResult":')
+                if raw.find(b'"type":"text"', start, tail if tail > start else len(raw)) == -1:
+                    # An error (a failed or rejected edit touched no file) is always read.
+                    if not mentions(raw, wanted) and raw.find(b'"is_error":true', start) == -1:
+                        return "user:tool_result"
+            return None
+        if value == b"system":
+            at = raw.find(b'"subtype":"')
+            if at != -1:
+                end = raw.find(b'"', at + 11, at + 80)
+                subtype = raw[at + 11 : end] if end != -1 else b""
+                if subtype and subtype not in _SYSTEM_READ:
+                    return "system:" + subtype.decode("ascii", "replace")
+        return None
+
+    def _text(self, raw: bytes, at: int, opening: int, assistant: bool) -> list[Event] | None:
+        body = raw[at + opening :].decode("utf-8", "replace")
+        try:
+            text, end = _scanstring(body, 0)
+        except ValueError:
+            return None
+        # `end` is past the closing quote: the block (or the message) must end right there.
+        if not body.startswith("}]" if assistant else "}", end):
+            return None
+        # A flag set (an API error, a meta or summary record, a sidechain) takes the full
+        # parse; flags sit in the envelope, around the message, never in the text.
+        if raw.find(b":true", 0, at) != -1 or ":true" in body[end:]:
+            return None
+        # The timestamp is top-level (no nested object of a text record has one), most
+        # often after the message: look for it from the end.
+        ts_at = raw.rfind(b'"timestamp":"')
+        ts = raw[ts_at + 13 : raw.find(b'"', ts_at + 13)].decode() if ts_at != -1 else None
+        events: list[Event] = []
+        # The session: unchanged when the line holds the same cwd-and-id text as the last.
+        # The envelope stands before the message or, in current versions, after it; a quote
+        # inside the text is escaped, so `"cwd":"` found in the raw line is the field.
+        if self._envelope is None or raw.find(self._envelope) == -1:
+            meta = self._session(raw[:at].decode("utf-8", "replace") + body[end:], ts)
+            if meta is False:
+                return None
+            if meta is not None:
+                events.append(meta)
+        self.after_command = False
+        if assistant:
+            id_at = raw.rfind(b'"id":"', 0, at)
+            msg_id = raw[id_at + 6 : raw.find(b'"', id_at + 6)].decode() if id_at != -1 else None
+            seen = self._seen_for(msg_id)
+            key: tuple[str, int | str] = ("text", hash(text))
+            if key not in seen:
+                seen.add(key)
+                if text.strip():
+                    events.append(AssistantText(text, ts, msg_id))
+        else:
+            event = _user_text(text, ts)
+            if event is not None:
+                self.after_command = isinstance(event, UserText) and event.is_command
+                events.append(event)
+        return events
+
+    def _session(self, line: str, ts: str | None) -> SessionMeta | Literal[False] | None:
+        """Read `cwd` and `sessionId` off a line: a SessionMeta when they changed, False
+        when they cannot be read simply (the full parse will)."""
+        sid_at = line.find('"sessionId":"')
+        if sid_at == -1:
+            return None
+        sid_end = line.find('"', sid_at + 13)
+        session_id = line[sid_at + 13 : sid_end]
+        if "\\" in session_id:
+            return False
+        cwd_at = line.find('"cwd":"')
+        cwd: str | None = None
+        if cwd_at != -1:
+            try:
+                cwd, cwd_end = _scanstring(line, cwd_at + 7)
+            except ValueError:
+                return False
+            # Claude Code writes them side by side; that text marks the same session later.
+            if line.startswith(',"sessionId":"', cwd_end):
+                self._envelope = line[cwd_at : sid_end + 1].encode("utf-8")
+        if (session_id, cwd) == (self.session_id, self.cwd):
+            return None
+        self.session_id = session_id
+        self.cwd = cwd if cwd is not None else self.cwd
+        return SessionMeta(session_id, self.cwd, ts, CLAUDE)
+
+    def feed(self, record: dict[str, Any]) -> Iterator[Event]:
+        kind = record.get("type")
+        if kind == "attachment":
+            yield from self._queued(record)
+            return
+        if kind not in ("user", "assistant", "system"):
+            self.stats.skip(str(kind))
+            return
+        if record.get("isSidechain") is True:
+            self.stats.sidechain += 1
+            return
+        ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+        session_id, cwd = record.get("sessionId"), record.get("cwd")
+        if isinstance(session_id, str) and (session_id, cwd) != (self.session_id, self.cwd):
+            self.session_id = session_id
+            self.cwd = cwd if isinstance(cwd, str) else self.cwd
+            self._envelope = None
+            yield SessionMeta(session_id, self.cwd, ts, CLAUDE)
+        if kind == "user":
+            yield from self._user(record, ts)
+        elif kind == "assistant":
+            yield from self._assistant(record, ts)
+        else:
+            yield from self._system(record, ts)
+
+    def _queued(self, record: dict[str, Any]) -> Iterator[Event]:
+        """A prompt typed while the assistant worked (`queued_command`): the user's words."""
+        attachment = record.get("attachment")
+        prompt = attachment.get("prompt") if isinstance(attachment, dict) else None
+        if record.get("isSidechain") is True or not (
+            isinstance(attachment, dict) and attachment.get("type") == "queued_command"
+        ):
+            self.stats.skip("attachment")
+            return
+        ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+        text = prompt if isinstance(prompt, str) else blocks_text(prompt)
+        event = _user_text(text, ts) if text.strip() else None
+        if event is not None:
+            yield event
+        else:
+            self.stats.skip("attachment:queued_command")
+
+    def _user(self, record: dict[str, Any], ts: str | None) -> Iterator[Event]:
+        after_command, self.after_command = self.after_command, False
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if (
+            record.get("isMeta")
+            or record.get("isCompactSummary")
+            or record.get("isVisibleInTranscriptOnly")
+        ):
+            prompt = blocks_text(content).strip() if after_command and record.get("isMeta") else ""
+            if prompt:
+                yield CommandPrompt(prompt, ts)
+            else:
+                self.stats.skip("user:meta")
+            return
+        if isinstance(content, str):
+            event = _user_text(content, ts)
+            if event is not None:
+                self.after_command = isinstance(event, UserText) and event.is_command
+                yield event
+            return
+        if not isinstance(content, list):
+            return
+        results = sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
+        meta = record.get("toolUseResult")
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                event = _user_text(block["text"], ts)
+                if event is not None:
+                    self.after_command = isinstance(event, UserText) and event.is_command
+                    yield event
+            elif block.get("type") == "tool_result":
+                yield ToolResult(
+                    tool_use_id=str_or_none(block.get("tool_use_id")),
+                    content=block.get("content"),
+                    ts=ts,
+                    is_error=bool(block.get("is_error")),
+                    # With several results in one record, whose toolUseResult it is is unknown.
+                    meta=meta if isinstance(meta, dict) and results == 1 else None,
+                )
+
+    def _assistant(self, record: dict[str, Any], ts: str | None) -> Iterator[Event]:
+        self.after_command = False
+        if record.get("isApiErrorMessage"):
+            self.stats.skip("assistant:api-error")
+            return
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return
+        msg_id = str_or_none(message.get("id"))
+        content = message.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            return
+        seen = self._seen_for(msg_id)
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "text" and isinstance(block.get("text"), str):
+                key: tuple[str, int | str] = ("text", hash(block["text"]))
+                if key in seen:
+                    continue
+                seen.add(key)
+                if block["text"].strip():
+                    yield AssistantText(block["text"], ts, msg_id)
+            elif btype == "tool_use" and isinstance(block.get("name"), str):
+                tool_id = str_or_none(block.get("id"))
+                key = ("tool", tool_id or hash(json.dumps(block, sort_keys=True, default=str)))
+                if key in seen:
+                    continue
+                seen.add(key)
+                tool_input = block.get("input")
+                yield ToolCall(
+                    block["name"], tool_input if isinstance(tool_input, dict) else {}, tool_id, ts
+                )
+
+    def _seen_for(self, msg_id: str | None) -> set[tuple[str, int | str]]:
+        if msg_id is None:
+            return set()
+        seen = self.seen_blocks.get(msg_id)
+        if seen is None:
+            seen = self.seen_blocks[msg_id] = set()
+            if len(self.seen_blocks) > _MESSAGE_WINDOW:
+                self.seen_blocks.popitem(last=False)
+        return seen
+
+    def _system(self, record: dict[str, Any], ts: str | None) -> Iterator[Event]:
+        subtype = record.get("subtype")
+        if subtype == "compact_boundary":
+            yield CompactBoundary(ts)
+        elif subtype == "local_command" and isinstance(record.get("content"), str):
+            # Current versions record local commands (/model, /mcp, /clear…) as system records.
+            event = _user_text(record["content"], ts)
+            if event is not None:
+                yield event
+            else:
+                self.stats.skip("system:local_command")
+        else:
+            self.stats.skip(f"system:{subtype}")
+
+
+def _user_text(text: str, ts: str | None) -> UserText | ClearSplit | Interrupted | None:
+    stripped = text.lstrip()
+    name_match = _COMMAND_NAME.search(text) if stripped.startswith("<command-") else None
+    if name_match is not None:
+        name = name_match.group(1).strip()
+        if name == "/clear":
+            return ClearSplit(ts)
+        args_match = _COMMAND_ARGS.search(text)
+        args = args_match.group(1).strip() if args_match is not None else ""
+        return UserText(text.strip(), ts, True, name, args)
+    if stripped.startswith(_CLAUDE_NOISE) or stripped == "(no content)":
+        return None
+    if stripped.startswith(_INTERRUPTED):
+        return Interrupted(ts)
+    bash = _BASH_INPUT.match(text) if "<bash-input>" in text[:64] else None
+    if bash is not None:
+        return UserText(text.strip(), ts, True, "!", bash.group(1).strip())
+    if "<system-reminder>" in text:
+        text = _SYSTEM_REMINDER.sub("", text)
+    text = text.strip()
+    return UserText(text, ts) if text else None
