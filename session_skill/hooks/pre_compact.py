@@ -47,10 +47,7 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
     root = storepaths.project_root(env=env, cwd=text_field(data, "cwd"))
     from session_skill.store import settings
 
-    auto = settings.effective(settings.AUTO, root, env)
-    for problem in auto.problems:
-        warn(problem)
-    if auto.value == settings.OFF:
+    if settings.auto(root, env, warn) == settings.OFF:
         return ""
     from session_skill import agent
     from session_skill.hooks import capture

@@ -62,10 +62,7 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
     root = storepaths.project_root(env=env, cwd=ending.cwd)
     from session_skill.store import settings
 
-    auto = settings.effective(settings.AUTO, root, env)
-    for problem in auto.problems:
-        warn(problem)
-    if auto.value == settings.OFF:
+    if settings.auto(root, env, warn) == settings.OFF:
         return ""
     store = storepaths.store_dir(root)
     dumped = own_pending(store, ending.session_id) if storepaths.store_exists(store) else None

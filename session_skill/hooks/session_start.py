@@ -133,13 +133,11 @@ def _automatic(
     """An automatic handover: inject it, or say once that it exists, as `auto` says."""
     from session_skill.store import settings
 
-    auto = settings.effective(settings.AUTO, root, env)
-    for problem in auto.problems:
-        _warn(problem)
-    if auto.value == settings.OFF:
+    auto = settings.auto(root, env, _warn)
+    if auto == settings.OFF:
         return ""
     moved = gates.branch_differs(pending.branch, current)
-    inject = auto.value == settings.INJECT and start.source == "clear" and not moved
+    inject = auto == settings.INJECT and start.source == "clear" and not moved
     if inject and not pending.plan:  # a plan's doc beside the plan would compete with it
         consumed = gates.consume(
             store, pending.slug, pending.path, now, env, session=start.session_id

@@ -20,7 +20,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
 FILE_NAME = "session-skill.json"
 FILE_LIMIT = 1 << 16  # a settings file is a few bytes
@@ -111,3 +111,11 @@ def effective(key: str, root: str, env: Mapping[str, str]) -> Setting:
         if value is not None:
             return Setting(key, value, level, path, problems)
     return Setting(key, DEFAULTS[key], DEFAULT, None, problems)
+
+
+def auto(root: str, env: Mapping[str, str], warn: Callable[[str], None]) -> str:
+    """The `auto` value a hook acts on, each problem met on the way handed to `warn`."""
+    setting = effective(AUTO, root, env)
+    for problem in setting.problems:
+        warn(problem)
+    return setting.value

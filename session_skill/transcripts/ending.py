@@ -17,12 +17,12 @@ from session_skill.transcripts.candidates import DEFERRED, DIVERGING
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.phrasing import NEXT_LIST
 from session_skill.transcripts.prose import (
-    _DONE_ITEM,
     _FENCE,
     _LIST_MARK,
     _is_prose,
     _units,
     classify,
+    list_under,
     redact,
 )
 
@@ -110,18 +110,9 @@ def open_lists(text: str) -> list[tuple[str, str]]:
             continue  # NEXT_LIST headings are `prose.listed_items`' own
         if not _OPEN_LEAD.search(bare):
             continue
-        while n < len(lines) and not lines[n].strip():
-            n += 1
-        taken = 0
-        while n < len(lines) and _LIST_MARK.match(lines[n]) and taken < _LIST_MAX:
-            item = lines[n]
-            n += 1
-            if _DONE_ITEM.search(item):
-                continue
-            item = _LIST_MARK.sub("", item).replace("**", "").replace("`", "").strip()
-            if len(item.split()) >= 3:
-                found.append((redact(item), redact(bare.rstrip(":").strip())))
-                taken += 1
+        items, n = list_under(lines, n, _LIST_MAX)
+        lead = redact(bare.rstrip(":").strip())
+        found += [(item, lead) for item in items]
     return found
 
 

@@ -247,18 +247,28 @@ def listed_items(
         title = line.strip("#*_: ").rstrip(":").strip() or "Next steps"
         while n < len(lines) and (not lines[n].strip() or LEAD_IN.match(lines[n].strip())):
             n += 1
-        taken = 0
-        while n < len(lines) and _LIST_MARK.match(lines[n]) and taken < _LIST_ITEMS_MAX:
-            item = lines[n]
-            n += 1
-            if _DONE_ITEM.search(item):
-                continue
-            item = redact(_LIST_MARK.sub("", item).replace("**", "").replace("`", "").strip())
-            if len(item.split()) >= 3:
-                kind = UNANSWERED if item.rstrip().endswith("?") else DEFERRED
-                found.append((kind, item, redact(title)))
-                taken += 1
+        items, n = list_under(lines, n, _LIST_ITEMS_MAX)
+        for item in items:
+            kind = UNANSWERED if item.rstrip().endswith("?") else DEFERRED
+            found.append((kind, item, redact(title)))
     return found
+
+
+def list_under(lines: list[str], n: int, most: int) -> tuple[list[str], int]:
+    """The items of the list at `lines[n]` (blank lines ahead of it passed over): the first
+    `most` of three words or more not marked done, bare and redacted; and where it ends."""
+    while n < len(lines) and not lines[n].strip():
+        n += 1
+    items: list[str] = []
+    while n < len(lines) and _LIST_MARK.match(lines[n]) and len(items) < most:
+        item = lines[n]
+        n += 1
+        if _DONE_ITEM.search(item):
+            continue
+        item = redact(_LIST_MARK.sub("", item).replace("**", "").replace("`", "").strip())
+        if len(item.split()) >= 3:
+            items.append(item)
+    return items, n
 
 
 _LIST_ANCHORS = frozenset(
