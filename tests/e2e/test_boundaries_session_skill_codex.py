@@ -1,0 +1,166 @@
+"""End-to-end, issue 20 (phase 2): session-skill's hooks at the session boundaries of the real
+Codex 0.171.0 TUI — ``/clear`` without a dump (captured at the next SessionStart, since
+``/clear`` fires no SessionEnd), ``/compact`` and automatic compaction.
+
+``session-skill install --agent codex`` put SessionStart ``startup|clear|compact`` and
+PreCompact into the project's ``.codex/hooks.json``; the TUI's "Hooks need review" prompt
+trusts them (and the user-level logging hook, ``hook_log.py``, which answers nothing).
+Assertions are on the store (``<project>/.claude/state/session/``), the rollouts and what the
+model is sent (the mock's log).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from codex_harness import CodexWorld, find_codex, make_world, rollouts_for_cwd, session_meta
+from codex_mock import LoggedRequest, reply
+from e2e_harness import find_tmux, find_venv_bin
+from e2e_store import body, docs, docs_with, frontmatter, section, wait_until
+from hook_log import HookLog, install
+
+from session_skill.hooks.pre_compact import INSTRUCTIONS
+
+pytestmark = pytest.mark.e2e
+
+REQUEST = "Add an expiry check to the token helper in token.py"
+IDEA = "try a jittered backoff later"
+
+
+@pytest.fixture(scope="module")
+def codex_bin() -> Path:
+    return find_codex()
+
+
+@pytest.fixture
+def world(tmp_path: Path, codex_bin: Path) -> Iterator[CodexWorld]:
+    """Scratch HOME/CODEX_HOME + git project + mock + tmux; ``install --agent codex`` run in
+    it and committed, as a user would."""
+    w = make_world(tmp_path, codex_bin, find_venv_bin(), find_tmux())
+    try:
+        w.session_skill("install", "--agent", "codex", "--project", str(w.proj))
+        w.git("add", "-A")
+        w.git("commit", "-q", "-m", "install session-skill for Codex")
+        yield w
+    finally:
+        w.close()
+
+
+def turn(w: CodexWorld, t: Any, log: HookLog, prompt: str, answer: Any) -> LoggedRequest:
+    """``prompt`` → the scripted ``answer``; the turn's main request, once its Stop hook ran."""
+    text = answer.content if hasattr(answer, "content") else answer
+    w.mock.add(answer)
+    mark, before = w.mock.mark(), log.mark()
+    t.type(prompt)
+    req = w.mock.wait_main(since=mark)
+    log.wait("Stop", since=before, where=lambda p: p["last_assistant_message"] == text)
+    t.wait_ready()
+    return req
+
+
+def contexts(req: LoggedRequest) -> list[str]:
+    """The hook contexts in a request: Codex puts each SessionStart additionalContext in a
+    developer message of its own (the others: the base instructions, ``<skills_instructions>``,
+    ``<permissions instructions>``…)."""
+    return [m for m in req.messages("developer") if not m.startswith(("You are a coding", "<"))]
+
+
+def park(w: CodexWorld, idea: str) -> str:
+    out = w.session_skill("park", idea).stdout
+    assert out.startswith("Parked: "), out
+    return out.split()[1]
+
+
+# --- 5. /clear without a dump --------------------------------------------------------------------
+
+
+def test_clear_without_a_dump_saves_the_old_thread_and_notices_once(world: CodexWorld) -> None:
+    w = world
+    log = install(w)
+    t = w.tui()
+    t.trust_hooks()
+    turn(w, t, log, REQUEST, "Added expired() to token.py; the test is still to write.")
+    (first,) = log.payloads("SessionStart")
+    old_id = first["session_id"]
+    assert docs(w.store) == [] and w.latest() is None
+
+    t.clear()
+    req = turn(w, t, log, "what now?", "Fresh start.")
+    new = log.entry("SessionStart", source="clear")["payload"]
+    assert new["session_id"] != old_id
+    (doc,) = docs(w.store)
+    fm = frontmatter(doc)
+    slug = doc.stem
+    assert fm["trigger"] == "session-end" and fm["session_id"] == old_id, fm
+    assert fm["agent"] == "codex" and fm["capture"] == "extractive", fm
+    (old_rollout,) = [p for p in rollouts_for_cwd(w.codex_home, w.proj) if old_id in p.name]
+    assert session_meta(old_rollout)["id"] == old_id  # the thread /clear left, found by cwd
+    assert section(body(doc), "Goal") == REQUEST, body(doc)
+    assert w.latest() == slug
+
+    (notice,) = contexts(req)
+    assert notice.startswith(
+        f"`$session recall {slug}` loads the automatic handover `{slug}`: "
+        "no $session dump ran before /clear"
+    ), notice
+    assert req.text().count(f"`{slug}`") == 1 and REQUEST in notice, notice
+    fm = frontmatter(doc)
+    assert fm["consumed"] == "false" and fm.get("noticed_at"), fm
+
+    # a second /clear: the first notice is not given again; the thread it left held a
+    # request of its own ("what now?"), saved and noticed in its turn
+    t.clear()
+    req = turn(w, t, log, "anything pending?", "Nothing new.")
+    assert slug not in req.text(), contexts(req)
+    (later,) = [p for p in docs(w.store) if p != doc]
+    assert frontmatter(later)["session_id"] == new["session_id"], frontmatter(later)
+    assert section(body(later), "Goal") == "what now?"
+    (again,) = contexts(req)
+    assert again.startswith(f"`$session recall {later.stem}` loads the automatic handover"), again
+    assert w.latest() == later.stem and frontmatter(doc)["consumed"] == "false"
+    print(f"\n[codex notice] {notice}")
+    assert w.mock.errors == [] and log.errors() == ""
+
+
+# --- 6. /compact and automatic compaction --------------------------------------------------------
+
+
+@pytest.mark.parametrize("trigger", ["manual", "auto"])
+def test_compaction_saves_the_state_and_gives_back_the_parked_item(
+    world: CodexWorld, trigger: str
+) -> None:
+    w = world
+    log = install(w)
+    item = park(w, IDEA)
+    args = ("-c", "model_auto_compact_token_limit=2000") if trigger == "auto" else ()
+    t = w.tui(*args)
+    t.trust_hooks()
+    turn(w, t, log, "hello, we work on retries", "Hi, retries it is.")
+    second = reply("Noted: 1s, 2s, 4s.", total_tokens=6000) if trigger == "auto" else "Noted."
+    turn(w, t, log, "remember the backoff: 1s 2s 4s", second)
+    sid = log.payloads("SessionStart")[0]["session_id"]
+    before = log.mark()
+    if trigger == "manual":
+        t.compact()
+        log.wait("PostCompact", since=before)
+    req = turn(w, t, log, "what next?", "Next: the backoff test.")
+    assert log.payloads("PreCompact", since=before)[0]["trigger"] == trigger
+    (saved,) = wait_until(
+        lambda: docs_with(w.store, trigger="compact", session_id=sid), what="the PreCompact doc"
+    )
+    fm = frontmatter(saved)
+    assert fm["compaction"] == trigger and fm["agent"] == "codex", fm
+    assert w.latest() is None  # the thread goes on
+
+    (given,) = contexts(req)
+    assert given.startswith("Context was compacted."), given
+    assert f"Parked items: 1 open — **{item}**" in given, given
+    assert f"The state before this compaction is saved as `{saved.stem}`" in given, given
+    assert "$session list" in given and "/session" not in given.replace("$session", ""), given
+    # Codex reads nothing of PreCompact's stdout: the hook prints nothing there
+    assert all(INSTRUCTIONS not in r.text() for r in w.mock.requests if r.body)
+    print(f"\n[codex after {trigger} compaction] {given}")
+    assert w.mock.errors == [] and log.errors() == ""
