@@ -190,6 +190,10 @@ def _capture_codex_thread(root: str, store: str, start: _Start, env: Mapping[str
     SessionStart(clear), unless it dumped its own handover or was captured already."""
     if not start.transcript:
         return
+    from session_skill.store import settings
+
+    if settings.auto(root, env, _warn) == settings.OFF:
+        return
     from session_skill.hooks import capture, session_end
     from session_skill.transcripts.discovery import previous_codex_rollout
 

@@ -137,8 +137,8 @@ def _codex_trust_notes(base: Path, user: bool, *, updated: bool) -> list[str]:
         )
     notes += [
         '  - start `codex` (the TUI): at "Hooks need review" choose "Trust all and continue", '
-        f'or "Review hooks" and `t` on the SessionStart hook of {where}; `/hooks` shows it '
-        "later;",
+        f'or "Review hooks" and `t` on each hook of {where} (SessionStart and PreCompact); '
+        "`/hooks` shows them later;",
         "  - `codex exec` never asks: it skips the hook silently until you trusted it in the TUI;",
         "  - this install changed the hook's command, so Codex asks again: trust it again."
         if updated

@@ -230,6 +230,12 @@ def test_codex_clear_captures_the_thread_it_left_once(root: Path, tmp_path: Path
                           "hook_event_name": "SessionStart", "model": "m",
                           "permission_mode": "default", "source": "clear"}).encode()  # fmt: skip
     env = {**os.environ, "SESSION_SKILL_AGENT": "codex"}
+    settings = root / ".claude" / "session-skill.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"auto": "off"}')
+    assert hook.run(payload, env=env) == ""  # auto off: nothing written
+    assert not store(root).exists() or not list(store(root).glob("*.md"))
+    settings.unlink()
     context = _context(json.loads(hook.run(payload, env=env)))
     slug = latest(root)
     assert context.startswith(f"`$session recall {slug}` loads the automatic handover")

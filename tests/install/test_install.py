@@ -383,7 +383,7 @@ def test_codex_update_of_the_hook_says_trust_it_again(
 
 def test_codex_user_install_names_the_user_hooks_file(home: Path) -> None:
     report = do_install(None, home, user=True, agent="codex")
-    assert "`t` on the SessionStart hook of ~/.codex/hooks.json" in report
+    assert "`t` on each hook of ~/.codex/hooks.json (SessionStart and PreCompact)" in report
     assert "Trust this folder?" not in report  # no project .codex/ involved
 
 
