@@ -303,7 +303,7 @@ def install(
     agent: AgentOpt = "claude",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show, change nothing.")] = False,
 ) -> int:
-    """Install the skill and the SessionStart hook into a project (or --user)."""
+    """Install the skill and the hooks into a project (or --user)."""
     return _run(ctx)
 
 

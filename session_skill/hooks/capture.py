@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 BUDGET = 1.2  # seconds this process waits for the capture (a plugin's SessionEnd gets ~1.5)
 MARKER = ".capture-"
+FAILED = ".failed-capture"  # a background capture's failure, for the next SessionStart
 MARKER_STALE = 120.0  # seconds: a marker older than this is left from a capture that died
 START_WAIT = 0.3  # seconds SessionStart waits for a capture still running
 LOCK_WAIT = 0.5
@@ -198,15 +199,14 @@ def _run_detached(job: Callable[[], str], out_fd: int, held: Claim) -> None:
         out = ERROR + str(exc)
     except BaseException as exc:
         out = ERROR + f"{type(exc).__name__}: {exc}"
-    finally:
-        release(held)
     try:
         os.write(out_fd, out.encode("utf-8"))
     except OSError:
         if out.startswith(ERROR):  # nobody heard it: the next SessionStart says it
-            _note_failure(held.store, out[len(ERROR) :])
+            _note_failure(held.store, held.session_id, out[len(ERROR) :])
     finally:
         os.close(out_fd)
+        release(held)  # after the note: a store made for the marker keeps it
 
 
 def _await(read_end: int, budget: float) -> str:
@@ -230,24 +230,32 @@ def _await(read_end: int, budget: float) -> str:
         os.close(read_end)
 
 
-def _note_failure(store: str, message: str) -> None:
-    """A capture that failed in the background leaves one line the next SessionStart shows."""
+def _note_failure(store: str, session_id: str, message: str) -> None:
+    """A capture that failed in the background leaves one line the next SessionStart shows:
+    the session's id, a tab, what went wrong (the last failure wins)."""
+    line = session_id.replace("\t", " ") + "\t" + " ".join(message.split())[:300] + "\n"
     try:
-        with open(os.path.join(store, ".capture-failed"), "w", encoding="utf-8") as fh:
-            fh.write(" ".join(message.split())[:300] + "\n")
-    except OSError:
+        from session_skill.store import fileio
+
+        fileio.atomic_write(os.path.join(store, FAILED), line.encode("utf-8"))
+    except Exception:  # a note about a failure must not fail in turn
         pass
 
 
-def take_failure(store: str) -> str | None:
-    path = os.path.join(store, ".capture-failed")
+def take_failure(store: str) -> tuple[str, str] | None:
+    """(session id, what went wrong) of a background capture that failed, once: the note is
+    removed as it is read. None when there is none (one stat on the common path)."""
+    path = os.path.join(store, FAILED)
+    if not os.path.exists(path):
+        return None
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read().strip()
+            text = fh.read(4096).strip()
         os.unlink(path)
     except OSError:
         return None
-    return text or None
+    session_id, _, message = text.partition("\t")
+    return (session_id, message) if message else None
 
 
 def captured_already(store: str, session_id: str, triggers: tuple[str, ...]) -> bool:

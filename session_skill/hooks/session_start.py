@@ -70,6 +70,16 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
         _capture_codex_thread(root, store, start, env)
     if not storepaths.store_exists(store):  # never create the store here
         return ""
+    out = _answer(start, root, store, env, now)
+    from session_skill.hooks.capture import take_failure
+
+    failed = take_failure(store)
+    return _with_failure(out, failed, env) if failed is not None else out
+
+
+def _answer(
+    start: _Start, root: str, store: str, env: Mapping[str, str], now: datetime | None
+) -> str:
     if start.source == "compact":
         if not start.session_id:
             return ""
@@ -255,6 +265,30 @@ def main() -> int:
 
 def _output(context: str, message: str) -> str:
     return context_output("SessionStart", context, message)
+
+
+def _with_failure(out: str, failed: tuple[str, str], env: Mapping[str, str]) -> str:
+    """`out` with a capture's background failure said once, to the model and to the user:
+    the conversation is not lost — its transcript is on disk and one command saves it."""
+    import json
+
+    session_id, problem = failed
+    retry = f"session-skill dump --extractive --session-id {session_id}"
+    context = (
+        f"session-skill could not save the automatic handover of an earlier conversation "
+        f"({problem}); its transcript is still on disk, and `{retry}` saves it."
+    )
+    message = f"session-skill: an automatic handover could not be written ({problem}); `{retry}`"
+    if not out:
+        return _output(context, message)
+    data = json.loads(out)
+    specific = data.get("hookSpecificOutput", {})
+    before = specific.get("additionalContext", "")
+    specific["additionalContext"] = f"{before}\n\n{context}" if before else context
+    data["hookSpecificOutput"] = {"hookEventName": "SessionStart", **specific}
+    said = data.get("systemMessage", "")
+    data["systemMessage"] = f"{said} · {message}" if said else message
+    return json.dumps(data, ensure_ascii=False) + "\n"
 
 
 _warn = warner("session-skill hook: ")

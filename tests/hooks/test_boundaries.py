@@ -248,7 +248,7 @@ def test_codex_clear_captures_the_thread_it_left_once(root: Path, tmp_path: Path
 
 # -- the budget (§3), racing hooks and a dump recognised by its session (issue 21) -----------
 def test_a_capture_past_the_budget_finishes_detached_and_the_next_start_says_so(
-    root: Path, tmp_path: Path
+    root: Path, detaching: None, tmp_path: Path
 ) -> None:
     held = capture.claim(str(store(root)), SESSION)
     assert held is not None
@@ -274,7 +274,9 @@ def test_a_capture_past_the_budget_finishes_detached_and_the_next_start_says_so(
     assert capture.running(str(store(root))) == []  # the marker goes with it
 
 
-def test_a_capture_that_fails_in_time_is_said_like_an_inline_one(root: Path) -> None:
+def test_a_capture_that_fails_in_time_is_said_like_an_inline_one(
+    root: Path, detaching: None
+) -> None:
     from session_skill.errors import SessionError
 
     held = capture.claim(str(store(root)), SESSION)
@@ -286,6 +288,40 @@ def test_a_capture_that_fails_in_time_is_said_like_an_inline_one(root: Path) -> 
     with pytest.raises(SessionError, match="the store is locked"):
         capture.detached(boom, held)
     assert capture.running(str(store(root))) == []
+
+
+def test_a_capture_that_fails_after_the_budget_is_said_at_the_next_start_once(
+    root: Path, detaching: None, tmp_path: Path, cli: RunCli
+) -> None:
+    from session_skill.errors import SessionError
+
+    held = capture.claim(str(store(root)), SESSION)
+    assert held is not None
+
+    def late_boom() -> str:
+        time.sleep(0.6)
+        raise SessionError("disk full while writing the doc")
+
+    assert capture.detached(late_boom, held, budget=0.1) == ""  # the hook is long gone
+    deadline = time.monotonic() + 10
+    while capture.running(str(store(root))) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    while not (store(root) / capture.FAILED).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert capture.running(str(store(root))) == []  # the note is no running capture
+    # A dump pending too: both are said, the failure after the restore.
+    assert (
+        cli("dump", "other-work", "--file", "-", input="## Goal\nG.\n\n## Next step\nN.\n").code
+        == 0
+    )
+    out = start(root)
+    assert out is not None
+    context = _context(out)
+    assert context.index("other-work") < context.index("could not save the automatic handover")
+    assert f"session-skill dump --extractive --session-id {SESSION}" in context
+    assert "disk full while writing the doc" in out["systemMessage"]  # type: ignore[operator]
+    assert "restored handover `other-work`" in out["systemMessage"]  # type: ignore[operator]
+    assert start(root) is None  # once
 
 
 def test_racing_session_end_hooks_capture_the_session_once(root: Path, tmp_path: Path) -> None:

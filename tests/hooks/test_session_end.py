@@ -572,6 +572,7 @@ def test_the_plugin_runs_it_on_clear_through_its_shim(root: Path, tmp_path: Path
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "SESSION_SKILL_V"))}
     env.update(CLAUDE_PLUGIN_ROOT=str(REPO), CLAUDE_PLUGIN_DATA=str(tmp_path / "plugin-data"))
+    env["SESSION_SKILL_DETACH"] = "0"  # inline: a busy machine must not move it past the budget
     r = subprocess.run(
         ["sh", "-c", PLUGIN_COMMAND],
         input=end_payload(root, work_transcript(root, tmp_path)),

@@ -640,6 +640,7 @@ def test_written_session_end_command_captures_a_clear(project: Path, home: Path)
         "reason": "clear",
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "PYTHON"))}
+    env["SESSION_SKILL_DETACH"] = "0"  # inline: LATEST is read as soon as the hook exits
     r = subprocess.run(
         ["bash", "-c", entry["hooks"][0]["command"]],
         input=json.dumps(payload).encode(),
