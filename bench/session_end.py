@@ -199,8 +199,13 @@ class _Detached:
         self.late: list[float] = []  # seconds from the hook's exit to the doc, per run
 
     def settle(self) -> None:
-        """Before a run: no capture of an earlier one still running, the store as it was."""
-        self.wait(DOC_WAIT)
+        """Before a run: no capture of an earlier one still running, the store as it was.
+        (`after` waited for it already; this covers a run that failed before it.)"""
+        deadline = time.perf_counter() + DOC_WAIT
+        while any(n.startswith(MARKER) for n in self.store.new()):
+            if time.perf_counter() > deadline:
+                raise CaseFailed(f"{self.case.name}: a capture still runs {DOC_WAIT:g} s on")
+            time.sleep(0.01)
         self.store.fresh()
 
     def wait(self, limit: float) -> float | None:
