@@ -260,8 +260,10 @@ def test_tui_clear_restores_once(tui_world: CodexWorld) -> None:
     t.wait_screen("Hooks need review", what="the hook review prompt")
     t.choose("2. Trust all and continue")
     t.wait_ready()
-    (key,) = w.hook_trust()
-    assert key == f"{w.proj}/.codex/hooks.json:session_start:0:0", key
+    assert sorted(w.hook_trust()) == [
+        f"{w.proj}/.codex/hooks.json:pre_compact:0:0",
+        f"{w.proj}/.codex/hooks.json:session_start:0:0",
+    ], w.hook_trust()
 
     # the first prompt starts the thread: SessionStart(startup) → the notice only
     mark = w.mock.mark()

@@ -131,7 +131,8 @@ def test_clear_without_dump_notices_once_and_a_dump_wins(tmux_world: World) -> N
     notice = injected_context(req.body)
     assert notice is not None, req.text()[:4000]
     assert f"`{slug}`" in notice and "no /session dump ran" in notice, notice
-    assert REQUEST in notice and "`/session recall` loads it" in notice, notice
+    assert notice.startswith(f"`/session recall {slug}` loads the automatic handover"), notice
+    assert REQUEST in notice, notice  # the recall hint first (issue 21), then the Goal
     assert len(notice) <= 600 and OPEN_TASK not in notice, notice
     t.wait_screen("Listed.", what="the scripted model's last turn")
     assert w.mock.pending_steps == 0 and w.mock.errors == [], w.mock.errors
