@@ -6,7 +6,7 @@ No session-skill here: a logging hook (``hook_log.py``, registered for every obs
 event in the scratch ``~/.claude/settings.json``) records which events fire, in which order,
 with which payload, and answers SessionStart with a marker ``additionalContext``; the mock
 logs what the model is sent around each boundary. BOUNDARIES.md holds the shapes in full.
-Phase 2 adds session-skill's hooks next to the logger and asserts on their output.
+Phase 2 (session-skill's hooks next to the logger): test_boundaries_session_skill.py.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ No session-skill here: a logging hook (``hook_log.py`` in the scratch
 ``$CODEX_HOME/hooks.json``, trusted at the "Hooks need review" prompt as a user would)
 records which events fire, in which order, with which payload, and answers SessionStart with
 a marker ``additionalContext``; the mock logs what the model is sent around each boundary.
-BOUNDARIES.md holds the shapes in full. Phase 2 adds session-skill's hook next to the logger.
+BOUNDARIES.md holds the shapes in full. Phase 2: test_boundaries_session_skill_codex.py.
 """
 
 from __future__ import annotations
