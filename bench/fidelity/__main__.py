@@ -63,6 +63,20 @@ def _rate(value: object) -> str:
     return "n/a" if value is None else f"{float(value):.0%}"  # type: ignore[arg-type]
 
 
+def table_cells(t: dict[str, Any]) -> str:
+    """One split's numbers as the cells of the docs' tables (README.md, docs/fidelity.md):
+    tasks, questions, precision, answered per 10, Goal, files recall / precision."""
+    cells = [
+        _pct(t["open_tasks"]),
+        _pct(t["open_questions"]),
+        _pct(t["candidates"]),
+        f"{float(t['answered_reported_open_per_10']):.1f}",
+        _rate(t["goal_right"]),
+        f"{_rate(t['files_recall'])} / {_rate(t['files_precision'])}",
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
 def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
     by = t["precision_by_type"]
     kinds = {k: v for k, v in by.items() if not k.startswith("rule ")}
@@ -76,6 +90,7 @@ def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
         f"  files recall/precision  {_rate(t['files_recall'])} / {_rate(t['files_precision'])}"
         f"   (tables with a root row: {t['root_rows']})",
         "  precision by type       " + ", ".join(f"{k} {_rate(v)}" for k, v in kinds.items()),
+        "  as the docs' tables     " + table_cells(t),
     ]
     if rules:  # the tool's own rules: for tuning, so shown for the train split only
         counts = t["counts_by_type"]

@@ -136,6 +136,15 @@ def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
     assert numbers["train"]["sessions"] == 26 and numbers["test"]["sessions"] == 13
     assert "test split (13 sessions)" in r.stdout and "train split (26 sessions)" in r.stdout
     assert "(test)" not in r.stdout  # no test session is listed in detail
+    # The README and docs/fidelity.md give the numbers as measured, both splits.
+    from bench.fidelity.__main__ import table_cells
+
+    for page in (REPO / "README.md", REPO / "docs" / "fidelity.md"):
+        text = page.read_text(encoding="utf-8")
+        for name in ("test", "train"):
+            row = f"| {name} split ({numbers[name]['sessions']} sessions"
+            (line,) = [ln for ln in text.splitlines() if ln.startswith(row)]
+            assert line.endswith(table_cells(numbers[name])), (page.name, line)
     held_out = CORPUS / "claude" / "eagerminds-1.jsonl"
     listed = subprocess.run(
         [sys.executable, "-m", "bench.fidelity", "--list", str(held_out)],
