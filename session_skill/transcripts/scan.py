@@ -55,7 +55,7 @@ from session_skill.transcripts.reader import (
     iter_events,
 )
 from session_skill.transcripts.toolcalls import PendingTask, ToolState
-from session_skill.transcripts.turns import Turns, Unfinished, is_own_command
+from session_skill.transcripts.turns import Turns, Unfinished, is_own_command, plan_title
 
 __all__ = [
     "CANDIDATE_TYPES",
@@ -92,7 +92,7 @@ class PlanExit:
     """The transcript ends on the plan the user was shown (`ExitPlanMode`), and nothing after
     it but its refusal or an interrupt: what a plan approved with "clear context" leaves."""
 
-    title: str  # the plan's first heading (redacted), or its first line
+    title: str  # its first heading and the sentence after it (`turns.plan_title`), redacted
     path: str | None  # `planFilePath`: where Claude Code keeps the plan
     text: str  # the plan, redacted
 
@@ -362,10 +362,8 @@ def _plan_exit(call: ToolCall) -> PlanExit | None:
     if not isinstance(plan, str) or not plan.strip():
         return None
     path = call.input.get("planFilePath")
-    lines = [ln.strip() for ln in plan.strip().splitlines() if ln.strip()]
-    heading = next((ln.lstrip("#").strip() for ln in lines if ln.startswith("#")), lines[0])
     return PlanExit(
-        title=clip(redact(heading), 200),
+        title=plan_title(plan),
         path=path if isinstance(path, str) and path else None,
         text=redact(plan.strip()[:_PLAN_CHARS]),
     )

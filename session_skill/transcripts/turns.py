@@ -74,7 +74,30 @@ _IDE_TAGS = Lazy(
 )
 _WRAPPER = Lazy(r"^\s*<([a-z_][\w-]*)>\s*(.*?)\s*</\1>\s*$", re.DOTALL)
 _PLAN_WRAPPER = "Implement the following plan:"
-_PLAN_TITLE = Lazy(r"^\s*#{1,3}\s+(.+?)\s*$", re.MULTILINE)
+_PLAN_PROSE = Lazy(r"^(?![-*+>|`~]|\d+[.)]\s|#)\W*\w")  # a line of prose: no list, table, code
+
+
+def plan_title(plan: str) -> str:
+    """What a plan is about, for a Goal: its first heading, and — titles are often bare
+    ("Implementation Plan") — the first sentence of prose after it (its overview or
+    context), redacted and clipped."""
+    lines = [ln.strip() for ln in plan[:4000].strip().splitlines()]
+    lines = [ln for ln in lines if ln]
+    if not lines:
+        return ""
+    at = next((i for i, ln in enumerate(lines) if ln.startswith("#")), 0)
+    title = lines[at].lstrip("#").strip() or lines[at]
+    about = next(
+        (ln for ln in lines[at + 1 : at + 40] if _PLAN_PROSE.match(ln) and len(ln.split()) >= 4),
+        None,
+    )
+    if about is not None:
+        about = _FIRST_SENTENCE_OF.split(about.replace("**", ""))[0].strip()
+    text = f"{title} — {about}" if about else title
+    return clip(redact(text), 300)
+
+
+_FIRST_SENTENCE_OF = Lazy(r"(?<=[.!?])\s+")
 # Openers that only orient or continue: the work comes after them.
 _ORIENT = Lazy(
     r"""^\W*(?:(?:ok(?:ay)?|so|hey|hi|alright|now)[,.!\s]+)*
@@ -132,9 +155,8 @@ class Turns:
         self._frozen = False
         text = _unwrap(event.text)
         if text.startswith(_PLAN_WRAPPER):
-            found = _PLAN_TITLE.search(text[:2000])
-            if found and self.plan_title is None:
-                self.plan_title = clip(redact(found.group(1).strip("# ")), 200)
+            if self.plan_title is None:
+                self.plan_title = plan_title(text[len(_PLAN_WRAPPER) :]) or None
             return self._start(text, event.ts, seq, line)
         ack = len(text) <= 80 and _ACK.match(text) is not None
         if self.first_text is None:
@@ -195,9 +217,8 @@ class Turns:
                 self._asked[-1][1] += 1  # type: ignore[operator]
             if call.name == "ExitPlanMode" and self.plan_title is None:
                 plan = call.input.get("plan")
-                found = _PLAN_TITLE.search(plan[:2000]) if isinstance(plan, str) else None
-                if found:
-                    self.plan_title = clip(redact(found.group(1).strip("# ")), 200)
+                if isinstance(plan, str):
+                    self.plan_title = plan_title(plan) or None
         if not self._frozen and self._request is not None:
             self._ended_on = "tool"
             self._closing = None

@@ -131,3 +131,26 @@ def test_a_codex_session_typed_skill_is_not_the_goal(tmp_path: Path) -> None:
     path = tmp_path / "rollout.jsonl"
     path.write_text("".join(json.dumps({"timestamp": "t", **i}) + "\n" for i in items))
     assert analyze(path).goal == "Make login() reject expired tokens"
+
+
+# -- a plan's Goal: its title, and the sentence that says what it is about ------------------
+def test_a_plan_is_named_by_its_title_and_the_first_sentence_of_its_overview() -> None:
+    from session_skill.transcripts.turns import plan_title
+
+    plan = (
+        "# Implementation Plan\n\n## Overview\nEnhance the projects page with **richer data** and "
+        "three view modes. It keeps the API.\n\n## Steps\n1. Add the cache.\n"
+    )
+    assert plan_title(plan) == (
+        "Implementation Plan — Enhance the projects page with richer data and three view modes."
+    )
+    # Lists, tables and code are not what it is about; a bare title stays bare.
+    assert plan_title("# Add retry backoff\n\n1. Wrap the call.\n- jitter\n| a | b |\n") == (
+        "Add retry backoff"
+    )
+    assert plan_title("Fix the upload client timeouts\n\nsteps follow") == (
+        "Fix the upload client timeouts"
+    )
+    assert plan_title("") == ""
+    secret = "sk-ant-api03-" + "a" * 40
+    assert secret not in plan_title(f"# Rotate keys\n\nReplace {secret} with the new one.")
