@@ -104,14 +104,13 @@ _EXTRA = Lazy(
     r"""\b(?:also|too|as\s+well|additionally|separately|a\s+follow[- ]?up)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
-MODE = "extra"
 
 
 def answers(ask: Ask, reply: str) -> bool:
     """Does the user's next message (`reply`) answer `ask`?"""
-    if not ask.offer or MODE == "any":
+    if not ask.offer:
         return True
-    if MODE == "extra" and not _EXTRA.search(ask.text):
+    if not _EXTRA.search(ask.text):
         return True  # a check-in on the work in hand: the next instruction answers it
     if len(reply.split()) <= 4 or _ANSWER_START.match(reply) or _COUNTER_START.match(reply):
         return True

@@ -145,7 +145,7 @@ class Turns:
         self._frozen = False  # our own command is running: its turn is not the user's work
         # The goal's candidates: requests in order (text, worked on), the plan's title.
         self.plan_title: str | None = None
-        self._asked: list[list[object]] = []  # [text, writes made in its turn]
+        self._goal: str | None = None  # the first request that could be the goal
 
     # ---------------------------------------------------------------- events
 
@@ -168,8 +168,8 @@ class Turns:
         if ack:
             self._request = None
             return
-        if len(self._asked) < _GOAL_CANDIDATES and _could_be_goal(text):
-            self._asked.append([text[: 4 * _REQUEST_CHARS], 0])
+        if self._goal is None and _could_be_goal(text):
+            self._goal = text[: 4 * _REQUEST_CHARS]
         if asked is not None and (len(text.split()) <= 4):
             text = f"{asked} — {text}"
         self._start(text, event.ts, seq, line)
@@ -213,8 +213,6 @@ class Turns:
 
     def tool(self, call: ToolCall | None = None) -> None:
         if call is not None:
-            if call.name in _WRITES and self._asked and not self._frozen:
-                self._asked[-1][1] += 1  # type: ignore[operator]
             if call.name == "ExitPlanMode" and self.plan_title is None:
                 plan = call.input.get("plan")
                 if isinstance(plan, str):
@@ -232,7 +230,7 @@ class Turns:
     def goal(self) -> str | None:
         if self.plan_title:
             return f"{self.plan_title} (the plan the session followed)"
-        chosen = _choose(self._asked)
+        chosen = self._goal
         if self.goal_command is None and chosen is not None and not self.mention_only:
             return clip(redact(str(chosen)), _REQUEST_CHARS)
         first = self.first_text
@@ -281,28 +279,6 @@ class Turns:
         self._ended_on = None
         self._closing = None
         self._interrupted = False
-
-
-_WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
-_GOAL_CANDIDATES = 12  # requests weighed for the goal: the first of them that was worked on
-
-
-GOAL_MODE = "A"
-
-
-def _choose(asked: list[list[object]]) -> str | None:
-    if not asked:
-        return None
-    first = str(asked[0][0])
-    if GOAL_MODE == "A":
-        return first
-    if GOAL_MODE == "B":
-        return next((str(t) for t, w in asked if w), first)
-    # C: a first request that asked a question and changed nothing yields to the first one
-    # the session then worked on.
-    if not asked[0][1] and first.rstrip().endswith("?"):
-        return next((str(t) for t, w in asked if w), first)
-    return first
 
 
 def _unwrap(text: str) -> str:
