@@ -30,6 +30,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from session_skill.commands.observe import Observed
+
 BUDGET = 1.2  # seconds this process waits for the capture (a plugin's SessionEnd gets ~1.5)
 MARKER = ".capture-"
 FAILED = ".failed-capture"  # a background capture's failure, for the next SessionStart
@@ -315,7 +317,7 @@ def write_doc(
     observed = observe(
         store, transcript=transcript, session_id=session_id, with_sweep=True, quick=True
     )
-    if not observed.first_request and observed.plan is None:
+    if observed.plan is None and not _worth_a_handover(observed):
         return None
     plan = observed.plan
     extra = meta
@@ -337,3 +339,16 @@ def write_doc(
 
 
 PLAN_TRIGGER = "plan-approval"
+
+
+def _worth_a_handover(observed: Observed) -> bool:
+    """Did the session ask or do anything? Not a `/clear` right after a `/clear`, and not a
+    greeting answered ("hello" — "Noted."): such a capture would only push a handover that
+    is waiting for the next session (a dump) out of LATEST."""
+    if not observed.first_request:
+        return False
+    if observed.written or observed.candidates:
+        return True
+    from session_skill.transcripts.turns import could_be_goal
+
+    return could_be_goal(observed.first_request)

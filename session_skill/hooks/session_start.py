@@ -154,12 +154,59 @@ def _automatic(
         )
         if consumed is None:
             return ""
-        return _output(render(consumed, env), restored_line(consumed) + skipped_note(consumed))
+        context = render(consumed, env)
+        message = restored_line(consumed) + skipped_note(consumed)
+        return _output(*_with_dump_beside(context, message, store, consumed, now, env))
     noticed = gates.consume(store, pending.slug, pending.path, now, env, notice=True)
     if noticed is None:
         return ""  # told already (another session got there first), or the store was busy
     context, message = notice(noticed, current if moved else None, env)
-    return _output(context, message + skipped_note(noticed))
+    message += skipped_note(noticed)
+    return _output(*_with_dump_beside(context, message, store, noticed, now, env))
+
+
+def _with_dump_beside(
+    context: str, message: str, store: str, auto: Pending, now: float, env: Mapping[str, str]
+) -> tuple[str, str]:
+    """The automatic handover's context and line, and — when a dump written for a next
+    session still waits beside it (another terminal's, another client's: the capture took
+    LATEST from it) — that dump, named, so it is not hidden behind the capture."""
+    dump = _dump_beside(store, auto, now)
+    if dump is None:
+        return context, message
+    from session_skill import agent
+
+    slug, age = dump
+    recall = agent.hint(f"recall {slug}", env)
+    context += (
+        f"\n\nThe handover `{slug}` dumped {_ago(age)} is pending too, not restored here; "
+        f"`{recall}` loads it."
+    )
+    return context, message + f"; `{slug}` ({_old(age)}) is pending too — `{recall}`"
+
+
+def _dump_beside(store: str, auto: Pending, now: float) -> tuple[str, float] | None:
+    """(slug, age) of the newest handover dumped for a next session — not automatic, not
+    restored, fresh enough to restore — among the store's newest docs; None when there is
+    none."""
+    from session_skill import times
+    from session_skill.handover import frontmatter
+    from session_skill.hooks.capture import recent_docs
+    from session_skill.store import fileio
+
+    for path in recent_docs(store, limit=8):
+        if path == auto.path:
+            continue
+        text = fileio.read_regular(path, gates.DOC_LIMIT)
+        meta = frontmatter.read_meta(text) if text is not None else None
+        if not meta or meta.get("consumed", "").strip().lower() != "false":
+            continue
+        if meta.get("trigger", "").strip() in (gates.AUTOMATIC, gates.PLAN, "compact"):
+            continue
+        created = times.epoch(meta.get("created", "").strip())
+        if created is not None and -gates.MAX_FUTURE <= now - created <= gates.MAX_AGE:
+            return meta.get("slug", "").strip() or os.path.basename(path)[:-3], now - created
+    return None
 
 
 def _captures_running(store: str) -> bool:

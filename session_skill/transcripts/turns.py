@@ -168,7 +168,7 @@ class Turns:
         if ack:
             self._request = None
             return
-        if self._goal is None and _could_be_goal(text):
+        if self._goal is None and could_be_goal(text):
             self._goal = text[: 4 * _REQUEST_CHARS]
         if asked is not None and (len(text.split()) <= 4):
             text = f"{asked} — {text}"
@@ -298,7 +298,7 @@ def is_pasted_line(line: str) -> bool:
     return _PASTE_LINE.match(line) is not None
 
 
-def _could_be_goal(text: str) -> bool:
+def could_be_goal(text: str) -> bool:
     """A request that may name the session's work: not an opener that orients, not pasted
     output, not a one-line reply."""
     if len(text.split()) < 4 or _ORIENT.match(text):

@@ -394,3 +394,32 @@ def test_lone_surrogates_are_read_safely_everywhere(
     assert "systemMessage" in hook_end.run(
         end_payload(root, transcript, session_id="sur"), env=dict(os.environ)
     )
+
+
+# -- a dump written for the next session beside a capture (e2e phase 2) --------------------
+def test_a_dump_waiting_beside_the_capture_is_named_not_hidden(
+    root: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    # Dumped elsewhere (another terminal, another client), not restored yet; this session
+    # worked on and cleared: its capture takes LATEST, and the notice names the dump.
+    body = "## Goal\nRetry the uploads.\n\n## Next step\nAdd jitter.\n"
+    assert cli("dump", "retry-work", "--file", "-", input=body).code == 0
+    end(root, work_transcript(root, tmp_path))
+    assert meta(store(root) / f"{latest(root)}.md")["trigger"] == "session-end"
+    out = start(root)
+    context = _context(out)
+    assert "The handover `retry-work` dumped <1 min ago is pending too" in context
+    assert "`/session recall retry-work` loads it" in context
+    assert "`retry-work`" in out["systemMessage"]  # type: ignore[index, operator]
+    assert meta(store(root) / "retry-work.md")["consumed"] == "false"
+
+
+def test_a_greeting_answered_is_no_handover_and_the_waiting_dump_is_restored(
+    root: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    body = "## Goal\nRetry the uploads.\n\n## Next step\nAdd jitter.\n"
+    assert cli("dump", "retry-work", "--file", "-", input=body).code == 0
+    hello = _write(tmp_path / "hello.jsonl", root, [_user("hello"), _say("Noted.", 2)])
+    assert end(root, hello) == ""
+    assert latest(root) == "retry-work" and len(new_docs(root)) == 1
+    assert "Retry the uploads." in _context(start(root))
