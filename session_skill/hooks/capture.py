@@ -8,12 +8,13 @@ extractive doc (`dump.automatic`).
 Claude Code kills a plugin's SessionEnd hook at ~1.5 s whatever its `timeout` says, and a
 long session is worth the most. So the work runs in a child detached twice over — its own
 session, its parent gone at once, its standard streams closed — which survives the kill
-(seen in 2.1.328: only such a child does), while this process waits for it `BUDGET`
-seconds: a capture that finishes in time is answered as usual; one that does not finishes
-on its own. A marker file in the store (`.capture-<session id>`) stands while it runs, so
-the next SessionStart waits for it briefly or says it is being written; it is also what
-makes racing hooks of one ending session (a plugin's and a project install's) capture it
-once.
+(seen in 2.1.328: only such a child does). This process waits for it until `BUDGET` seconds
+after the process started: interpreter start-up, a pyenv or plugin shim and the imports count
+too (seen: 0.2–0.5 s of them on a busy machine). A capture that finishes in time is answered
+as usual; one that does not finishes on its own. A marker file in the store
+(`.capture-<session id>`) stands while it runs, so the next SessionStart waits for it
+briefly or says it is being written; it is also what makes racing hooks of one ending
+session (a plugin's and a project install's) capture it once.
 
 Standard library only on the import path; the capture's modules load inside the child.
 """
@@ -32,7 +33,8 @@ if TYPE_CHECKING:
 
     from session_skill.commands.observe import Observed
 
-BUDGET = 1.2  # seconds this process waits for the capture (a plugin's SessionEnd gets ~1.5)
+BUDGET = 1.25  # seconds from the process's start to the hook's answer (a plugin gets ~1.5)
+MIN_WAIT = 0.1  # seconds the capture is given at least, however late it started
 MARKER = ".capture-"
 FAILED = ".failed-capture"  # a background capture's failure, for the next SessionStart
 MARKER_STALE = 120.0  # seconds: a marker older than this is left from a capture that died
@@ -147,7 +149,23 @@ def wait_for_captures(store: str, limit: float = START_WAIT) -> list[str]:
 ERROR = "\0error\0"  # how the child reports a failure through the pipe
 
 
-def detached(job: Callable[[], str], held: Claim, budget: float = BUDGET) -> str:
+def _started_ago() -> float:
+    """Seconds since this process started (its exec: a shim that execs Python counts), from
+    /proc; since this module was imported where there is no /proc."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            stat = fh.read().rsplit(b")", 1)[1].split()
+        with open("/proc/uptime", "rb") as fh:
+            uptime = float(fh.read().split()[0])
+        return max(0.0, uptime - int(stat[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return time.monotonic() - _IMPORTED
+
+
+_IMPORTED = time.monotonic()
+
+
+def detached(job: Callable[[], str], held: Claim, budget: float | None = None) -> str:
     """Run `job` (the capture; it returns the hook's stdout) in a child that outlives this
     process, and wait for it up to `budget` seconds: its output, or "" when it runs on.
     The child releases `held` when done. A failure of the job is raised here as it would
@@ -179,7 +197,8 @@ def detached(job: Callable[[], str], held: Claim, budget: float = BUDGET) -> str
             os._exit(0)
     os.close(write_end)
     os.waitpid(first, 0)
-    out = _await(read_end, budget)
+    wait = budget if budget is not None else max(MIN_WAIT, BUDGET - _started_ago())
+    out = _await(read_end, wait)
     if out.startswith(ERROR):
         from session_skill.errors import SessionError
 
