@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from session_skill.transcripts.anchors import ANCHOR_FORMS
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.phrasing import NEXT_LIST
@@ -45,6 +46,15 @@ _NOT_YET = Lazy(
       | \bpending\s+(?:your|a|the|matching|review|approval|confirmation)\b
       | \b(?:is|are)\s+pending\b | \bawaiting\b | \bwaiting\s+(?:on|for)\s+(?:you|your|the|a)\b)""",
     re.IGNORECASE | re.VERBOSE,
+)
+# What _NOT_YET or _YOURS cannot match without (in the lowered text): the cheap test first.
+# Every branch of either pattern holds one of these literally ("not … yet" holds "yet").
+_LEFT_WORDS = re.compile(
+    "still|yet|so far|untrack|uncommit|unpush|unmerg|unverif|untest|unexercis|remain|stay"
+    "|pending|await|waiting|you'll|you will|you may|you might|you still|you want|you need"
+    "|you have"
+    "|you should|you can now|remember to|forget to|for you to|you're ready|you are ready"
+    "|your call|up to you|yours to|your side|need your|needs your|require|manual"
 )
 # Left to the user.
 _YOURS = Lazy(
@@ -124,17 +134,31 @@ def caveats(text: str, ideas: bool = False) -> list[tuple[str, str | None]]:
     with `ideas` (the session's last closing text), DIVERGING for a side idea ("we could
     also …") that nothing after it took up."""
     found: list[tuple[str, str | None]] = []
-    for sentence, _item in _units(text[-_SCAN_CHARS:]):
+    tail = text[-_SCAN_CHARS:]
+    low = tail.lower()
+    tokens = set(low.split())
+    marks = not ANCHOR_FORMS.isdisjoint(tokens)
+    left = _LEFT_WORDS.search(low) is not None
+    if not marks and not left:
+        return found  # most closing texts: no word any of the patterns below needs
+    for sentence, _item in _units(tail):
         if not _is_prose(sentence) or sentence.rstrip().endswith("?"):
             continue
-        if _STILL_DONE.search(sentence) and not re.search(r"\bbut\b", sentence, re.I):
-            continue
-        marked = classify(sentence)
+        marked = classify(sentence) if marks else None
         kind = marked[1] if marked is not None else None
-        if kind == DEFERRED or _NOT_YET.search(sentence) or _YOURS.search(sentence):
-            found.append((redact(sentence), DEFERRED if kind == DEFERRED else None))
-        elif kind == DIVERGING and ideas:
-            found.append((redact(sentence), DIVERGING))
+        if kind != DEFERRED:
+            said = sentence.lower()
+            if (
+                left
+                and _LEFT_WORDS.search(said) is not None
+                and (_NOT_YET.search(sentence) or _YOURS.search(sentence))
+            ):
+                kind = None  # left open, whatever else it says
+            elif not (kind == DIVERGING and ideas):
+                continue
+        if _STILL_DONE.search(sentence) and not re.search(r"\bbut\b", sentence, re.I):
+            continue  # "the tests still pass": done, not open
+        found.append((redact(sentence), kind))
     return found
 
 

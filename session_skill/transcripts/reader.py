@@ -39,8 +39,9 @@ from session_skill.transcripts.events import (
     ToolResult,
     UserText,
     desurrogate,
-    has_surrogate_escape,
 )
+
+_SURROGATE = b"\\ud"  # how Claude Code writes a lone surrogate (events.has_surrogate_escape)
 
 __all__ = [
     "CLAUDE",
@@ -102,7 +103,8 @@ def iter_events(
                 stats.line = first_line + lines - 1
                 stats.offset = offset
                 offset += len(raw)
-                if has_surrogate_escape(raw):
+                surrogate = _SURROGATE in raw  # events.has_surrogate_escape, inline: every line
+                if surrogate:
                     kind = None  # a lone surrogate may hide in it: parsed and cleaned below
                 elif skip is not None:
                     kind = skip(raw, wanted_results)
@@ -126,7 +128,7 @@ def iter_events(
                 if not isinstance(record, dict):
                     stats.malformed += 1
                     continue
-                if has_surrogate_escape(raw):
+                if surrogate:
                     record = desurrogate(record)
                 stats.records += 1
                 if parser is None:
