@@ -92,16 +92,18 @@ def iter_events(
     skip: Callable[[bytes, Collection[str] | None], str | list[Event] | None] | None = None
     lines = 0  # counted here, added to stats at the end (the loop is the hot path)
     offset = start
+    limit = stop if stop is not None else 1 << 62
+    # stats.line and stats.offset are set just before a line's events are handed out: they
+    # are read while an event is handled, and most lines yield none.
     try:
         with open(path, "rb") as fh:
             if start:
                 fh.seek(start)
             for raw in fh:
-                if stop is not None and offset >= stop:
+                if offset >= limit:
                     break
                 lines += 1
-                stats.line = first_line + lines - 1
-                stats.offset = offset
+                here = offset
                 offset += len(raw)
                 surrogate = _SURROGATE in raw  # events.has_surrogate_escape, inline: every line
                 if surrogate:
@@ -113,6 +115,7 @@ def iter_events(
                 if kind is not None:
                     stats.records += 1
                     if not isinstance(kind, str):
+                        stats.line, stats.offset = first_line + lines - 1, here
                         yield from kind
                     elif kind == "sidechain":
                         stats.sidechain += 1
@@ -135,6 +138,7 @@ def iter_events(
                     parser = parser_for(record, stats)
                     stats.format = parser.agent
                     skip = parser.quick if isinstance(parser, ClaudeParser) else parser.cheap_skip
+                stats.line, stats.offset = first_line + lines - 1, here
                 yield from parser.feed(record)
     finally:
         stats.lines += lines
