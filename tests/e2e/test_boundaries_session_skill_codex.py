@@ -27,6 +27,9 @@ from session_skill.hooks.pre_compact import INSTRUCTIONS
 pytestmark = pytest.mark.e2e
 
 REQUEST = "Add an expiry check to the token helper in token.py"
+# What the thread after the first /clear asks: a request of its own, worth a handover (a
+# two-word "what now?" answered in two words is not: it would push a waiting dump out).
+NEXT_REQUEST = "Now write the test for expired() in tests/test_token.py"
 IDEA = "try a jittered backoff later"
 
 
@@ -88,7 +91,7 @@ def test_clear_without_a_dump_saves_the_old_thread_and_notices_once(world: Codex
     assert docs(w.store) == [] and w.latest() is None
 
     t.clear()
-    req = turn(w, t, log, "what now?", "Fresh start.")
+    req = turn(w, t, log, NEXT_REQUEST, "Fresh start.")
     new = log.entry("SessionStart", source="clear")["payload"]
     assert new["session_id"] != old_id
     (doc,) = docs(w.store)
@@ -111,16 +114,22 @@ def test_clear_without_a_dump_saves_the_old_thread_and_notices_once(world: Codex
     assert fm["consumed"] == "false" and fm.get("noticed_at"), fm
 
     # a second /clear: the first notice is not given again; the thread it left held a
-    # request of its own ("what now?"), saved and noticed in its turn
+    # request of its own, saved and noticed in its turn
     t.clear()
     req = turn(w, t, log, "anything pending?", "Nothing new.")
     assert slug not in req.text(), contexts(req)
     (later,) = [p for p in docs(w.store) if p != doc]
     assert frontmatter(later)["session_id"] == new["session_id"], frontmatter(later)
-    assert section(body(later), "Goal") == "what now?"
+    assert section(body(later), "Goal") == NEXT_REQUEST
     (again,) = contexts(req)
     assert again.startswith(f"`$session recall {later.stem}` loads the automatic handover"), again
     assert w.latest() == later.stem and frontmatter(doc)["consumed"] == "false"
+
+    # a third: the thread it left only asked "anything pending?" — no handover, none said
+    t.clear()
+    req = turn(w, t, log, "and now?", "Still nothing.")
+    assert [p for p in docs(w.store) if p not in (doc, later)] == [], docs(w.store)
+    assert contexts(req) == [] and w.latest() == later.stem
     print(f"\n[codex notice] {notice}")
     assert w.mock.errors == [] and log.errors() == ""
 
