@@ -83,12 +83,23 @@ def normalize(path: str, root: Path | str) -> str:
         return p
     if _WINDOWS_ABS.match(p):
         return _normalize_windows(p, str(root))
-    if os.path.isabs(p):
-        try:
-            return Path(os.path.normpath(p)).relative_to(root).as_posix()
-        except ValueError:
-            return os.path.normpath(p)
-    return Path(os.path.normpath(p)).as_posix()
+    if os.sep != "/":  # pragma: no cover - a Windows host: pathlib's own rules
+        if os.path.isabs(p):
+            try:
+                return Path(os.path.normpath(p)).relative_to(root).as_posix()
+            except ValueError:
+                return os.path.normpath(p)
+        return Path(os.path.normpath(p)).as_posix()
+    # POSIX, on strings (a table of hundreds of files paid pathlib's cost on every one):
+    # normalised, an absolute path under the root is the part after it.
+    full = os.path.normpath(p)
+    if not full.startswith("/") or full.startswith("//"):
+        return full  # relative; or `//x`, which POSIX leaves to the system
+    base = os.path.normpath(str(root))
+    if full == base:
+        return "."
+    prefix = base if base.endswith("/") else base + "/"
+    return full[len(prefix) :] if full.startswith(prefix) else full
 
 
 def _normalize_windows(path: str, root: str) -> str:
