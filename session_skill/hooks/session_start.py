@@ -71,6 +71,8 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
     if not storepaths.store_exists(store):  # never create the store here
         return ""
     out = _answer(start, root, store, env, now)
+    if not os.path.exists(os.path.join(store, ".failed-capture")):  # capture.FAILED
+        return out  # the common case: no import beyond this module's
     from session_skill.hooks.capture import take_failure
 
     failed = take_failure(store)

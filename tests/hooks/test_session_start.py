@@ -690,6 +690,8 @@ def test_hook_command_imports_only_cheap_stdlib(tmp_path: Path) -> None:
         and "session_skill.handover.frontmatter" in modules
     )
     assert not {m for m in modules if m.split(".")[0] in FORBIDDEN or m in FORBIDDEN}
+    # The capture (and its transcript reader) is read only when a failed capture left a note.
+    assert "session_skill.hooks.capture" not in modules
 
     baseline = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, env=env
