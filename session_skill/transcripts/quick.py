@@ -60,9 +60,11 @@ def analyze_quick(path: Path) -> TranscriptFacts:
     tail_start = max(_line_start(path, size - TAIL_BYTES), head_end)
     for event in iter_events(path, stats, wanted_results=state.watched, stop=head_end):
         state.feed(event)
+    # The loose ends are the tail's; the tools (files, tasks) and the goal go on. The head's
+    # loose ends are let go before the middle, so its calls are not read for them either.
+    # Lines are not counted in the middle: the tail's candidates say no line.
+    state.loose = None
     _feed_middle(path, state, stats, head_end, tail_start)
-    # The loose ends are the tail's; the tools (files, tasks) and the goal go on. Lines are
-    # not counted in the middle: the tail's candidates say no line.
     state.loose = Loose(ToolState(set()), stats)
     tail = ReadStats()
     for event in iter_events(path, tail, wanted_results=state.watched, start=tail_start):

@@ -1,0 +1,146 @@
+"""The hooks' capture of a big transcript (`transcripts.quick`): head and tail read in full,
+only the write, task and plan calls of the middle.
+
+The sizes are shrunk (a few KB for head, tail and chunk) so a small transcript takes the
+same path a 60 MB one does; what it finds is checked against a full read (`scan.analyze`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from session_skill.transcripts import quick
+from session_skill.transcripts.scan import DEFERRED, UNANSWERED, analyze
+
+from .test_scan import APP, call, result, say, user
+
+FILLER = "The build log says nothing new; reading on through the output. " * 12
+
+
+@pytest.fixture
+def small(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(quick, "QUICK_FROM", 1)
+    monkeypatch.setattr(quick, "HEAD_BYTES", 6_000)
+    monkeypatch.setattr(quick, "TAIL_BYTES", 6_000)
+    monkeypatch.setattr(quick, "_CHUNK", 4_000)
+    monkeypatch.setattr(quick, "_RESULT_WINDOW", 2_000)
+
+
+def _filler(n: int, tag: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        out += [call(f"{tag}r{i}", "Read", file_path=f"{APP}/docs/{tag}{i}.md")]
+        out += [result(f"{tag}r{i}", FILLER), say(f"Noted ({tag} {i}).")]
+    return out
+
+
+def _todo(tid: str, *items: tuple[str, str]) -> dict[str, Any]:
+    todos = [{"content": c, "status": s, "activeForm": c} for c, s in items]
+    return call(tid, "TodoWrite", todos=todos)
+
+
+def _session() -> list[dict[str, Any]]:
+    head = [
+        user("Add rate limiting to the upload endpoint in src/api/upload.py"),
+        call("w0", "Write", file_path=f"{APP}/src/api/limits.py", content="LIMIT = 5\n"),
+        result("w0"),
+        say("The limiter module is in place."),
+        user("Let's handle the quota dashboard later, it is out of scope for this fix."),
+        say("Understood."),
+    ]
+    middle = [
+        *_filler(8, "a"),
+        call("w1", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="a", new_string="b"),
+        result("w1"),
+        _todo("t1", ("Add the limiter", "in_progress"), ("Test the limiter", "pending")),
+        result("t1"),
+        call("w2", "Edit", file_path=f"{APP}/src/api/broken.py", old_string="x", new_string="y"),
+        result("w2", "String to replace not found in file.", error=True),
+        *_filler(8, "b"),
+        call("w3", "Write", file_path=f"{APP}/tests/test_limits.py", content="def test(): ...\n"),
+        result("w3"),
+        _todo("t2", ("Add the limiter", "completed"), ("Test the limiter", "in_progress")),
+        result("t2"),
+        *_filler(8, "c"),
+    ]
+    tail = [
+        user("Now make the limit configurable through the settings file"),
+        call("w4", "Edit", file_path=f"{APP}/src/api/limits.py", old_string="5", new_string="N"),
+        result("w4"),
+        say(
+            "The limit now comes from the settings file. Should the limit also apply to the "
+            "admin uploads, or should admins stay unlimited?"
+        ),
+    ]
+    return head + middle + tail
+
+
+def _write(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "t.jsonl"
+    # Compact, as Claude Code writes it: the middle is found by its bytes.
+    lines = (json.dumps(r, separators=(",", ":"), ensure_ascii=False) for r in records)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_quick_read_takes_the_middle_path_here(tmp_path: Path, small: None) -> None:
+    path = _write(tmp_path, _session())
+    size = path.stat().st_size
+    assert size > 3 * (quick.HEAD_BYTES + quick.TAIL_BYTES)  # a middle several chunks long
+    head_end = quick._line_start(path, quick.HEAD_BYTES)
+    tail_start = quick._line_start(path, size - quick.TAIL_BYTES)
+    raw = path.read_bytes()
+    # The middle's writes and task lists are neither in the head nor in the tail.
+    for needle in (b'"id":"w1"', b'"id":"w2"', b'"id":"w3"', b'"id":"t1"', b'"id":"t2"'):
+        at = raw.find(needle)
+        assert head_end < at < tail_start, needle
+
+
+def test_files_tasks_and_goal_as_a_full_read_finds_them(tmp_path: Path, small: None) -> None:
+    path = _write(tmp_path, _session())
+    full = analyze(path)
+    fast = quick.analyze_quick(path)
+    assert (
+        fast.written_files
+        == full.written_files
+        == [
+            f"{APP}/src/api/limits.py",
+            f"{APP}/src/api/upload.py",
+            f"{APP}/tests/test_limits.py",
+        ]
+    )  # the failed Edit of broken.py, in the middle, is not a file touched
+    assert fast.written_weights == full.written_weights
+    assert (
+        [(t.text, t.status) for t in fast.pending_tasks]
+        == [(t.text, t.status) for t in full.pending_tasks]
+        == [("Test the limiter", "in_progress")]
+    )
+    assert fast.first_user_request == full.first_user_request
+    assert fast.goal == full.goal
+    assert fast.last_request == full.last_request
+    assert fast.last_reply == full.last_reply
+    assert fast.session_id == full.session_id and fast.agent == full.agent == "claude-code"
+
+
+def test_the_loose_ends_are_the_tails(tmp_path: Path, small: None) -> None:
+    path = _write(tmp_path, _session())
+    full = analyze(path)
+    fast = quick.analyze_quick(path)
+    asked = "Should the limit also apply to the admin uploads, or should admins stay unlimited?"
+    assert (UNANSWERED, asked) in [(c.type, c.text) for c in full.candidates]
+    assert (UNANSWERED, asked) in [(c.type, c.text) for c in fast.candidates]
+    # The head's deferral is read by the sweep, not by the capture (it says no line either).
+    deferred = [c for c in full.candidates if c.type == DEFERRED]
+    assert deferred and "quota dashboard" in deferred[0].text
+    assert not [c for c in fast.candidates if c.type == DEFERRED]
+    assert all(c.line is None for c in fast.candidates)
+
+
+def test_a_small_transcript_is_read_whole(tmp_path: Path) -> None:
+    path = _write(tmp_path, _session())
+    assert path.stat().st_size <= quick.QUICK_FROM
+    assert quick.analyze_quick(path) == analyze(path)
