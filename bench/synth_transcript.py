@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -486,20 +486,86 @@ _OBJECTS = [
 ]
 
 
+# Makes one turn's records: (rng, turn number, clock, the state carried between turns).
+_TurnMaker = Callable[[random.Random, int, _Clock, dict[str, Any]], Iterator[dict[str, Any]]]
+
+
 def write_conversation(path: Path, target_bytes: int, seed: int = 2) -> None:
     """Write a conversation-dense transcript of about `target_bytes` bytes."""
+    _write_turns(path, target_bytes, seed, _talk)
+
+
+def _write_turns(path: Path, target_bytes: int, seed: int, turns: _TurnMaker) -> None:
+    """Write `turns(rng, turn, clock, state)`'s records, turn after turn, until the file
+    holds about `target_bytes` bytes."""
     rng = random.Random(seed)
     clock = _Clock()
     state: dict[str, Any] = {"parent": None, "asked": False}
     written = 0
     with open(path, "w", encoding="utf-8") as out:
         for turn in range(1_000_000_000):
-            for record in _talk(rng, turn, clock, state):
+            for record in turns(rng, turn, clock, state):
                 line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
                 out.write(line)
                 written += len(line.encode("utf-8"))
             if written >= target_bytes:
                 return
+
+
+class _Turn:
+    """One turn's record builders: each record chains to the one before (`parentUuid`), and
+    every assistant record of the turn is one message (`msg`) with its `usage`."""
+
+    def __init__(self, turn: int, clock: _Clock, state: dict[str, Any], *, tag: str,
+                 msg: str, usage: dict[str, Any]) -> None:  # fmt: skip
+        self.turn, self.clock, self.state = turn, clock, state
+        self.tag, self.msg, self.usage = tag, msg, usage
+        self.ids = iter(range(100))
+
+    def uid(self) -> str:
+        return f"{self.turn:08x}-{self.tag}-4000-8000-{next(self.ids):012d}"
+
+    def record(self, kind: str, **extra: Any) -> dict[str, Any]:
+        rec = _envelope(kind, self.state["parent"])
+        rec.update(extra)
+        rec["uuid"] = self.state["parent"] = self.uid()
+        return rec
+
+    def ask(self, rng: random.Random, fill: dict[str, str], mode: str) -> dict[str, Any]:
+        """The user's turn: an answer to the question left last turn, now and then a loose
+        end of the user's own, else a request."""
+        if self.state["asked"] and rng.random() < 0.5:
+            ask = rng.choice(_ANSWERS)
+        elif rng.random() < 0.03:
+            ask = rng.choice(_USER_LOOSE).format(**fill)
+        else:
+            ask = rng.choice(_REQUESTS).format(**fill)
+        return self.record(
+            "user",
+            message={"role": "user", "content": ask},
+            timestamp=self.clock.tick(rng.uniform(5, 90)),
+            permissionMode=mode,
+        )
+
+    def reply(self, rng: random.Random, block: dict[str, Any],
+              stop: str | None = None) -> dict[str, Any]:  # fmt: skip
+        message = {
+            "model": "claude-opus-4-5",
+            "id": self.msg,
+            "type": "message",
+            "role": "assistant",
+            "content": [block],
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": self.usage,
+        }
+        # Claude Code writes an assistant record's message before its type.
+        envelope = _envelope("assistant", self.state["parent"])
+        rec = {k: v for k, v in envelope.items() if k != "type"}
+        rec.update(message=message, requestId=f"req_{self.turn:016x}", type="assistant")
+        rec["uuid"] = self.state["parent"] = self.uid()
+        rec["timestamp"] = self.clock.tick(rng.uniform(1, 8))
+        return rec
 
 
 def _sentence(rng: random.Random, fill: dict[str, str]) -> str:
@@ -519,76 +585,35 @@ def _talk(
         "o": rng.choice(_OBJECTS),
         "n": str(rng.randint(2, 12)),
     }
-    ids = iter(range(100))
-
-    def uid() -> str:
-        return f"{turn:08x}-1111-4000-8000-{next(ids):012d}"
-
-    def record(kind: str, **extra: Any) -> dict[str, Any]:
-        rec = _envelope(kind, state["parent"])
-        rec.update(extra)
-        rec["uuid"] = state["parent"] = uid()
-        return rec
-
-    if state["asked"] and rng.random() < 0.5:
-        ask = rng.choice(_ANSWERS)
-    elif rng.random() < 0.03:
-        ask = rng.choice(_USER_LOOSE).format(**fill)
-    else:
-        ask = rng.choice(_REQUESTS).format(**fill)
-    yield record(
-        "user",
-        message={"role": "user", "content": ask},
-        timestamp=clock.tick(rng.uniform(5, 90)),
-        permissionMode="default",
-    )
-    msg = f"msg_01C{turn:020d}"
-    usage = {
+    t = _Turn(turn, clock, state, tag="1111", msg=f"msg_01C{turn:020d}", usage={
         "input_tokens": 6,
         "cache_creation_input_tokens": 310,
         "cache_read_input_tokens": 48_000,
         "output_tokens": 180,
         "service_tier": "standard",
-    }
-
-    def reply(block: dict[str, Any], stop: str | None = None) -> dict[str, Any]:
-        message = {
-            "model": "claude-opus-4-5",
-            "id": msg,
-            "type": "message",
-            "role": "assistant",
-            "content": [block],
-            "stop_reason": stop,
-            "stop_sequence": None,
-            "usage": usage,
-        }
-        # Claude Code writes an assistant record's message before its type.
-        rec = {k: v for k, v in _envelope("assistant", state["parent"]).items() if k != "type"}
-        rec.update(message=message, requestId=f"req_{turn:016x}", type="assistant")
-        rec["uuid"] = state["parent"] = uid()
-        rec["timestamp"] = clock.tick(rng.uniform(1, 8))
-        return rec
-
+    })  # fmt: skip
+    yield t.ask(rng, fill, "default")
     if rng.random() < 0.6:
         thought = " ".join(_sentence(rng, fill) for _ in range(rng.randint(1, 4)))
         signature = "".join(
             rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123456789+/")
             for _ in range(rng.randint(300, 900))
         )
-        yield reply({"type": "thinking", "thinking": thought, "signature": signature})
+        yield t.reply(rng, {"type": "thinking", "thinking": thought, "signature": signature})
     text = " ".join(_sentence(rng, fill) for _ in range(rng.randint(1, 5)))
     if rng.random() < 0.1:
         tool_id = f"toolu_01K{turn:018d}"
-        yield reply({"type": "text", "text": text})
-        yield reply(
+        yield t.reply(rng, {"type": "text", "text": text})
+        yield t.reply(
+            rng,
             {
                 "type": "tool_use",
                 "id": tool_id,
                 "name": "Bash",
                 "input": {"command": "git status --short", "description": "Show changes"},
-            }
+            },
         )
-        yield record(
+        yield t.record(
             "user",
             message={
                 "role": "user",
@@ -601,9 +626,9 @@ def _talk(
     state["asked"] = rng.random() < 0.25
     if state["asked"]:
         text += " " + rng.choice(_QUESTIONS).format(**fill)
-    yield reply({"type": "text", "text": text}, stop="end_turn")
+    yield t.reply(rng, {"type": "text", "text": text}, stop="end_turn")
     if rng.random() < 0.5:
-        yield record(
+        yield t.record(
             "system",
             subtype="turn_duration",
             durationMs=rng.randint(2_000, 40_000),
@@ -622,18 +647,7 @@ _EDIT_FILES = 120  # distinct files the session edits
 
 def write_edit_heavy(path: Path, target_bytes: int, seed: int = 3) -> None:
     """Write an edit-heavy conversation of about `target_bytes` bytes."""
-    rng = random.Random(seed)
-    clock = _Clock()
-    state: dict[str, Any] = {"parent": None, "asked": False}
-    written = 0
-    with open(path, "w", encoding="utf-8") as out:
-        for turn in range(1_000_000_000):
-            for record in _edit_turn(rng, turn, clock, state):
-                line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-                out.write(line)
-                written += len(line.encode("utf-8"))
-            if written >= target_bytes:
-                return
+    _write_turns(path, target_bytes, seed, _edit_turn)
 
 
 def _edit_turn(
@@ -642,61 +656,19 @@ def _edit_turn(
     mod = rng.choice(_MODULES)
     func = rng.choice(_FUNCS) + f"_{turn % 97}"
     fill = {"m": mod, "f": func, "F": func, "o": rng.choice(_OBJECTS), "n": str(rng.randint(2, 12))}
-    ids = iter(range(100))
-
-    def uid() -> str:
-        return f"{turn:08x}-2222-4000-8000-{next(ids):012d}"
-
-    def record(kind: str, **extra: Any) -> dict[str, Any]:
-        rec = _envelope(kind, state["parent"])
-        rec.update(extra)
-        rec["uuid"] = state["parent"] = uid()
-        return rec
-
-    if state["asked"] and rng.random() < 0.5:
-        ask = rng.choice(_ANSWERS)
-    elif rng.random() < 0.03:
-        ask = rng.choice(_USER_LOOSE).format(**fill)
-    else:
-        ask = rng.choice(_REQUESTS).format(**fill)
-    yield record(
-        "user",
-        message={"role": "user", "content": ask},
-        timestamp=clock.tick(rng.uniform(5, 90)),
-        permissionMode="acceptEdits",
-    )
-    msg = f"msg_01E{turn:020d}"
-    usage = {
+    t = _Turn(turn, clock, state, tag="2222", msg=f"msg_01E{turn:020d}", usage={
         "input_tokens": 6,
         "cache_creation_input_tokens": 420,
         "cache_read_input_tokens": 61_000,
         "output_tokens": 390,
         "service_tier": "standard",
-    }
-
-    def reply(block: dict[str, Any], stop: str | None = None) -> dict[str, Any]:
-        message = {
-            "model": "claude-opus-4-5",
-            "id": msg,
-            "type": "message",
-            "role": "assistant",
-            "content": [block],
-            "stop_reason": stop,
-            "stop_sequence": None,
-            "usage": usage,
-        }
-        # Claude Code writes an assistant record's message before its type.
-        rec = {k: v for k, v in _envelope("assistant", state["parent"]).items() if k != "type"}
-        rec.update(message=message, requestId=f"req_{turn:016x}", type="assistant")
-        rec["uuid"] = state["parent"] = uid()
-        rec["timestamp"] = clock.tick(rng.uniform(1, 8))
-        return rec
-
+    })  # fmt: skip
+    yield t.ask(rng, fill, "acceptEdits")
     text = " ".join(_sentence(rng, fill) for _ in range(rng.randint(3, 6)))
     state["asked"] = rng.random() < 0.25
     if state["asked"]:
         text += " " + rng.choice(_QUESTIONS).format(**fill)
-    yield reply({"type": "text", "text": text})
+    yield t.reply(rng, {"type": "text", "text": text})
 
     file_path = f"{CWD}/src/{mod}/{_FUNCS[turn % len(_FUNCS)]}_{turn % _EDIT_FILES}.py"
     original = _file_text(rng, mod, func, rng.randint(30, 120))
@@ -705,7 +677,8 @@ def _edit_turn(
     old = lines[at]
     new = old.replace("rows", "batch", 1) if "rows" in old else old + "  # checked"
     edit_id = f"toolu_01E{turn:018d}"
-    yield reply(
+    yield t.reply(
+        rng,
         {
             "type": "tool_use",
             "id": edit_id,
@@ -736,7 +709,7 @@ def _edit_turn(
             *(f" {line}" for line in lines[at + 1 : at + 5]),
         ],
     }
-    yield record(
+    yield t.record(
         "user",
         message={
             "role": "user",
@@ -762,7 +735,7 @@ def _edit_turn(
         sourceToolAssistantUUID=state["parent"],
     )
     if rng.random() < 0.5:
-        yield record(
+        yield t.record(
             "system",
             subtype="turn_duration",
             durationMs=rng.randint(4_000, 60_000),
