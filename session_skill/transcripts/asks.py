@@ -24,14 +24,11 @@ from dataclasses import dataclass
 from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, subject
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
-    _ANSWER_START,
-    _COUNTER,
-    _COUNTER_START,
-    _COUNTER_WORDS,
     _GENERIC_GATE,
     _GENERIC_QUESTION,
     _OR,
     _units,
+    direct_reply,
 )
 
 _SCAN_CHARS = 16_000
@@ -114,10 +111,7 @@ def answers(ask: Ask, reply: str) -> bool:
         return True
     if not _EXTRA.search(ask.text):
         return True  # a check-in on the work in hand: the next instruction answers it
-    if len(reply.split()) <= 4 or _ANSWER_START.match(reply) or _COUNTER_START.match(reply):
-        return True
-    low = reply.lower()
-    if any(w in low for w in _COUNTER_WORDS) and _COUNTER.search(reply):
+    if direct_reply(reply):
         return True
     wanted = {s for s in subject(_offered(ask.text)) if s not in GENERIC_STEMS}
     if len(wanted) < 2:

@@ -163,7 +163,7 @@ class ClaudeParser:
             return None
         # A flag set (an API error, a meta or summary record, a sidechain) takes the full
         # parse; flags sit in the envelope, around the message, never in the text.
-        if raw.find(b":true", 0, at) != -1 or ":true" in body[end:]:
+        if raw.find(b":true", 0, at) != -1 or body.find(":true", end) != -1:
             return None
         # The timestamp is top-level (no nested object of a text record has one), most
         # often after the message: look for it from the end.

@@ -179,18 +179,14 @@ def previous_codex_rollout(new_rollout: str, project_root: str) -> tuple[str, st
     """(rollout, thread id) of the Codex thread of this project that came before the one
     `new_rollout` starts — what Codex's `/clear` left, its SessionStart(clear) naming only
     the new thread (seen, 0.171.0). Found under the sessions folder holding `new_rollout`
-    (`sessions/YYYY/MM/DD/`), newest first, by `session_meta.cwd`; plain strings, no
-    pathlib (the hook runs this)."""
+    (`sessions/YYYY/MM/DD/`), newest first, by `session_meta.cwd`, in plain strings but
+    for reading a rollout's first record."""
     day = os.path.dirname(os.path.abspath(new_rollout))
     sessions = os.path.dirname(os.path.dirname(os.path.dirname(day)))
     if os.path.basename(sessions) != "sessions":
         return None
     found: list[tuple[str, str]] = []
-    try:
-        years = sorted(os.listdir(sessions), reverse=True)
-    except OSError:
-        return None
-    for year in years[:2]:
+    for year in _listdir_desc(sessions)[:2]:
         for month in _listdir_desc(os.path.join(sessions, year))[:2]:
             for date in _listdir_desc(os.path.join(sessions, year, month))[:3]:
                 folder = os.path.join(sessions, year, month, date)

@@ -14,6 +14,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from session_skill.transcripts.lazyre import Lazy
+
 CLAUDE = "claude-code"
 CODEX = "codex"
 
@@ -172,31 +174,20 @@ def mentions(raw: bytes, ids: Collection[str]) -> bool:
     return any(tool_id.encode() in raw for tool_id in ids)
 
 
-_LONE = None  # the lone-surrogate pattern, compiled on first use
+_LONE = Lazy("[\ud800-\udfff]")  # a lone UTF-16 surrogate
 
 
 def desurrogate(value: Any) -> Any:
     """`value` (a parsed record, or part of one) with every lone UTF-16 surrogate — which
     JSON's `\\udXXX` escapes can make, and real transcripts hold (anthropics/claude-code
     #61670) — replaced by U+FFFD: text that cannot be written as UTF-8 is never kept."""
-    global _LONE
     if isinstance(value, str):
-        if _LONE is None:
-            import re
-
-            _LONE = re.compile("[\ud800-\udfff]")
         return _LONE.sub("\ufffd", value)
     if isinstance(value, dict):
         return {desurrogate(k): desurrogate(v) for k, v in value.items()}
     if isinstance(value, list):
         return [desurrogate(v) for v in value]
     return value
-
-
-def has_surrogate_escape(raw: bytes) -> bool:
-    """Could this JSON line decode to a lone surrogate? Claude Code (JSON.stringify, since
-    ES2019) escapes one as lowercase `\\udXXX`; a Codex rollout (serde) holds none."""
-    return b"\\ud" in raw
 
 
 def str_or_none(value: object) -> str | None:

@@ -47,7 +47,7 @@ from session_skill.transcripts.reader import (
     UserText,
 )
 from session_skill.transcripts.toolcalls import ToolState
-from session_skill.transcripts.turns import is_own_command
+from session_skill.transcripts.turns import is_own_command, is_pasted_line
 
 _SCAN_CHARS = 16_000
 # The caveats of how many of the last closing texts are kept (None: all of them).
@@ -79,8 +79,6 @@ def _typed(text: str) -> str:
     "warning: … not yet supported" in a pasted log is not the user putting work off."""
     if "\n" not in text:
         return text
-    from session_skill.transcripts.turns import is_pasted_line
-
     return "\n".join(line for line in text.splitlines() if not is_pasted_line(line))
 
 
@@ -134,8 +132,6 @@ class Loose:
         self.pool: dict[str, Candidate] = {}
         self.ledger = Ledger()
         self.settled: list[Candidate] = []
-        # AskUserQuestion calls the user rejected: a message of theirs then answers them.
-        self.rejected: list[tuple[str, str | None, int]] = []
         self.inserts = 0
         self.seq = 0
         self.cwd: str | None = None
@@ -160,8 +156,6 @@ class Loose:
             self._tool_evidence()
         elif isinstance(event, ToolResult):
             self.tools.result(event)
-            self.rejected += self.tools.dismissed
-            self.tools.dismissed = []
         elif isinstance(event, ClearSplit):
             self.clear_pending = True
         elif isinstance(event, SessionMeta):
@@ -169,7 +163,7 @@ class Loose:
 
     def _begin(self) -> None:
         """A new conversation after /clear: what the old one left is not this one's."""
-        self.tools = ToolState(self.tools.watched)
+        self.tools = ToolState(self.tools.watched, files=self.tools.follow_files)
         self._reset()
         self.clear_pending = False
 
@@ -181,7 +175,8 @@ class Loose:
             return None  # /model, /compact…: not an answer, and the turn is not over
         taken = self._close_turn(None if own else event, ended=False)
         if not own:
-            self.rejected.clear()  # the user answered in their own words
+            # AskUserQuestion calls the user rejected: a message of theirs answers them.
+            self.tools.dismissed.clear()
         if not (event.is_command or own):
             self._read(_typed(_ELLIPSIS.sub(". ", event.text)), event.ts, "user")
         return taken
@@ -333,7 +328,7 @@ class Loose:
             for key, turn in self.caveat_turn.items():
                 if turn <= self.turns - CAVEAT_TURNS:
                     self.pool.pop(key, None)
-        for text, ts, line in self.rejected:
+        for text, ts, line in self.tools.dismissed:
             why = f"asked{_at(ts)}; the user dismissed the question"
             self._add(loose_end(redact(text), UNANSWERED, why, ts, line, "dismissed"))
         for text, ts, line in self.tools.questions.values():

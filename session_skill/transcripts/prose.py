@@ -39,8 +39,8 @@ __all__ = [
     "anchor_words",
     "answers",
     "classify",
+    "direct_reply",
     "clip",
-    "final_question",
     "listed_items",
     "marked_sentences",
     "redact",
@@ -298,51 +298,8 @@ _LIST_WORDS = (
 )
 
 
-def final_question(text: str) -> tuple[str, list[str]] | None:
-    """The question a turn's last text ends on, with the options listed after it, if any."""
-    tail = text[-_SCAN_CHARS:]
-    if "?" not in tail:
-        return None
-    units = _last_line_units(tail)
-    if units is None:
-        units = _units(tail)
-    if not units:
-        return None
-    index = len(units) - 1
-    if not _ends_question(units[index][0]):
-        while index >= 0 and units[index][1] and len(units) - index <= 8:
-            index -= 1
-        if index < 0 or index == len(units) - 1 or not _ends_question(units[index][0]):
-            return None
-    question = units[index][0]
-    if len(question.split()) < 3:
-        return None
-    if _GENERIC_GATE.search(question) and _GENERIC_QUESTION.search(question):
-        return None
-    return question, [unit for unit, _ in units[index + 1 :]]
-
-
 # Each closing pleasantry holds one of these: the cheap test before the regex.
 _GENERIC_GATE = re.compile(r"else|next|help|like|want|question|work\s+for", re.IGNORECASE)
-
-
-def _last_line_units(tail: str) -> list[tuple[str, bool]] | None:
-    """The common case, cheaply: a text whose last line is a plain sentence ending in "?".
-
-    Only that sentence is returned: it is all `final_question` looks at in this case.
-    """
-    body = tail.rstrip()
-    start = body.rfind("\n") + 1
-    line = body[start:]
-    if not line.rstrip(" *_)\"'`").endswith("?") or line.startswith(("    ", "\t")):
-        return None
-    if line.lstrip().startswith(("|", "#", "<", "```", "~~~")) or body.count("```") % 2:
-        return None
-    is_item = _LIST_MARK.match(line) is not None
-    if is_item:
-        line = _LIST_MARK.sub("", line)
-    line = line.lstrip("> ").replace("**", "").replace("__", "").strip()
-    return [(_last_sentence(line), is_item)]
 
 
 def _last_sentence(line: str) -> str:
@@ -363,8 +320,13 @@ def _last_sentence(line: str) -> str:
 _STARTS = frozenset("\"'([*_`ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
-def _ends_question(sentence: str) -> bool:
-    return sentence.rstrip(" *_)\"'`").endswith("?")
+def direct_reply(reply: str) -> bool:
+    """A reply that takes up whatever was asked: short, opening like an answer ("yes", "go
+    with B"), or a counter-proposal ("first fix the tests", "rather X")."""
+    if len(reply.split()) <= 4 or _ANSWER_START.match(reply) or _COUNTER_START.match(reply):
+        return True
+    low = reply.lower()
+    return any(w in low for w in _COUNTER_WORDS) and _COUNTER.search(reply) is not None
 
 
 def answers(question: str, options: list[str], reply: str) -> bool:
@@ -375,10 +337,7 @@ def answers(question: str, options: list[str], reply: str) -> bool:
     picks an offered option, listed after the question or given in it ("…, or would you
     rather X?"); output pasted in reply to a request to try something.
     """
-    if len(reply.split()) <= 4 or _ANSWER_START.match(reply) or _COUNTER_START.match(reply):
-        return True
-    low = reply.lower()
-    if any(w in low for w in _COUNTER_WORDS) and _COUNTER.search(reply):
+    if direct_reply(reply):
         return True
     said = content_stems(reply)
     asked = content_stems(question)

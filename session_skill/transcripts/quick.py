@@ -22,11 +22,13 @@ import json
 import re
 from pathlib import Path
 
-from session_skill.transcripts.events import ReadStats, ToolCall, ToolResult
+from session_skill.transcripts.claude import ClaudeParser
+from session_skill.transcripts.codex import CodexParser
+from session_skill.transcripts.events import CODEX, PatchApplied, ReadStats, ToolCall, ToolResult
 from session_skill.transcripts.loose import Loose
 from session_skill.transcripts.reader import iter_events, parser_for
 from session_skill.transcripts.scan import TranscriptFacts, _Sweep, analyze
-from session_skill.transcripts.toolcalls import ToolState
+from session_skill.transcripts.toolcalls import _WRITE_TOOLS, ToolState
 
 QUICK_FROM = 12 << 20  # bytes: a smaller transcript is read whole (as fast, or faster)
 HEAD_BYTES = 1 << 20
@@ -39,7 +41,8 @@ _RESULT_WINDOW = 256 << 10
 # Tool calls whose lines are parsed in the middle: (pattern, names), per format.
 _CLAUDE_CALL = b'"type":"tool_use","id":"'
 _CLAUDE_NAMES = frozenset(
-    b"Write Edit MultiEdit NotebookEdit TodoWrite TaskCreate TaskUpdate ExitPlanMode".split()
+    name.encode()
+    for name in (*_WRITE_TOOLS, "TodoWrite", "TaskCreate", "TaskUpdate", "ExitPlanMode")
 )
 _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_apply_end"',
                    b"*** Begin Patch")  # fmt: skip
@@ -65,10 +68,10 @@ def analyze_quick(path: Path) -> TranscriptFacts:
     # Lines are not counted in the middle: the tail's candidates say no line.
     state.loose = None
     _feed_middle(path, state, stats, head_end, tail_start)
-    state.loose = Loose(ToolState(set()), stats)
+    state.loose = Loose(ToolState(set(), files=False), stats)
     tail = ReadStats()
+    stats.line = 0  # the tail's lines are counted in `tail`
     for event in iter_events(path, tail, wanted_results=state.watched, start=tail_start):
-        stats.line = 0
         state.feed(event)
     for name in ("lines", "records", "malformed", "sidechain"):
         setattr(stats, name, getattr(stats, name) + getattr(tail, name))
@@ -98,8 +101,8 @@ def _line_start(path: Path, offset: int) -> int:
 
 def _feed_middle(path: Path, state: _Sweep, stats: ReadStats, start: int, stop: int) -> None:
     """Parse only the tool-call lines of [start, stop) and feed their calls."""
-    codex = stats.format == "codex"
-    parser = None
+    codex = stats.format == CODEX
+    parser: ClaudeParser | CodexParser | None = None
     buf = bytearray(_CHUNK + _RESULT_WINDOW)
     view = memoryview(buf)
     with open(path, "rb", buffering=0) as fh:
@@ -158,13 +161,14 @@ def _main_thread(buf: bytearray, first: int, at: int) -> bool:
     if head == -1:
         return False
     value_end = buf.find(b'"', head + 8, head + 40)
-    if bytes(buf[head + 8 : value_end]) not in (b"assistant", b"message"):
+    if value_end == -1 or bytes(buf[head + 8 : value_end]) not in (b"assistant", b"message"):
         return False
     return buf.find(b'"isSidechain":true', first, min(head, first + 512)) == -1
 
 
-def _feed_line(raw: bytes, at: int, state: _Sweep, stats: ReadStats, parser: object,
-               buf: bytearray, end: int, codex: bool) -> object:  # fmt: skip
+def _feed_line(raw: bytes, at: int, state: _Sweep, stats: ReadStats,
+               parser: ClaudeParser | CodexParser | None, buf: bytearray, end: int,
+               codex: bool) -> ClaudeParser | CodexParser | None:  # fmt: skip
     if not codex:
         write = _claude_write(raw)
         if write is not None:  # a file write: its path, without parsing a file's content
@@ -180,8 +184,8 @@ def _feed_line(raw: bytes, at: int, state: _Sweep, stats: ReadStats, parser: obj
         return parser
     if parser is None:
         parser = parser_for(record, stats)
-    for event in parser.feed(record):  # type: ignore[attr-defined]
-        if isinstance(event, ToolCall) or type(event).__name__ == "PatchApplied":
+    for event in parser.feed(record):
+        if isinstance(event, (ToolCall, PatchApplied)):
             state.feed(event)
             if isinstance(event, ToolCall) and event.id:
                 state.watched.discard(event.id)  # the middle's results are not read
@@ -204,8 +208,7 @@ def _claude_write(raw: bytes) -> ToolCall | None:
     except ValueError:
         return None
     name = found.group(2).decode()
-    key = "notebook_path" if name == "NotebookEdit" else "file_path"
-    return ToolCall(name, {key: path}, found.group(1).decode(), None)
+    return ToolCall(name, {_WRITE_TOOLS[name]: path}, found.group(1).decode(), None)
 
 
 def _failed(buf: bytearray, start: int, end: int, call_id: str) -> bool:

@@ -41,7 +41,9 @@ from session_skill.transcripts.events import (
     desurrogate,
 )
 
-_SURROGATE = b"\\ud"  # how Claude Code writes a lone surrogate (events.has_surrogate_escape)
+# Could a JSON line decode to a lone surrogate? Claude Code (JSON.stringify, since ES2019)
+# escapes one as lowercase `\udXXX`; a Codex rollout (serde) holds none.
+_SURROGATE = b"\\ud"
 
 __all__ = [
     "CLAUDE",
@@ -105,7 +107,7 @@ def iter_events(
                 lines += 1
                 here = offset
                 offset += len(raw)
-                surrogate = _SURROGATE in raw  # events.has_surrogate_escape, inline: every line
+                surrogate = _SURROGATE in raw  # on every line: inline
                 if surrogate:
                     kind = None  # a lone surrogate may hide in it: parsed and cleaned below
                 elif skip is not None:

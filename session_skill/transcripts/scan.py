@@ -16,6 +16,7 @@ Everything lifted from the transcript passes through `redact.redact` before it i
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,6 +38,7 @@ from session_skill.transcripts.candidates import (
 from session_skill.transcripts.loose import POOL_MAX, loose_end, parse_ts
 from session_skill.transcripts.loose import Loose as _Loose
 from session_skill.transcripts.prose import (
+    _FENCE,
     CLIP_CHARS,
     clip,
     redact,
@@ -197,7 +199,7 @@ class _Sweep:
         self.final_text: str | None = None  # the last text the assistant wrote, whatever came after
         self.last_request: str | None = None
         self.exit_plan: ToolCall | None = None  # the last call, when it is ExitPlanMode
-        self.loose: _Loose | None = _Loose(ToolState(self.watched), self.stats)
+        self.loose: _Loose | None = _Loose(ToolState(self.watched, files=False), self.stats)
         self.early: _Loose | None = None  # the loose ends read before going cheap
         self.requests = 0
         # Once cheap: where the newest requests start (offset, line); the tail is read again
@@ -310,7 +312,7 @@ class _Sweep:
                 loose = self.early  # the requests kept reach back to the switch: go on
                 loose.stats = tail_stats
             else:
-                loose = _Loose(ToolState(set()), tail_stats)
+                loose = _Loose(ToolState(set(), files=False), tail_stats)
             for event in iter_events(path, tail_stats, wanted_results=loose.tools.watched,
                                      start=start, first_line=first_line):  # fmt: skip
                 loose.feed(event)
@@ -369,12 +371,13 @@ def _plan_exit(call: ToolCall) -> PlanExit | None:
     )
 
 
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
 def _last_paragraph(text: str) -> str | None:
     """The last paragraph of prose in `text` (code blocks and tables left out), redacted."""
-    import re
-
-    body = re.sub(r"(```|~~~).*?(?:\1|\Z)", "\n\n", text[-16_000:], flags=re.DOTALL)
-    for para in reversed(re.split(r"\n\s*\n", body)):
+    body = _FENCE.sub("\n\n", text[-16_000:])
+    for para in reversed(_PARAGRAPH.split(body)):
         lines = [ln for ln in para.splitlines() if ln.strip() and not ln.lstrip().startswith("|")]
         if lines and sum(len(ln.split()) for ln in lines) >= 3:
             return clip(redact(" ".join(ln.strip() for ln in lines)), _STOPPED_CHARS)

@@ -59,11 +59,14 @@ class _Task:
 class ToolState:
     """Files written, the task list, questions put to the user; one conversation's worth."""
 
-    def __init__(self, watched: set[str]) -> None:
+    def __init__(self, watched: set[str], *, files: bool = True) -> None:
         # Ids of calls whose results matter; the reader skips other results unparsed. The
         # reader holds this very set, so it is cleared, never replaced.
         self.watched = watched
         self.watched.clear()
+        # Whether files written are followed: the loose-ends reader's own copy needs only
+        # the questions, the task lists and what the calls report done.
+        self.follow_files = files
         # raw path -> redacted path, in first-write order; redacted once per path.
         self.written: dict[str, str] = {}
         # raw path -> how many calls wrote it and did not fail (a rejected or failed edit
@@ -90,7 +93,7 @@ class ToolState:
     def call(self, call: ToolCall, cwd: str | None, seq: int, line: int = 0) -> None:
         args = call.input
         if call.name in _WRITE_TOOLS:
-            path = args.get(_WRITE_TOOLS[call.name])
+            path = args.get(_WRITE_TOOLS[call.name]) if self.follow_files else None
             if isinstance(path, str) and path:
                 self._wrote(path)
                 if call.id:
@@ -187,8 +190,7 @@ class ToolState:
 
     def files(self) -> list[str]:
         """The files written, by calls that did not fail, in first-write order."""
-        kept = (red for raw, red in self.written.items() if self.attempts.get(raw, 0) > 0)
-        return list(dict.fromkeys(kept))
+        return list(self.weights())
 
     def weights(self) -> dict[str, int]:
         """How many successful writes each file got (as `files` names it)."""
@@ -255,7 +257,7 @@ class ToolState:
             patch = command
         else:
             return
-        if not isinstance(patch, str):
+        if not isinstance(patch, str) or not self.follow_files:
             return
         workdir = args.get("workdir")
         base = workdir if isinstance(workdir, str) and workdir else cwd

@@ -301,9 +301,10 @@ def is_pasted_line(line: str) -> bool:
 def could_be_goal(text: str) -> bool:
     """A request that may name the session's work: not an opener that orients, not pasted
     output, not a one-line reply."""
-    if len(text.split()) < 4 or _ORIENT.match(text):
+    words = len(text.split())
+    if words < 4 or _ORIENT.match(text):
         return False
-    if len(text.split()) < 12 and _ANSWER_START.match(text):
+    if words < 12 and _ANSWER_START.match(text):
         return False  # "ok sounds good, go ahead": a reply, not the work's name
     lines = [ln for ln in text.splitlines() if ln.strip()][:40]
     pasted = sum(1 for ln in lines if _PASTE_LINE.match(ln))
