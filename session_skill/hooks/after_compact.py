@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from session_skill.hooks.pending import COMPACT, DOC_LIMIT
 from session_skill.store import paths as storepaths
 
 TYPE_CHECKING = False
@@ -41,7 +42,7 @@ def context(store: str, session_id: str, env: Mapping[str, str]) -> tuple[str, s
     restored: tuple[str, dict[str, str], str] | None = None
     saved: str | None = None
     for path in recent_docs(store):
-        text = fileio.read_regular(path, 1 << 20)
+        text = fileio.read_regular(path, DOC_LIMIT)
         if text is None:
             continue
         split = frontmatter.split(text)
@@ -53,7 +54,7 @@ def context(store: str, session_id: str, env: Mapping[str, str]) -> tuple[str, s
             restored = (slug, meta, split.body)
         elif (
             saved is None
-            and meta.get("trigger", "").strip() == "compact"
+            and meta.get("trigger", "").strip() == COMPACT
             and meta.get("session_id", "").strip() == session_id
         ):
             saved = slug

@@ -25,11 +25,12 @@ import json
 import os
 import time
 
+from session_skill.hooks.pending import DOC_LIMIT, LOCK_WAIT, PLAN
 from session_skill.store import paths as storepaths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Iterator
 
     from session_skill.commands.observe import Observed
 
@@ -39,7 +40,6 @@ MARKER = ".capture-"
 FAILED = ".failed-capture"  # a background capture's failure, for the next SessionStart
 MARKER_STALE = 120.0  # seconds: a marker older than this is left from a capture that died
 START_WAIT = 0.3  # seconds SessionStart waits for a capture still running
-LOCK_WAIT = 0.5
 TOKEN_METHOD = "chars/4 (estimated by the session-end hook, which does not load tiktoken)"
 _SCAN_DOCS = 64  # recent docs looked at for this session's own
 
@@ -281,17 +281,26 @@ def take_failure(store: str) -> tuple[str, str] | None:
 
 def captured_already(store: str, session_id: str, triggers: tuple[str, ...]) -> bool:
     """Does a recent doc hold this session's automatic capture (one of `triggers`)?"""
+    return any(
+        meta.get("session_id", "").strip() == session_id
+        and meta.get("trigger", "").strip() in triggers
+        for _, meta in recent_metas(store)
+    )
+
+
+def recent_metas(
+    store: str, limit: int = _SCAN_DOCS, *, first: tuple[str, ...] = ()
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """(path, frontmatter) of the docs at `first`, then of the store's newest (`recent_docs`);
+    a doc that cannot be read, or has no frontmatter, is passed over."""
     from session_skill.handover import frontmatter
     from session_skill.store import fileio
 
-    for path in recent_docs(store):
-        text = fileio.read_regular(path, 1 << 20)
+    for path in (*first, *recent_docs(store, limit)):
+        text = fileio.read_regular(path, DOC_LIMIT)
         meta = frontmatter.read_meta(text) if text is not None else None
-        if not meta or meta.get("session_id", "").strip() != session_id:
-            continue
-        if meta.get("trigger", "").strip() in triggers:
-            return True
-    return False
+        if meta:
+            yield path, meta
 
 
 def recent_docs(store: str, limit: int = _SCAN_DOCS) -> list[str]:
@@ -318,7 +327,6 @@ def write_doc(
     session_id: str,
     transcript: str,
     trigger: str,
-    env: Mapping[str, str],
     latest: bool = True,
     meta: tuple[tuple[str, object], ...] = (),
 ) -> dict[str, object] | None:
@@ -341,7 +349,7 @@ def write_doc(
     plan = observed.plan
     extra = meta
     if plan is not None and trigger == dump.AUTOMATIC_TRIGGER:
-        trigger = PLAN_TRIGGER
+        trigger = PLAN
         extra = (*meta, ("plan_file", plan.path)) if plan.path else meta
     req = dump.DumpRequest(
         now=utcnow(),
@@ -355,9 +363,6 @@ def write_doc(
     written: dict[str, object] = json.loads(dump.automatic(store, observed, req).text)
     written["plan"] = plan.title if plan is not None else None
     return written
-
-
-PLAN_TRIGGER = "plan-approval"
 
 
 def _worth_a_handover(observed: Observed) -> bool:

@@ -19,6 +19,7 @@ LOCK_WAIT = 0.5
 DETACHED = frozenset({"detached", "head", "(detached)", "detached head"})
 AUTOMATIC = "session-end"  # the `trigger` of a doc the SessionEnd hook wrote at /clear
 PLAN = "plan-approval"  # …at a plan approved with "clear context"
+COMPACT = "compact"  # …and the PreCompact hook before a compaction
 
 
 class Pending:

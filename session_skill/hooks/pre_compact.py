@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from session_skill.hooks.pending import COMPACT
 from session_skill.hooks.serve import payload_dict, serve, text_field, warner
 from session_skill.store import paths as storepaths
 
@@ -24,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-TRIGGER = "compact"
+TRIGGER = COMPACT
 WARN_PREFIX = "session-skill hook pre-compact: "
 # Added to the compaction's instructions: keep, word for word, what the session would lose.
 INSTRUCTIONS = (
@@ -59,13 +60,13 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
 
     def job() -> str:
         capture.write_doc(
-            root, session_id=session_id, transcript=transcript, trigger=TRIGGER, env=env,
+            root, session_id=session_id, transcript=transcript, trigger=TRIGGER,
             latest=False, meta=(("compaction", when),),
         )  # fmt: skip
         return ""
 
     capture.detached(job, held)
-    return INSTRUCTIONS + "\n" if agent.agent(env) == "claude-code" else ""
+    return INSTRUCTIONS + "\n" if agent.agent(env) == agent.CLAUDE else ""
 
 
 warn = warner(WARN_PREFIX)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 
+from session_skill.hooks.pending import AUTOMATIC, DOC_LIMIT, LOCK_WAIT, PLAN
 from session_skill.hooks.serve import message_output, payload_dict, serve, text_field, warner
 from session_skill.store import paths as storepaths
 
@@ -25,8 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-DOC_LIMIT = 1 << 20
-LOCK_WAIT = 0.5
+__all__ = ["AUTOMATIC", "DOC_LIMIT", "LOCK_WAIT", "main", "run"]
 WARN_PREFIX = "session-skill hook session-end: "
 
 
@@ -78,17 +78,12 @@ def own_pending(store: str, session_id: str) -> str | None:
     """The slug of an unconsumed doc this very session dumped — found by its `session_id`,
     whatever LATEST names now (another terminal may have cleared since, issue 21)."""
     from session_skill.handover import frontmatter
-    from session_skill.hooks.capture import recent_docs
-    from session_skill.store import fileio
+    from session_skill.hooks.capture import recent_metas
 
     latest = storepaths.read_latest(store)
-    paths = recent_docs(store)
-    if latest is not None:
-        paths.insert(0, os.path.join(store, f"{latest}.md"))
-    for path in paths:
-        text = fileio.read_regular(path, DOC_LIMIT)
-        meta = frontmatter.read_meta(text) if text is not None else None
-        if meta is None or meta.get("session_id", "").strip() != session_id:
+    first = (os.path.join(store, f"{latest}.md"),) if latest is not None else ()
+    for path, meta in recent_metas(store, first=first):
+        if meta.get("session_id", "").strip() != session_id:
             continue
         if frontmatter.is_false(meta.get("consumed")) and not meta.get("trigger", "").strip():
             slug = os.path.basename(path)[: -len(".md")]
@@ -126,14 +121,11 @@ def capture_once(root: str, store: str, ending: Ending, env: Mapping[str, str]) 
     held = capture.claim(store, ending.session_id)
     if held is None:
         return ""  # another hook is capturing this very session
-    triggers = (AUTOMATIC, capture.PLAN_TRIGGER)
+    triggers = (AUTOMATIC, PLAN)
     if capture.captured_already(store, ending.session_id, triggers):
         capture.release(held)
         return ""
     return capture.detached(lambda: _capture(root, ending, env), held)
-
-
-AUTOMATIC = "session-end"
 
 
 def _capture(root: str, ending: Ending, env: Mapping[str, str]) -> str:
@@ -142,8 +134,7 @@ def _capture(root: str, ending: Ending, env: Mapping[str, str]) -> str:
     from session_skill.hooks.capture import write_doc
 
     written = write_doc(
-        root, session_id=ending.session_id, transcript=ending.transcript, trigger=AUTOMATIC,
-        env=env,
+        root, session_id=ending.session_id, transcript=ending.transcript, trigger=AUTOMATIC
     )  # fmt: skip
     if written is None:
         return ""

@@ -31,7 +31,7 @@ from session_skill.hooks.pending import MAX_AGE as MAX_AGE
 from session_skill.hooks.pending import Pending as Pending
 from session_skill.hooks.serve import MAX_PAYLOAD as MAX_PAYLOAD
 from session_skill.hooks.serve import READ_TIMEOUT as READ_TIMEOUT
-from session_skill.hooks.serve import context_output, payload_dict, serve, text_field, warner
+from session_skill.hooks.serve import context_output, payload_dict, serve, text_field
 
 # Paths are plain strings here (store.paths): importing pathlib would cost more than the rest
 # of the hook, and so would datetime (see times.epoch).
@@ -193,17 +193,12 @@ def _dump_beside(store: str, auto: Pending, now: float) -> tuple[str, float] | N
     none."""
     from session_skill import times
     from session_skill.handover import frontmatter
-    from session_skill.hooks.capture import recent_docs
-    from session_skill.store import fileio
+    from session_skill.hooks.capture import recent_metas
 
-    for path in recent_docs(store, limit=8):
-        if path == auto.path:
+    for path, meta in recent_metas(store, limit=8):
+        if path == auto.path or not frontmatter.is_false(meta.get("consumed")):
             continue
-        text = fileio.read_regular(path, gates.DOC_LIMIT)
-        meta = frontmatter.read_meta(text) if text is not None else None
-        if not meta or meta.get("consumed", "").strip().lower() != "false":
-            continue
-        if meta.get("trigger", "").strip() in (gates.AUTOMATIC, gates.PLAN, "compact"):
+        if meta.get("trigger", "").strip() in (gates.AUTOMATIC, gates.PLAN, gates.COMPACT):
             continue
         created = times.epoch(meta.get("created", "").strip())
         if created is not None and -gates.MAX_FUTURE <= now - created <= gates.MAX_AGE:
@@ -270,9 +265,7 @@ def _capture_codex_thread(root: str, store: str, start: _Start, env: Mapping[str
     try:
         if capture.captured_already(store, thread, (gates.AUTOMATIC,)):
             return
-        capture.write_doc(
-            root, session_id=thread, transcript=rollout, trigger=gates.AUTOMATIC, env=env
-        )
+        capture.write_doc(root, session_id=thread, transcript=rollout, trigger=gates.AUTOMATIC)
     finally:
         capture.release(held)
 
@@ -340,4 +333,4 @@ def _with_failure(out: str, failed: tuple[str, str], env: Mapping[str, str]) -> 
     return json.dumps(data, ensure_ascii=False) + "\n"
 
 
-_warn = warner("session-skill hook: ")
+_warn = gates.warn  # the same prefix as the gates' warnings
