@@ -41,7 +41,7 @@ class DumpRequest(Record):
 
     __slots__ = (
         "name", "force", "replace", "transcript", "session_id", "as_json", "now",
-        "trigger", "token_counter", "lock_timeout", "latest", "quick", "meta",
+        "trigger", "token_counter", "lock_timeout", "latest", "meta",
     )  # fmt: skip
     name: str | None
     force: bool
@@ -55,7 +55,6 @@ class DumpRequest(Record):
     token_counter: Counter | None  # instead of cl100k_base, which a hook cannot wait for
     lock_timeout: float | None
     latest: bool  # point LATEST at it (not for a compaction's doc: the session goes on)
-    quick: bool  # read the transcript as a hook can afford (`transcripts.quick`)
     meta: tuple[tuple[str, object], ...]  # more frontmatter (`compaction: auto`, …)
 
     def __init__(
@@ -72,11 +71,10 @@ class DumpRequest(Record):
         token_counter: Counter | None = None,
         lock_timeout: float | None = 30.0,
         latest: bool = True,
-        quick: bool = False,
         meta: tuple[tuple[str, object], ...] = (),
     ) -> None:
         self._set(name, force, replace, transcript, session_id, as_json, now, trigger,
-                  token_counter, lock_timeout, latest, quick, meta)  # fmt: skip
+                  token_counter, lock_timeout, latest, meta)  # fmt: skip
 
 
 # -- the mode choice --------------------------------------------------------------
@@ -319,7 +317,7 @@ def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = N
     already (the SessionEnd hook checks for a user request first)."""
     session_id = req.session_id
     obs = observed or observe(
-        store, transcript=req.transcript, session_id=session_id, with_sweep=True, quick=req.quick
+        store, transcript=req.transcript, session_id=session_id, with_sweep=True
     )
     if obs.transcript is None:
         which = f" for session `{session_id}`" if session_id else ""
@@ -400,7 +398,6 @@ def automatic(store: Store, observed: Observed, req: DumpRequest) -> Output:
         token_counter=req.token_counter,
         lock_timeout=req.lock_timeout,
         latest=req.latest,
-        quick=req.quick,
         meta=req.meta,
     )
     return extractive_doc(store, hooked, observed)

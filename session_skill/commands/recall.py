@@ -7,6 +7,7 @@ import re
 from datetime import datetime
 
 from session_skill import agent
+from session_skill.commands.history import goal_line
 from session_skill.commands.listing import handover_table
 from session_skill.commands.output import Output, choice_json, code, dumps, shown
 from session_skill.errors import ChoiceNeeded, SessionError
@@ -58,7 +59,8 @@ def _resolve_doc(store: Store, name: str, *, as_json: bool, now: datetime) -> st
         return prefixed[0].slug  # newest first
     from session_skill.matching.resolve import Choice, resolve
 
-    choices = [Choice(d.slug, (d.slug.replace("-", " "), _goal_line(d))) for d in docs]
+    goal_of = {d.slug: goal_line(d) for d in docs}  # each doc read once, whatever follows
+    choices = [Choice(d.slug, (d.slug.replace("-", " "), goal_of[d.slug])) for d in docs]
     res = resolve(name, choices)
     if res.kind == "match" and res.index is not None:
         return docs[res.index].slug
@@ -74,18 +76,20 @@ def _resolve_doc(store: Store, name: str, *, as_json: bool, now: datetime) -> st
         # Goal matches.
         slugs = [h.slug for h in close] + [docs[i].slug for i, _score in res.candidates]
         picked = [by_slug[s] for s in dict.fromkeys(slugs) if s in by_slug][:MAX_CANDIDATES]
-        _ask_by_goal(name, picked, as_json=as_json)
+        _ask_by_goal(name, picked, goal_of, as_json=as_json)
     if close:
-        _ask_by_body(name, close, by_slug, as_json=as_json, now=now)
+        _ask_by_body(name, close, by_slug, goal_of, as_json=as_json, now=now)
     listed = (
-        dumps({"handovers": [_candidate(None, d, _goal_line(d)) for d in docs]})
+        dumps({"handovers": [_candidate(None, d, goal_of[d.slug]) for d in docs]})
         if as_json
         else handover_table(docs, None)
     )
     raise SessionError(f"no handover matches {shown(name)}", stdout=listed)
 
 
-def _ask_by_goal(name: str, picked: list[DocInfo], *, as_json: bool) -> None:
+def _ask_by_goal(
+    name: str, picked: list[DocInfo], goal_of: dict[str, str], *, as_json: bool
+) -> None:
     """Stop with the handovers to choose from, by slug and Goal (exit 4). One loose
     candidate is still a question, asked as one: recalling consumes the doc."""
     one = len(picked) == 1
@@ -94,7 +98,7 @@ def _ask_by_goal(name: str, picked: list[DocInfo], *, as_json: bool) -> None:
         if one
         else f"Several handovers match {shown(name)}:"
     )
-    rows = [(n, d, _goal_line(d)) for n, d in enumerate(picked, 1)]
+    rows = [(n, d, goal_of[d.slug]) for n, d in enumerate(picked, 1)]
     lines = [question] + [f"{n}. {code(d.slug)} — {goal[:100]}" for n, d, goal in rows]
     lines.append(f"→ {agent.hint('recall ' + (picked[0].slug if one else '<slug>'))}")
     why = "is only a loose match for one handover" if one else "matches several handovers"
@@ -104,7 +108,13 @@ def _ask_by_goal(name: str, picked: list[DocInfo], *, as_json: bool) -> None:
 
 
 def _ask_by_body(
-    name: str, close: list[Hit], by_slug: dict[str, DocInfo], *, as_json: bool, now: datetime
+    name: str,
+    close: list[Hit],
+    by_slug: dict[str, DocInfo],
+    goal_of: dict[str, str],
+    *,
+    as_json: bool,
+    now: datetime,
 ) -> None:
     """Stop with the handovers whose bodies say the words, each with its best line (exit 4)."""
     from session_skill.commands.search import hit_rows
@@ -116,7 +126,7 @@ def _ask_by_body(
         lines += [f"{n}. {head}"] + ([f"   {line}"] if line else [])
     lines.append(f"→ {agent.hint('recall <slug>')}")
     found = [
-        _candidate(n, by_slug[h.slug], h.line or _goal_line(by_slug[h.slug]))
+        _candidate(n, by_slug[h.slug], h.line or goal_of[h.slug])
         for n, h in enumerate(close, 1)
         if h.slug in by_slug
     ]
@@ -136,18 +146,6 @@ def _candidate(n: int | None, d: DocInfo, summary: str) -> dict[str, object]:
         consumed=d.consumed,
     )
     return out
-
-
-def _goal_line(d: DocInfo) -> str:
-    from session_skill.handover.doc import section_content
-
-    try:
-        text = fileio.read_text(d.path)
-    except (OSError, SessionError):
-        return ""
-    doc = parse_doc(text)
-    goal = section_content(doc.body, "Goal") if doc else ""
-    return goal.splitlines()[0] if goal else ""
 
 
 def _print_doc(store: Store, slug: str, *, peek: bool, as_json: bool, now: datetime) -> Output:
@@ -220,8 +218,6 @@ def _this_session() -> str | None:
     """The session `recall` runs in, as the client tells its tool calls (Claude Code's
     CLAUDE_CODE_SESSION_ID, Codex's CODEX_THREAD_ID): a compaction there gives the handover
     back (SPEC §8.2)."""
-    import os
-
     for key in ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"):
         value = os.environ.get(key, "").strip()
         if value and "\n" not in value and len(value) <= 128:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -251,7 +250,7 @@ def _fold_deepest(rows: list[Row], budget: int, strict: bool = True) -> list[Row
         directory = _deepest_shared(units)
         if directory is None:
             return None if strict else units
-        units = _fold(units, directory, _any)
+        units = _fold(units, directory)
     return units
 
 
@@ -273,10 +272,6 @@ def _plain(row: Row) -> bool:
     return not any(leaf.change.strip() for leaf in row.leaves())
 
 
-def _any(row: Row) -> bool:
-    return True
-
-
 def _key(row: Row) -> str:
     """The directory a row stands for (a `dir/` row) or sits in (a file)."""
     path = row.file.rstrip("/")
@@ -287,11 +282,6 @@ def _key(row: Row) -> str:
 
 def _dirname(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
-
-
-def _parent(row: Row) -> str:
-    """The directory holding the row: a file's directory, a `dir/` row's parent."""
-    return _dirname(row.file.rstrip("/"))
 
 
 def _under(row: Row, directory: str) -> bool:
@@ -309,14 +299,10 @@ def _ancestors(directory: str) -> list[str]:
     return out
 
 
-def _fold(
-    rows: list[Row], directory: str, eligible: Callable[[Row], bool], *, loose_only: bool = False
-) -> list[Row]:
-    def joins(r: Row) -> bool:
-        # An earlier fold of this same directory always joins: a directory appears once.
-        return _key(r) == directory or not (loose_only and r.folded)
-
-    taken = [r for r in rows if eligible(r) and _under(r, directory) and joins(r)]
+def _fold(rows: list[Row], directory: str) -> list[Row]:
+    """`rows` with every row under `directory` (files, and earlier folds below it or of it)
+    folded into one `dir/` row, where the first of them stood."""
+    taken = [r for r in rows if _under(r, directory)]
     if not taken:
         return rows
     first = rows.index(taken[0])

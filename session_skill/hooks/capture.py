@@ -357,7 +357,6 @@ def write_doc(
         token_counter=Counter(method=TOKEN_METHOD),
         lock_timeout=LOCK_WAIT,
         latest=latest,
-        quick=True,
         meta=extra,
     )
     written: dict[str, object] = json.loads(dump.automatic(store, observed, req).text)
