@@ -276,6 +276,8 @@ def test_list_reads_no_body_and_imports_nothing_heavy(project: Path, template: P
     code, modules, out = _probe(project, "list")
     assert code == 0 and "### Parked (4 open)" in out
     assert not _tops(modules) & {"rapidfuzz", "tiktoken", "tiktoken_ext", "slugify", "subprocess"}
+    # The numbers' hash is blake2b without hashlib's OpenSSL load (~3 ms of every list).
+    assert "_hashlib" not in modules
 
 
 def test_recall_peek_of_latest_imports_neither_matcher_nor_tokenizer(
