@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from session_skill.commands.output import Output
 from session_skill.errors import SessionError
+from session_skill.records import field, record
 from session_skill.store.store import DROPPED, Store
 
 TYPE_CHECKING = False
@@ -29,7 +29,7 @@ def no_transcript(session_id: str | None) -> str:
     return NO_TRANSCRIPT.replace("for this session", f"for session `{session_id}`", 1)
 
 
-@dataclass
+@record
 class Facts:
     path: Path
     session_id: str | None

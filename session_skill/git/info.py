@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from session_skill.git.head import current_branch
+from session_skill.records import field, record
 
 TIMEOUT = 4.0
 
 
-@dataclass
+@record
 class GitState:
     available: bool = False
     missing: bool = False  # no git executable at all (not the same as "not a repository")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from session_skill.records import field, record
 
 CAP = 25
 HEADER = "| File | Change | State | Ref |\n| --- | --- | --- | --- |"
@@ -14,7 +15,7 @@ _NUMS = re.compile(r"^\+(\d+)/-(\d+)\Z")
 _SEP_CELL = re.compile(r"^:?-{3,}:?\Z")
 
 
-@dataclass
+@record
 class Row:
     file: str
     change: str = ""

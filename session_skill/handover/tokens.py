@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from session_skill.records import field, record
 
 ENCODING_NAME = "cl100k_base"
 FALLBACK_METHOD = "chars/4 (tiktoken encoding unavailable)"
@@ -33,7 +34,7 @@ _CL100K_SPECIAL_TOKENS = {
 _DATA_FILE = "cl100k_base.tiktoken"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Counter:
     """Counts tokens; `method` names how, for the user to see."""
 

@@ -19,8 +19,8 @@ also fix this?") is taken up by whatever the user says next.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from session_skill.records import record
 from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, subject
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
@@ -60,7 +60,7 @@ _TO_USER = Lazy(
 _WH = Lazy(r"^(?:why|how\s+come|how\s+does|how\s+do|what\s+does|what's|what\s+is)\b", re.I)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ask:
     text: str
     offer: bool

@@ -12,7 +12,6 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator
-from typing import Any, Literal
 
 from session_skill.transcripts.events import (
     CLAUDE,
@@ -31,6 +30,10 @@ from session_skill.transcripts.events import (
     mentions,
     str_or_none,
 )
+
+TYPE_CHECKING = False  # `typing` costs a hook ~7 ms to import
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 # Top-level record types that never carry the main conversation. Skipping them before
 # json.loads matters: in current versions most lines are `progress` records, and the

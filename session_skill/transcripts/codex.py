@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterator
-from typing import Any
 
 from session_skill.transcripts.events import (
     CODEX,
@@ -30,6 +29,10 @@ from session_skill.transcripts.events import (
     mentions,
     str_or_none,
 )
+
+TYPE_CHECKING = False  # `typing` costs a hook ~7 ms to import
+if TYPE_CHECKING:
+    from typing import Any
 
 _CODEX_TYPES = frozenset(
     {

@@ -4,23 +4,26 @@ Kept apart from the reader (`transcript`) and the Codex parser (`codex`) so that
 build events without importing each other; `transcript` re-exports everything public here.
 
 The events made for nearly every line (texts, tool calls and results) are slotted and not
-frozen: a frozen dataclass costs twice as much to build, and a long conversation builds
+frozen: a frozen record costs twice as much to build, and a long conversation builds
 tens of thousands of them. Treat them as read-only all the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
-from typing import Any, TypeAlias
 
+from session_skill.records import field, record
 from session_skill.transcripts.lazyre import Lazy
+
+TYPE_CHECKING = False  # `typing` costs a hook ~7 ms to import
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
 
 CLAUDE = "claude-code"
 CODEX = "codex"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionMeta:
     """The session the following events belong to; emitted when its id or cwd changes."""
 
@@ -30,7 +33,7 @@ class SessionMeta:
     agent: str
 
 
-@dataclass(slots=True)
+@record
 class UserText:
     """Something the user typed: a request, or a slash command (`is_command`)."""
 
@@ -41,14 +44,14 @@ class UserText:
     command_args: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class AssistantText:
     text: str
     ts: str | None
     msg_id: str | None
 
 
-@dataclass(slots=True)
+@record
 class ToolCall:
     name: str
     input: dict[str, Any]
@@ -56,7 +59,7 @@ class ToolCall:
     ts: str | None
 
 
-@dataclass(slots=True)
+@record
 class ToolResult:
     tool_use_id: str | None
     content: object
@@ -71,7 +74,7 @@ class ToolResult:
         return blocks_text(self.content)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PatchApplied:
     """Codex reports a patch applied (`patch_apply_end`): the files it changed, and whether
     it succeeded — what a patch given through a code-mode `exec` call shows no other way."""
@@ -82,19 +85,19 @@ class PatchApplied:
     ts: str | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CompactBoundary:
     ts: str | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ClearSplit:
     """A `/clear` command record: what precedes it belongs to an earlier conversation."""
 
     ts: str | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CommandPrompt:
     """The prompt a slash command expanded to (the record right after the command)."""
 
@@ -102,7 +105,7 @@ class CommandPrompt:
     ts: str | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Interrupted:
     """The user stopped the turn in progress (Claude Code's `[Request interrupted…]`)."""
 
@@ -123,7 +126,7 @@ Event: TypeAlias = (
 )
 
 
-@dataclass
+@record
 class ReadStats:
     lines: int = 0
     records: int = 0

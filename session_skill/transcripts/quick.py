@@ -17,11 +17,11 @@ here; `sweep` reads it (`scan.analyze`). Everything else is the same `_Sweep` as
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
 
+from session_skill.records import replace
 from session_skill.transcripts.claude import ClaudeParser
 from session_skill.transcripts.codex import CodexParser
 from session_skill.transcripts.events import CODEX, PatchApplied, ReadStats, ToolCall, ToolResult
@@ -80,7 +80,7 @@ def analyze_quick(path: Path) -> TranscriptFacts:
     stats.format = stats.format or tail.format
     facts = state.finish(path, stats)
     facts.agent = stats.format
-    facts.candidates = [dataclasses.replace(c, line=None) for c in facts.candidates]
+    facts.candidates = [replace(c, line=None) for c in facts.candidates]
     return facts
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import Any
 
 from session_skill.transcripts.claude import ClaudeParser
 from session_skill.transcripts.codex import CodexParser, looks_codex
@@ -40,6 +39,10 @@ from session_skill.transcripts.events import (
     UserText,
     desurrogate,
 )
+
+TYPE_CHECKING = False  # `typing` costs a hook ~7 ms to import
+if TYPE_CHECKING:
+    from typing import Any
 
 # Could a JSON line decode to a lone surrogate? Claude Code (JSON.stringify, since ES2019)
 # escapes one as lowercase `\udXXX`; a Codex rollout (serde) holds none.

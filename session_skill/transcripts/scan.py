@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from session_skill.records import field, record
 from session_skill.transcripts.asks import answers, asks
 from session_skill.transcripts.candidates import (
     CANDIDATE_TYPES,
@@ -89,7 +89,7 @@ _TAIL_MAX = 20_000
 _TAIL_FACTOR = 2.0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PlanExit:
     """The transcript ends on the plan the user was shown (`ExitPlanMode`), and nothing after
     it but its refusal or an interrupt: what a plan approved with "clear context" leaves."""
@@ -99,7 +99,7 @@ class PlanExit:
     text: str  # the plan, redacted
 
 
-@dataclass
+@record
 class TranscriptFacts:
     """What one pass over a transcript found; every text in it is already redacted.
 

@@ -11,12 +11,15 @@ import ntpath
 import posixpath
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import Any
 
+from session_skill.records import field, record
 from session_skill.transcripts.events import PatchApplied, ToolCall, ToolResult
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.redact import redact
+
+TYPE_CHECKING = False  # `typing` costs a hook ~7 ms to import
+if TYPE_CHECKING:
+    from typing import Any
 
 _WRITE_TOOLS = {
     "Write": "file_path",
@@ -40,7 +43,7 @@ _COMMIT_MESSAGE = Lazy(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PendingTask:
     text: str
     status: str
@@ -48,7 +51,7 @@ class PendingTask:
     line: int | None = field(default=None, compare=False)  # the call that last set it
 
 
-@dataclass
+@record
 class _Task:
     subject: str
     status: str = "pending"

@@ -19,8 +19,8 @@ failure and the reply does not report it fixed. The sweep's own command (`/sessi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from session_skill.records import record
 from session_skill.transcripts.events import AssistantText, CommandPrompt, ToolCall, UserText
 from session_skill.transcripts.landed import STOPWORDS
 from session_skill.transcripts.lazyre import Lazy
@@ -59,7 +59,7 @@ def is_own_command(event: UserText) -> bool:
     return "$session" in event.text[:64] and _OWN_CODEX.match(event.text) is not None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unfinished:
     text: str  # the request, redacted and clipped
     why: str

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import os
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from session_skill.records import replace
 from session_skill.transcripts import scan as sweep
 from session_skill.transcripts.reader import AssistantText
 from session_skill.transcripts.scan import (
@@ -186,7 +186,7 @@ def test_no_secret_leaves_the_sweep() -> None:
     outputs = [
         render_table(facts.candidates),
         json.dumps(to_json(facts.candidates)),
-        repr(dataclasses.replace(facts, stats=sweep.ReadStats())),
+        repr(replace(facts, stats=sweep.ReadStats())),
     ]
     for output in outputs:
         for secret in secrets:
