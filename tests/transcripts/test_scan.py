@@ -968,3 +968,22 @@ def test_a_user_saying_something_still_fails_leaves_it_open(tmp_path: Path) -> N
         [user("Fix the login"), say("Fixed."), user("It is still failing"), say("Patched again.")],
     )
     assert facts.unfinished is not None and facts.unfinished.text == "It is still failing"
+
+
+def test_an_open_list_is_read_in_the_assistants_text_only() -> None:
+    """"Still open:" lists are the assistant's account of what is left; the same shape in
+    the user's message (bold lead-in or plain) is their request, not a loose end — not even
+    one their own message then reads as taken up."""
+    from session_skill.transcripts.reader import UserText
+
+    listing = "**Still open:**\n- rewrite the parser\n- document the flags\n"
+    state = sweep._Loose(ToolState(set()))
+    state.feed(UserText(listing, "2026-11-29T10:00:00Z"))
+    state.feed(AssistantText("Both are done now.", "2026-11-29T10:01:00Z", None))
+    state.feed(UserText("Still open:\n- rewrite the parser\n", "2026-11-29T10:02:00Z"))
+    assert state.pool == {} and state.settled == []
+    state.feed(AssistantText(listing, "2026-11-29T10:03:00Z", None))
+    assert sorted(c.text for c in state.pool.values()) == [
+        "document the flags",
+        "rewrite the parser",
+    ]
