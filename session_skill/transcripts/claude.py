@@ -2,8 +2,9 @@
 
 A transcript is JSON lines of `user`, `assistant` and `system` records, most of them
 `progress`, snapshots and attachments the conversation never needed. What is skipped is
-known from a few bytes of the line (`quick`), and a plain text record is read without parsing
-the whole of it (`FAST_PATH`); everything else takes `json.loads` and `feed`.
+known from a few bytes of the line (`quick`), and a plain text record, or a call writing a
+file, is read without parsing the whole of it (`FAST_PATH`); everything else takes
+`json.loads` and `feed`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable, Collection, Iterator
 
 from session_skill.transcripts.events import (
     CLAUDE,
+    WRITE_TOOLS,
     AssistantText,
     ClearSplit,
     CommandPrompt,
@@ -70,6 +72,13 @@ FAST_PATH = True
 _CONTENT = b'"content":[{"type":"'
 _ASSISTANT_TEXT = _CONTENT + b'text","text":"'
 _USER_TEXT = b'"message":{"role":"user","content":"'
+_TOOL_USE = _CONTENT + b'tool_use","id":"'
+# A write call's name (as bytes) -> (name, the input field naming the file, what follows
+# the name when that field comes first, as Claude Code writes it).
+_WRITE_SHAPES = {
+    name.encode(): (name, field, f',"input":{{"{field}":"'.encode())
+    for name, field in WRITE_TOOLS.items()
+}
 # The C string scanner json itself uses (not in the type stubs): decodes one JSON string.
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.__dict__["scanstring"]
 # How many recent assistant message ids are remembered to merge split records. Parts of
@@ -124,6 +133,8 @@ class ClaudeParser:
                 return None
             if raw.startswith(b'text","text":"', at + len(_CONTENT)):
                 return self._text(raw, at, len(_ASSISTANT_TEXT), True) if FAST_PATH else None
+            if raw.startswith(b'tool_use","id":"', at + len(_CONTENT)):
+                return self._write_call(raw, at) if FAST_PATH else None
             # Only a thinking block (no second block after it): most of a response's
             # bytes, nothing the sweep reads.
             if raw.startswith(_THINKING, at + len(_CONTENT)):
@@ -198,6 +209,50 @@ class ClaudeParser:
                 self.after_command = isinstance(event, UserText) and event.is_command
                 events.append(event)
         return events
+
+    def _write_call(self, raw: bytes, at: int) -> list[Event] | None:
+        """A record whose one block is a call writing a file (`WRITE_TOOLS`): its path read
+        where it stands, the content written left unparsed. None: parse it (another tool,
+        more than one block, a flag, a session not seen on an earlier line)."""
+        pos = at + len(_TOOL_USE)
+        id_end = raw.find(b'"', pos, pos + 128)
+        if id_end <= pos or not raw.startswith(b',"name":"', id_end + 1):
+            return None
+        name_at = id_end + 10
+        name_end = raw.find(b'"', name_at, name_at + 16)
+        shape = _WRITE_SHAPES.get(raw[name_at:name_end]) if name_end != -1 else None
+        if shape is None:
+            return None
+        name, field, opening = shape
+        # One block only (a second is `},{"type":"`: a quote in a string is escaped), no
+        # flag anywhere (`"…":true`, in the envelope or the input), the session known.
+        if (
+            not raw.startswith(opening, name_end + 1)
+            or raw.find(b'},{"type":"', at) != -1
+            or raw.find(b'":true') != -1
+            or self._envelope is None
+            or raw.find(self._envelope) == -1
+        ):
+            return None
+        path_at = name_end + 1 + len(opening)
+        try:
+            path, _ = _scanstring(raw[path_at : path_at + 8192].decode("utf-8", "replace"), 0)
+        except ValueError:
+            return None
+        tool_id = raw[pos:id_end].decode("utf-8", "replace")
+        if "\\" in tool_id:
+            return None
+        ts_at = raw.rfind(b'"timestamp":"')
+        ts = raw[ts_at + 13 : raw.find(b'"', ts_at + 13)].decode() if ts_at != -1 else None
+        id_at = raw.rfind(b'"id":"', 0, at)
+        msg_id = raw[id_at + 6 : raw.find(b'"', id_at + 6)].decode() if id_at != -1 else None
+        self.after_command = False
+        seen = self._seen_for(msg_id)
+        key: tuple[str, int | str] = ("tool", tool_id)
+        if key in seen:
+            return []
+        seen.add(key)
+        return [ToolCall(name, {field: path}, tool_id, ts)]
 
     def _session(self, line: str, ts: str | None) -> SessionMeta | Literal[False] | None:
         """Read `cwd` and `sessionId` off a line: a SessionMeta when they changed, False
@@ -343,9 +398,12 @@ class ClaudeParser:
                     continue
                 seen.add(key)
                 tool_input = block.get("input")
-                yield ToolCall(
-                    block["name"], tool_input if isinstance(tool_input, dict) else {}, tool_id, ts
-                )
+                if not isinstance(tool_input, dict):
+                    tool_input = {}
+                field = WRITE_TOOLS.get(block["name"])
+                if field is not None:  # a file written: its path is all that is read
+                    tool_input = {field: tool_input[field]} if field in tool_input else {}
+                yield ToolCall(block["name"], tool_input, tool_id, ts)
 
     def _seen_for(self, msg_id: str | None) -> set[tuple[str, int | str]]:
         if msg_id is None:

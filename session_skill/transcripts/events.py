@@ -21,6 +21,15 @@ if TYPE_CHECKING:
 
 CLAUDE = "claude-code"
 CODEX = "codex"
+# Claude Code's tools that write a file, each with the input field naming it. A call to one
+# is read as its path only (`ToolCall.input` holds that one field): the content written is
+# never read, and on an edit-heavy session it is most of what would be parsed.
+WRITE_TOOLS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
 
 
 @record(frozen=True)

@@ -13,7 +13,7 @@ import re
 from collections import OrderedDict
 
 from session_skill.records import field, record
-from session_skill.transcripts.events import PatchApplied, ToolCall, ToolResult
+from session_skill.transcripts.events import WRITE_TOOLS, PatchApplied, ToolCall, ToolResult
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.redact import redact
 
@@ -21,12 +21,7 @@ TYPE_CHECKING = False  # `typing` costs a hook ~7 ms to import
 if TYPE_CHECKING:
     from typing import Any
 
-_WRITE_TOOLS = {
-    "Write": "file_path",
-    "Edit": "file_path",
-    "MultiEdit": "file_path",
-    "NotebookEdit": "notebook_path",
-}
+_WRITE_TOOLS = WRITE_TOOLS
 _SHELL_TOOLS = frozenset(
     {"shell", "exec_command", "shell_command", "local_shell", "container.exec", "Bash"}
 )

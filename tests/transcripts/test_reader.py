@@ -610,3 +610,109 @@ def test_the_fast_path_reads_the_session_from_an_envelope_after_the_message(
     assert fast == full
     kinds = [type(e).__name__ for e in fast[0]]
     assert kinds == ["SessionMeta", "UserText", "AssistantText", "SessionMeta", "UserText"]
+
+
+def test_a_write_call_is_read_as_its_path_on_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record whose one block writes a file is read off its line (the content written is
+    never parsed) and gives what the full parse gives: the call with its path alone, an
+    escaped one too. Any other shape — a second block, a flag (or what looks like one in
+    the content), a path after the content, a session not seen yet — is parsed, and agrees."""
+    big = "x = 1\n" * 2000
+    records = [
+        # No session seen yet: parsed.
+        tool_use("toolu_0", "Write", file_path="/tmp/proj1/early.py", content=big),
+        user("write the files"),
+        assistant("msg_1", tool_use("toolu_1", "Write", file_path="/tmp/proj1/a.py", content=big)),
+        assistant("msg_1", tool_use("toolu_1", "Write", file_path="/tmp/proj1/a.py", content=big)),
+        assistant(
+            "msg_2",
+            tool_use(
+                "toolu_2",
+                "Edit",
+                file_path='/tmp/proj1/q"uo\\te é.py',
+                old_string="a",
+                new_string="b",
+            ),
+        ),
+        assistant(
+            "msg_11",
+            tool_use(
+                "toolu_11",
+                "Edit",
+                file_path="/tmp/proj1/h.py",
+                old_string="a",
+                new_string='{"k":true}',
+            ),
+        ),
+        assistant(
+            "msg_3",
+            tool_use(
+                "toolu_3",
+                "Edit",
+                file_path="/tmp/proj1/b.py",
+                old_string="a",
+                new_string="b",
+                replace_all=True,
+            ),
+        ),
+        assistant(
+            "msg_4",
+            tool_use(
+                "toolu_4",
+                "MultiEdit",
+                file_path="/tmp/proj1/c.py",
+                edits=[{"old_string": "a", "new_string": "b"}],
+            ),
+        ),
+        assistant(
+            "msg_5",
+            tool_use(
+                "toolu_5", "NotebookEdit", notebook_path="/tmp/proj1/n.ipynb", new_source="print(1)"
+            ),
+        ),
+        assistant(
+            "msg_6",
+            tool_use("toolu_6", "Edit", file_path="/tmp/proj1/d.py"),
+            tool_use("toolu_7", "Write", file_path="/tmp/proj1/e.py", content=""),
+        ),
+        assistant("msg_8", tool_use("toolu_8", "Bash", command="make test")),
+        assistant(
+            "msg_9", tool_use("toolu_9", "Edit", file_path="/tmp/proj1/f.py"), isSidechain=True
+        ),
+        assistant(
+            "msg_10",
+            tool_use(
+                "toolu_10", "Write", content="path after content", file_path="/tmp/proj1/g.py"
+            ),
+        ),
+    ]
+    records[0] = assistant("msg_0", records[0])
+    taken: list[str] = []
+    real = claude.ClaudeParser._write_call
+
+    def counting(self: claude.ClaudeParser, raw: bytes, at: int) -> list[Event] | None:
+        found = real(self, raw, at)
+        taken.extend(e.id for e in found or [] if isinstance(e, ToolCall) and e.id)
+        return found
+
+    monkeypatch.setattr(claude.ClaudeParser, "_write_call", counting)
+    path = write_jsonl(tmp_path / "t.jsonl", records)
+    fast, full = _both_paths(path)
+    assert fast == full
+    # Read off the line: the plain write calls with the session known (a.py once: its
+    # repeat is the same call, split across records), the escaped path too; not a flag
+    # (`replace_all`), nor what looks like one in the content written (`{"k":true}`).
+    assert taken == ["toolu_1", "toolu_2", "toolu_4", "toolu_5"]
+    calls = {c.id: c for c in of(ToolCall, fast[0])}
+    assert calls["toolu_1"].input == {"file_path": "/tmp/proj1/a.py"}
+    assert calls["toolu_2"].input == {"file_path": '/tmp/proj1/q"uo\\te é.py'}
+    assert calls["toolu_3"].input == {"file_path": "/tmp/proj1/b.py"}
+    assert calls["toolu_4"].input == {"file_path": "/tmp/proj1/c.py"}
+    assert calls["toolu_5"].input == {"notebook_path": "/tmp/proj1/n.ipynb"}
+    assert calls["toolu_8"].input == {"command": "make test"}
+    assert calls["toolu_10"].input == {"file_path": "/tmp/proj1/g.py"}
+    assert calls["toolu_11"].input == {"file_path": "/tmp/proj1/h.py"}
+    assert {"toolu_0", "toolu_6", "toolu_7"} <= set(calls) and "toolu_9" not in calls
+    assert [c.id for c in of(ToolCall, fast[0])].count("toolu_1") == 1
