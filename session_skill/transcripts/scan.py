@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -277,12 +278,14 @@ class _Sweep:
         elif self.requests == _DEEP_REQUESTS + 1 and self.loose is not None and self.go_cheap:
             self._go_cheap()
 
-    def _taken(self, event: UserText, own: bool) -> str | None:
-        """The question a short reply answers, read cheaply (the loose ends are not read)."""
+    def _taken(self, event: UserText, own: bool) -> Callable[[], str | None] | None:
+        """How to find the question a short reply answers, read cheaply (the loose ends are
+        not read): only the request reported unfinished needs it, so only it looks."""
         last = self.last_text
         if last is None or own or event.is_command or event.text.strip().count(" ") > 3:
             return None
-        return next((a.text for a in asks(last.text) if answers(a, event.text)), None)
+        closing, reply = last.text, event.text
+        return lambda: next((a.text for a in asks(closing) if answers(a, reply)), None)
 
     def _go_cheap(self) -> None:
         """A very long conversation: from here on only what the session did is followed;

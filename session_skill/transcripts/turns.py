@@ -27,6 +27,12 @@ from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import _ANSWER_START, clip, redact
 
 _REQUEST_CHARS = 1000
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeAlias
+
+    Asked: TypeAlias = "str | Callable[[], str | None] | None"
 _MENTION = Lazy(r"(?<![\w.])@[\w./~-]+")
 # Words that only say how to read a mentioned file, not what to do.
 _FILLER = frozenset(
@@ -138,7 +144,8 @@ class Turns:
         self.restatement: str | None = None
         self.second_text: str | None = None
         self._pending_command: UserText | None = None
-        self._request: tuple[str, str | None, int, int] | None = None  # text, ts, seq, line
+        # text, ts, seq, line, and the question a short reply answers (or how to find it)
+        self._request: tuple[str, str | None, int, int, Asked] | None = None
         self._ended_on: str | None = None  # "text" | "tool" | None since the request
         self._closing: str | None = None  # the reply's last text, when nothing came after it
         self._interrupted = False
@@ -149,8 +156,9 @@ class Turns:
 
     # ---------------------------------------------------------------- events
 
-    def user(self, event: UserText, seq: int, asked: str | None, line: int = 0) -> None:
-        """A typed message; `asked` is the question the previous turn ended on, if any."""
+    def user(self, event: UserText, seq: int, asked: Asked, line: int = 0) -> None:
+        """A typed message; `asked` is the question the previous turn ended on, if any — or
+        a function finding it, called only if this request is the one reported unfinished."""
         self._pending_command = None
         self._frozen = False
         text = _unwrap(event.text)
@@ -170,9 +178,7 @@ class Turns:
             return
         if self._goal is None and could_be_goal(text):
             self._goal = text[: 4 * _REQUEST_CHARS]
-        if asked is not None and (len(text.split()) <= 4):
-            text = f"{asked} — {text}"
-        self._start(text, event.ts, seq, line)
+        self._start(text, event.ts, seq, line, asked if len(text.split()) <= 4 else None)
 
     def command(self, event: UserText, seq: int) -> None:
         """A slash command: ours freezes the request state; another may open with a prompt."""
@@ -248,7 +254,10 @@ class Turns:
     def unfinished(self) -> Unfinished | None:
         if self._request is None:
             return None
-        raw, ts, seq, line = self._request
+        raw, ts, seq, line, asked = self._request
+        question = asked() if callable(asked) else asked
+        if question:  # "yes" says little alone: the question it answers leads
+            raw = f"{question} — {raw}"[: 4 * _REQUEST_CHARS]
         text = clip(redact(raw), 300)
         closing = self._closing
         if self._interrupted:
@@ -273,9 +282,11 @@ class Turns:
             return None
         return Unfinished(text, why, ts, seq, line or None)
 
-    def _start(self, text: str, ts: str | None, seq: int, line: int = 0) -> None:
+    def _start(
+        self, text: str, ts: str | None, seq: int, line: int = 0, asked: Asked = None
+    ) -> None:
         # Redacted and clipped only if it is reported: most requests are finished.
-        self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line)
+        self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line, asked)
         self._ended_on = None
         self._closing = None
         self._interrupted = False
