@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from session_skill import recache
 from session_skill.transcripts.anchors import ANCHOR_FORMS
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
 from session_skill.transcripts.lazyre import Lazy
@@ -49,7 +50,7 @@ _NOT_YET = Lazy(
 )
 # What _NOT_YET or _YOURS cannot match without (in the lowered text): the cheap test first.
 # Every branch of either pattern holds one of these literally ("not … yet" holds "yet").
-_LEFT_WORDS = re.compile(
+_LEFT_WORDS = recache.compile(
     "still|yet|so far|untrack|uncommit|unpush|unmerg|unverif|untest|unexercis|remain|stay"
     "|pending|await|waiting|you'll|you will|you may|you might|you still|you want|you need"
     "|you have"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from session_skill import recache
+
 
 class Lazy:
     """`re.compile(source, flags)`, done at the first search, match, split, sub or
@@ -19,7 +21,7 @@ class Lazy:
 
     def _get(self) -> re.Pattern[str]:
         if self._pattern is None:
-            self._pattern = re.compile(self._source, self._flags)
+            self._pattern = recache.compile(self._source, self._flags)
         return self._pattern
 
     def search(self, text: str) -> re.Match[str] | None:

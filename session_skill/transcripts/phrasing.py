@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from session_skill import recache
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
 from session_skill.transcripts.lazyre import Lazy
 
@@ -78,8 +79,8 @@ class Rule:
     def _compile(self) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
         if self._compiled is None:
             pattern, flags, before = self._source
-            ahead = re.compile(before + r"\Z", _I) if before is not None else None
-            self._compiled = (re.compile(pattern, flags), ahead)
+            ahead = recache.compile(before + r"\Z", _I) if before is not None else None
+            self._compiled = (recache.compile(pattern, flags), ahead)
         return self._compiled
 
     @property

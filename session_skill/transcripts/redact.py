@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import re
 
+from session_skill import recache
+
 # PEM blocks first: their base64 body would otherwise be chewed up piecemeal. A block cut
 # off by clipping (no END line) is masked to the end of the text.
-_PEM = re.compile(
+_PEM = recache.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
     r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
     re.DOTALL,
@@ -23,27 +25,27 @@ _PEM = re.compile(
 
 # (kind, pattern) for tokens recognisable by their own shape, wherever they stand.
 _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{16,}")),
+    ("aws_access_key", recache.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("anthropic_key", recache.compile(r"\bsk-ant-[A-Za-z0-9_-]{16,}")),
     # OpenAI-style `sk-…`: the tail must mix letters and digits, which keeps "sk-learn" and
     # "sk-learn-compatible-wrapper" (all letters) out.
     (
         "api_key",
-        re.compile(r"\bsk-(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{16,}"),
+        recache.compile(r"\bsk-(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{16,}"),
     ),
-    ("github_token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b")),
-    ("github_token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}")),
-    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
+    ("github_token", recache.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b")),
+    ("github_token", recache.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}")),
+    ("slack_token", recache.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
     # A JWT is three base64url parts; the first two are JSON objects, so they start "eyJ".
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
+    ("jwt", recache.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
     # `Authorization: Bearer <opaque token>`: the header value has no recognisable shape.
-    ("bearer_token", re.compile(r"(?<=\bBearer )[A-Za-z0-9._~+/-]{20,}=*")),
+    ("bearer_token", recache.compile(r"(?<=\bBearer )[A-Za-z0-9._~+/-]{20,}=*")),
 )
 
 # `password = value`, `DB_PASSWORD: "value"`, `"api_key": "value"`, `GITHUB_TOKEN=value`.
 # The keyword must end the key (`\b` or a `_key`-style suffix), so `tokenizer = …`,
 # `token_count = 3` and `max_tokens: 1024` are not assignments of a secret.
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = recache.compile(
     r"""(?P<key>\b[A-Za-z0-9_.-]*?
             (?P<word>password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key)
             (?:[_-]?key(?:[_-]?base)?|[_-]?value)?

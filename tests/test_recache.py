@@ -1,0 +1,142 @@
+"""`recache`: the capture's patterns built from a file, equal to what `re.compile` makes."""
+
+from __future__ import annotations
+
+import marshal
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from session_skill import recache
+from session_skill.transcripts import lazyre, phrasing
+
+PATTERNS = [
+    (r"\b(?:still\s+open|left\s+open)\b", re.IGNORECASE | re.VERBOSE),
+    (r"(?P<key>\b[A-Za-z0-9_.-]*?(?P<word>password|secret))\s*[:=]\s*(\S+)", re.IGNORECASE),
+    (r"^\s*(?:[-*+•]|\d{1,2}[.)]|\[[ xX]\])\s+", re.MULTILINE),
+    (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END|\Z)", re.DOTALL),
+    (r"[^\w]+|_+", 0),
+]
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh cache at a scratch path, as if this were a new process."""
+    where = tmp_path / "__pycache__" / "recache.test.marshal"
+    monkeypatch.setattr(recache, "path", lambda: str(where))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+
+    def new_process() -> None:
+        monkeypatch.setattr(recache, "_loaded", None)
+        monkeypatch.setattr(recache, "_used", {})
+        monkeypatch.setattr(recache, "_dirty", False)
+
+    new_process()
+    monkeypatch.setattr(recache, "new_process", new_process, raising=False)
+    yield where
+
+
+def test_fresh_and_cached_patterns_equal_re_compile(store: Path) -> None:
+    fresh = [recache.compile(p, f) for p, f in PATTERNS]
+    assert fresh == [re.compile(p, f) for p, f in PATTERNS]
+    recache.save()
+    assert store.is_file()
+    recache.new_process()  # type: ignore[attr-defined]
+    cached = [recache.compile(p, f) for p, f in PATTERNS]
+    assert recache._loaded and len(recache._loaded) == len(PATTERNS)
+    assert cached == [re.compile(p, f) for p, f in PATTERNS]
+    assert cached[1].groupindex == {"key": 1, "word": 2}
+    found = cached[1].search("DB_PASSWORD = hunter2")
+    assert found is not None and found.group("word") == "PASSWORD"
+    assert not recache._dirty  # nothing new: nothing to write at exit
+
+
+def test_every_phrasing_and_lazy_pattern_is_what_re_compiles(store: Path) -> None:
+    """What the sweep really uses: its phrasing classes and the lazily compiled filters."""
+    import importlib
+
+    for name in ("asks", "claude", "codex", "discovery", "ending", "landed", "loose", "prose",
+                 "quick", "redact", "scan", "toolcalls", "turns"):  # fmt: skip
+        importlib.import_module(f"session_skill.transcripts.{name}")
+    rules = [r.pattern for r in phrasing.RULES] + [r.before for r in phrasing.RULES if r.before]
+    assert rules and all(p == re.compile(p.pattern, p.flags) for p in rules)
+    lazies = [
+        value._get()
+        for module in list(sys.modules.values())
+        if getattr(module, "__name__", "").startswith("session_skill.")
+        for value in vars(module).values()
+        if isinstance(value, lazyre.Lazy)
+    ]
+    assert len(lazies) > 20
+    assert all(p == re.compile(p.pattern, p.flags) for p in lazies)
+
+
+def test_no_file_without_bytecode_writing(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    recache.compile(*PATTERNS[0])
+    recache.save()
+    assert not store.exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"not marshal at all",
+        marshal.dumps((("another python", 1), {})),
+        marshal.dumps([1, 2, 3]),
+    ],
+)
+def test_a_damaged_or_foreign_file_is_ignored(store: Path, content: bytes) -> None:
+    store.parent.mkdir(parents=True)
+    store.write_bytes(content)
+    assert recache.compile(*PATTERNS[0]) == re.compile(*PATTERNS[0])
+    recache.save()  # and replaced by a good one
+    recache.new_process()  # type: ignore[attr-defined]
+    assert recache.compile(*PATTERNS[0]) == re.compile(*PATTERNS[0])
+    assert recache._loaded and list(recache._loaded) == [PATTERNS[0]]
+
+
+def test_an_entry_sre_refuses_is_compiled_afresh(store: Path) -> None:
+    recache.compile(*PATTERNS[0])
+    recache.save()
+    stamp, entries = marshal.loads(store.read_bytes())
+    flags, code, groups, groupindex, indexgroup = entries[PATTERNS[0]]
+    entries[PATTERNS[0]] = (flags, [99999] * 5, groups, groupindex, indexgroup)
+    store.write_bytes(marshal.dumps((stamp, entries)))
+    recache.new_process()  # type: ignore[attr-defined]
+    assert recache.compile(*PATTERNS[0]) == re.compile(*PATTERNS[0])
+
+
+def test_a_growing_file_keeps_only_what_the_run_used(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recache, "MAX_ENTRIES", 3)
+    for p, f in PATTERNS[:3]:
+        recache.compile(p, f)
+    recache.save()
+    recache.new_process()  # type: ignore[attr-defined]
+    recache.compile(*PATTERNS[3])  # a fourth: over the cap, only this run's are kept
+    recache.save()
+    _, entries = marshal.loads(store.read_bytes())
+    assert list(entries) == [PATTERNS[3]]
+
+
+def test_the_file_is_written_at_exit_beside_the_bytecode(tmp_path: Path) -> None:
+    """A real process: its first run writes the file at exit, the next loads from it."""
+    code = (
+        "import sys; from session_skill import recache\n"
+        f"recache.path = lambda: {str(tmp_path / 'r.marshal')!r}\n"
+        "recache.compile(r'\\bsaved\\b', 2)\n"
+        "print(len(recache._entries()))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(recache.__file__).parents[1])}
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert (first.stdout, second.stdout) == ("0\n", "1\n"), first.stderr + second.stderr
+    assert recache.path() is None or recache.path().endswith(  # type: ignore[union-attr]
+        f"__pycache__/recache.{sys.implementation.cache_tag}.marshal"
+    )
