@@ -1,18 +1,19 @@
 """Compiled regular expressions kept between runs, the way Python keeps bytecode.
 
 Python compiles a pattern in pure Python (`re._parser`, `re._compiler`) on every run; the
-capture at a session boundary uses ~40 of the sweep's patterns and spent ~35 ms of its
+capture at a session boundary uses ~40 of the sweep's patterns and spent ~27 ms of its
 budget compiling them, every time. What that compilation produces is plain data — the
 pattern's code (a list of ints), its flags and its groups — which `_sre.compile` turns into
-the very `re.Pattern` that `re.compile` returns. So `compile` keeps that data in a file
-beside this module's bytecode (`__pycache__/recache.<tag>.marshal`) and later runs build the
-pattern from it in microseconds.
+the very `re.Pattern` that `re.compile` returns. So `compile` keeps that data in the user's
+cache folder (`$XDG_CACHE_HOME/session-skill/`, else `~/.cache/session-skill/`), one file per
+Python, and later runs build the pattern from it in microseconds.
 
 Bytecode rules apply: nothing is written when Python writes no bytecode
-(`PYTHONDONTWRITEBYTECODE`, `-B`) or the folder is not writable; the file names the Python
+(`PYTHONDONTWRITEBYTECODE`, `-B`) or the folder cannot be written; the file names the Python
 it was made by, and is ignored for any other. Whatever goes wrong — no such internals, a
 damaged or foreign file, code `_sre` refuses — the pattern is compiled as `re.compile` does;
-the file only ever saves time.
+the file only ever saves time. It is outside the package, so uninstalling leaves the
+package's folder clean; deleting the file costs the next run ~30 ms, nothing else.
 """
 
 from __future__ import annotations
@@ -92,13 +93,16 @@ def _compile(pattern: str, flags: int) -> Entry:
 
 
 def path() -> str | None:
-    """The file, beside this module's bytecode; None where bytecode has no such place."""
-    if sys.pycache_prefix is not None:
-        return None
-    tag = sys.implementation.cache_tag
-    if tag is None:
-        return None
-    return os.path.join(os.path.dirname(__file__), "__pycache__", f"recache.{tag}.marshal")
+    """The file for this Python; None where there is no cache folder to name."""
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    if not os.path.isabs(base):
+        home = os.environ.get("HOME")
+        if not home:
+            return None
+        base = os.path.join(home, ".cache")
+    tag = sys.implementation.cache_tag or "python"
+    version = "".join(ch if ch.isalnum() or ch in "._" else "-" for ch in sys.version.split()[0])
+    return os.path.join(base, "session-skill", f"recache-{tag}-{version}.marshal")
 
 
 def _stamp() -> tuple[Any, ...]:

@@ -125,18 +125,31 @@ def test_a_growing_file_keeps_only_what_the_run_used(
     assert list(entries) == [PATTERNS[3]]
 
 
-def test_the_file_is_written_at_exit_beside_the_bytecode(tmp_path: Path) -> None:
+def test_the_file_is_written_at_exit_in_the_users_cache(tmp_path: Path) -> None:
     """A real process: its first run writes the file at exit, the next loads from it."""
     code = (
         "import sys; from session_skill import recache\n"
-        f"recache.path = lambda: {str(tmp_path / 'r.marshal')!r}\n"
         "recache.compile(r'\\bsaved\\b', 2)\n"
-        "print(len(recache._entries()))\n"
+        "print(len(recache._entries()), recache.path())\n"
     )
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(recache.__file__).parents[1])}
-    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert (first.stdout, second.stdout) == ("0\n", "1\n"), first.stderr + second.stderr
-    assert recache.path() is None or recache.path().endswith(  # type: ignore[union-attr]
-        f"__pycache__/recache.{sys.implementation.cache_tag}.marshal"
-    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(Path(recache.__file__).parents[1]),
+        "HOME": str(tmp_path / "home"),
+    }
+    runs = [
+        subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        for _ in range(2)
+    ]
+    version = sys.version.split()[0]
+    where = tmp_path / "home" / ".cache" / "session-skill"
+    expected = where / f"recache-{sys.implementation.cache_tag}-{version}.marshal"
+    assert [r.stdout for r in runs] == [f"0 {expected}\n", f"1 {expected}\n"], runs[0].stderr
+    assert expected.is_file()
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    moved = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert moved.stdout.startswith(f"0 {tmp_path / 'xdg' / 'session-skill'}/")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["XDG_CACHE_HOME"] = str(tmp_path / "none")
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert not (tmp_path / "none").exists()
