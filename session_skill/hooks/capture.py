@@ -228,6 +228,18 @@ def _run_detached(job: Callable[[], str], out_fd: int, held: Claim) -> None:
     finally:
         os.close(out_fd)
         release(held)  # after the note: a store made for the marker keeps it
+        _keep_patterns()
+
+
+def _keep_patterns() -> None:
+    """Save the patterns the capture compiled (`recache`): this child ends in `os._exit`,
+    which runs no exit handler, and a user who only ever clears would never get the file."""
+    try:
+        from session_skill import recache
+
+        recache.save()
+    except Exception:  # noqa: BLE001 - a cache never costs a capture
+        pass
 
 
 def _await(read_end: int, budget: float) -> str:

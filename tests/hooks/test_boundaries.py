@@ -274,6 +274,33 @@ def test_a_capture_past_the_budget_finishes_detached_and_the_next_start_says_so(
     assert capture.running(str(store(root))) == []  # the marker goes with it
 
 
+def test_a_detached_capture_keeps_the_patterns_it_compiled(
+    root: Path, detaching: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child ends in os._exit (no exit handlers): it saves the regex cache itself."""
+    from session_skill import recache
+
+    cache = tmp_path / "cache" / "recache.marshal"
+    monkeypatch.setattr(recache, "path", lambda: str(cache))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(recache, "_loaded", {})
+    monkeypatch.setattr(recache, "_used", {})
+    monkeypatch.setattr(recache, "_dirty", False)
+    held = capture.claim(str(store(root)), SESSION)
+    assert held is not None
+
+    def job() -> str:
+        recache.compile(r"\bonly in the child\b", 0)
+        return ""
+
+    assert capture.detached(job, held) == ""
+    deadline = time.monotonic() + 10
+    while not cache.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert cache.is_file()
+    assert not recache._dirty  # this process compiled nothing: the child wrote it
+
+
 def test_a_capture_that_fails_in_time_is_said_like_an_inline_one(
     root: Path, detaching: None
 ) -> None:
