@@ -111,7 +111,8 @@ def _feed_middle(path: Path, state: _Sweep, stats: ReadStats, start: int, stop: 
         keep = 0
         while pos + keep < stop:
             want = min(_CHUNK, stop - pos - keep)
-            if keep + want > len(buf):
+            if keep + want > len(buf):  # a line longer than the chunk: the buffer grows
+                view.release()  # a bytearray with a view on it cannot be resized
                 buf.extend(bytes(keep + want - len(buf)))
                 view = memoryview(buf)
             got = fh.readinto(view[keep : keep + want])

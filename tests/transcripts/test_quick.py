@@ -144,3 +144,17 @@ def test_a_small_transcript_is_read_whole(tmp_path: Path) -> None:
     path = _write(tmp_path, _session())
     assert path.stat().st_size <= quick.QUICK_FROM
     assert quick.analyze_quick(path) == analyze(path)
+
+
+def test_a_middle_line_longer_than_the_chunk_is_read_on(tmp_path: Path, small: None) -> None:
+    """A tool result bigger than a chunk (a whole file read back): the buffer grows to hold
+    the line, and the writes after it are still found. (Growing it once raised
+    BufferError, and the capture of such a session failed.)"""
+    huge = [call("rh", "Read", file_path=f"{APP}/data/dump.sql"), result("rh", "x" * 20_000)]
+    records = _session()
+    at = next(n for n, r in enumerate(records) if "w3" in json.dumps(r))
+    path = _write(tmp_path, records[:at] + huge + records[at:])
+    assert len(max(path.read_bytes().split(b"\n"), key=len)) > 4 * quick._CHUNK
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert fast.written_files == full.written_files
+    assert f"{APP}/tests/test_limits.py" in fast.written_files
