@@ -59,9 +59,7 @@ class FrozenRecord(Record):
 
     def replace(self: _F, **changes: Any) -> _F:
         """A copy with some fields changed (dataclasses.replace)."""
-        values = {name: getattr(self, name) for name in self.__slots__}
-        values.update(changes)
-        return type(self)(**values)
+        return replace(self, **changes)
 
 
 # ---------------------------------------------------------------- @record: a dataclass, cheaper
@@ -181,7 +179,12 @@ def _build(cls: Any, frozen: bool) -> Any:
         _shown=tuple(shown),
     )
     if frozen:
-        body.update(__setattr__=_frozen_set, __delattr__=_frozen_del, __setstate__=_frozen_state)
+        # FrozenRecord's refusals: one wording for every frozen class.
+        body.update(
+            __setattr__=FrozenRecord.__setattr__,
+            __delattr__=FrozenRecord.__delattr__,
+            __setstate__=_frozen_state,
+        )
     new = type(cls)(cls.__name__, cls.__bases__, body)
     new.__qualname__ = cls.__qualname__
     for function in (new.__init__, new.__eq__):
@@ -194,14 +197,6 @@ def _repr(self: Any) -> str:
     return f"{type(self).__qualname__}({fields})"
 
 
-def _frozen_set(self: Any, name: str, value: object) -> None:
-    raise AttributeError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
-
-
 def _frozen_state(self: Any, state: tuple[None, dict[str, object]]) -> None:
     for name, value in state[1].items():  # what pickle gives a slotted class back
         object.__setattr__(self, name, value)
-
-
-def _frozen_del(self: Any, name: str) -> None:
-    raise AttributeError(f"cannot delete field {name!r} of a frozen {type(self).__name__}")

@@ -24,11 +24,18 @@ from pathlib import Path
 from session_skill.records import replace
 from session_skill.transcripts.claude import ClaudeParser
 from session_skill.transcripts.codex import CodexParser
-from session_skill.transcripts.events import CODEX, PatchApplied, ReadStats, ToolCall, ToolResult
+from session_skill.transcripts.events import (
+    CODEX,
+    WRITE_TOOLS,
+    PatchApplied,
+    ReadStats,
+    ToolCall,
+    ToolResult,
+)
 from session_skill.transcripts.loose import Loose
 from session_skill.transcripts.reader import iter_events, parser_for
 from session_skill.transcripts.scan import TranscriptFacts, _Sweep, analyze
-from session_skill.transcripts.toolcalls import _WRITE_TOOLS, ToolState
+from session_skill.transcripts.toolcalls import ToolState
 
 QUICK_FROM = 12 << 20  # bytes: a smaller transcript is read whole (as fast, or faster)
 HEAD_BYTES = 1 << 20
@@ -42,7 +49,7 @@ _RESULT_WINDOW = 256 << 10
 _CLAUDE_CALL = b'"type":"tool_use","id":"'
 _CLAUDE_NAMES = frozenset(
     name.encode()
-    for name in (*_WRITE_TOOLS, "TodoWrite", "TaskCreate", "TaskUpdate", "ExitPlanMode")
+    for name in (*WRITE_TOOLS, "TodoWrite", "TaskCreate", "TaskUpdate", "ExitPlanMode")
 )
 _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_apply_end"',
                    b"*** Begin Patch")  # fmt: skip
@@ -209,7 +216,7 @@ def _claude_write(raw: bytes) -> ToolCall | None:
     except ValueError:
         return None
     name = found.group(2).decode()
-    return ToolCall(name, {_WRITE_TOOLS[name]: path}, found.group(1).decode(), None)
+    return ToolCall(name, {WRITE_TOOLS[name]: path}, found.group(1).decode(), None)
 
 
 def _failed(buf: bytearray, start: int, end: int, call_id: str) -> bool:

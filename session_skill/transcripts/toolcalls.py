@@ -21,7 +21,6 @@ TYPE_CHECKING = False  # `typing` costs a hook ~7 ms to import
 if TYPE_CHECKING:
     from typing import Any
 
-_WRITE_TOOLS = WRITE_TOOLS
 _SHELL_TOOLS = frozenset(
     {"shell", "exec_command", "shell_command", "local_shell", "container.exec", "Bash"}
 )
@@ -90,8 +89,8 @@ class ToolState:
 
     def call(self, call: ToolCall, cwd: str | None, seq: int, line: int = 0) -> None:
         args = call.input
-        if call.name in _WRITE_TOOLS:
-            path = args.get(_WRITE_TOOLS[call.name]) if self.follow_files else None
+        if call.name in WRITE_TOOLS:
+            path = args.get(WRITE_TOOLS[call.name]) if self.follow_files else None
             if isinstance(path, str) and path:
                 self._wrote(path)
                 if call.id:
