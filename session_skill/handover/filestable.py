@@ -223,21 +223,33 @@ def group(
 
 def _bring_back(rows: list[Row], cap: int, weights: dict[str, int]) -> list[Row]:
     """Take the most worked-on files (two writes or more) out of their groups, while the
-    table stays within the cap."""
+    table stays within the cap. Each take adds one row (the file, beside what is left of
+    its group; a group left with one file gives way to it), so the takes are counted first
+    and every group is rebuilt once."""
     inside = [(m, g) for g in rows if g.folded for m in g.members if weights.get(m.file, 0) >= 2]
     inside.sort(key=lambda mg: -weights.get(mg[0].file, 0))
-    for member, _ in inside:
-        if len(rows) >= cap:
+    taken: dict[int, set[int]] = {}
+    n_rows = len(rows)
+    for member, group_row in inside:
+        if n_rows >= cap:
             break
-        group_row = next((g for g in rows if g.folded and member in g.members), None)
-        if group_row is None:
+        out = taken.setdefault(id(group_row), set())
+        if len(group_row.members) - len(out) < 2:
+            continue  # the group gave way to its last file, a row already
+        out.add(id(member))
+        n_rows += 1
+    if not any(taken.values()):
+        return rows
+    result: list[Row] = []
+    for row in rows:
+        gone = taken.get(id(row))
+        if not gone:
+            result.append(row)
             continue
-        at = rows.index(group_row)
-        left = [m for m in group_row.members if m is not member]
-        directory = group_row.file.rstrip("/")
-        rest = [_folded(directory, left)] if len(left) >= 2 else left
-        rows = rows[:at] + [member, *rest] + rows[at + 1 :]
-    return rows
+        result += [m for m in row.members if id(m) in gone]
+        left = [m for m in row.members if id(m) not in gone]
+        result += [_folded(row.file.rstrip("/"), left)] if len(left) >= 2 else left
+    return result
 
 
 def _fold_deepest(rows: list[Row], budget: int, strict: bool = True) -> list[Row] | None:

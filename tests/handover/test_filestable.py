@@ -203,6 +203,20 @@ def test_the_most_worked_files_keep_their_own_rows() -> None:
     assert len(out) == 22 and sum(r.folded for r in out) == 1
 
 
+def test_a_group_left_with_one_file_gives_way_to_it() -> None:
+    rows = [ft.Row(f"a/x{i}.py") for i in range(3)] + [ft.Row(f"b/y{i}.py") for i in range(12)]
+    weights = {"a/x0.py": 5, "a/x1.py": 4, "a/x2.py": 3, "b/y0.py": 2}
+    out, note = ft.group(rows, cap=6, weights=weights)
+    # a/ comes apart file by file: x0 out (a/ of two), x1 out (x2 alone, a row of its
+    # own, no group of one), x2 has no group left to leave; then b/y0 while the cap allows.
+    assert _names(out) == ["a/x0.py", "a/x1.py", "a/x2.py", "b/y0.py", "b/"]
+    assert len(next(r for r in out if r.file == "b/").members) == 11
+    assert note == "_11 files grouped into 1 directory row to keep the table at 6 rows._"
+    # At the cap, no more come out, however worked on.
+    out, _ = ft.group(rows, cap=3, weights=weights)
+    assert _names(out) == ["a/x0.py", "a/", "b/"]
+
+
 def test_the_deepest_shared_directories_fold_first() -> None:
     rows = [ft.Row(f"src/api/v1/h{i}.py") for i in range(15)]
     rows += [ft.Row(f"src/api/v2/h{i}.py") for i in range(15)]
