@@ -84,10 +84,15 @@ def observe(
 
     session_id = session_id or None
 
-    facts = facts_for(
-        store, transcript=transcript, session_id=session_id, filtered=with_sweep, quick=quick
-    )
-    git = gitinfo.state(store.root, since=facts.started if facts else None)
+    asking = gitinfo.start(store.root)  # git runs while the transcript is read
+    try:
+        facts = facts_for(
+            store, transcript=transcript, session_id=session_id, filtered=with_sweep, quick=quick
+        )
+    except BaseException:
+        asking.close()
+        raise
+    git = asking.state(since=facts.started if facts else None)
     if facts is None:
         return Observed(git, session_id=session_id)
     return Observed(

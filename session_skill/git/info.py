@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from session_skill.git.head import current_branch
 from session_skill.records import field, record
 
 TIMEOUT = 4.0
+MIN_READ = 0.1  # seconds to read an answer that came while the caller was busy past TIMEOUT
 
 
 @record
@@ -33,51 +35,127 @@ class GitMissing(Exception):
 def _git(root: Path, *args: str) -> str | None:
     """git's stdout, or None when it failed. Paths are asked for with `-z` wherever git
     would otherwise quote them (a tab, newline, quote or backslash in a name)."""
-    try:
-        proc = subprocess.run(
-            ["git", "-c", "core.quotepath=off", "-C", str(root), *args],
-            capture_output=True,
-            timeout=TIMEOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        raise GitMissing from None
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if proc.returncode != 0:
-        return None
-    return proc.stdout.decode("utf-8", "replace")
+    return _Asked(root, args).answer(time.monotonic() + TIMEOUT)
+
+
+class _Asked:
+    """One git process, started now and read later: several run beside each other, and
+    beside the caller's own work."""
+
+    __slots__ = ("proc",)
+
+    def __init__(self, root: Path, args: tuple[str, ...]) -> None:
+        try:
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                ["git", "-c", "core.quotepath=off", "-C", str(root), *args],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except FileNotFoundError:
+            raise GitMissing from None
+        except (OSError, subprocess.SubprocessError):
+            self.proc = None
+
+    def answer(self, deadline: float) -> str | None:
+        """Its stdout when it succeeded by `deadline` (monotonic; one that finished while
+        the caller was busy past it still counts); else None, and it is gone."""
+        proc = self.proc
+        if proc is None:
+            return None
+        try:
+            out, _ = proc.communicate(timeout=max(MIN_READ, deadline - time.monotonic()))
+        except (OSError, subprocess.SubprocessError):
+            self.close()
+            return None
+        if proc.returncode != 0:
+            return None
+        return out.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        proc = self.proc
+        if proc is not None and proc.returncode is None:
+            proc.kill()
+            try:
+                proc.communicate(timeout=1.0)
+            except (OSError, subprocess.SubprocessError):
+                pass
+
+
+class Asking:
+    """`state`, asked of git at once (`start`) and answered when the caller needs it
+    (`state`): git's processes run while the caller reads the transcript. All but the
+    commits since the session began, which needs the session's start."""
+
+    __slots__ = ("root", "deadline", "probe", "head", "status", "diff", "missing")
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.deadline = time.monotonic() + TIMEOUT
+        self.missing = False
+        try:
+            self.probe = _Asked(root, ("rev-parse", "--is-inside-work-tree", "--show-prefix"))
+            self.head = _Asked(root, ("rev-parse", "--short", "HEAD"))
+            self.status = _Asked(root, _STATUS)
+            # -z: `A<TAB>R<TAB>path\0`, or `A<TAB>R<TAB>\0old\0new\0` for a rename.
+            self.diff = _Asked(root, ("diff", "--numstat", "-z", "HEAD"))
+        except GitMissing:
+            self.missing = True
+            self.close()
+
+    def state(self, since: datetime | None = None) -> GitState:
+        """Branch, short commit, dirty count and a Ref for every changed path."""
+        if self.missing:
+            return GitState(missing=True)
+        try:
+            return self._state(since)
+        except GitMissing:
+            return GitState(missing=True)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        for name in ("probe", "head", "status", "diff"):
+            asked = getattr(self, name, None)
+            if asked is not None:
+                asked.close()
+
+    def _state(self, since: datetime | None) -> GitState:
+        root = self.root
+        probe = self.probe.answer(self.deadline)
+        if probe is None:
+            return GitState()
+        # git reports paths from the repository's top; the project may be a subdirectory.
+        lines = probe.splitlines()
+        prefix = lines[1].strip() if len(lines) > 1 else ""
+        st = GitState(available=True, branch=current_branch(root))
+        head = self.head.answer(self.deadline)
+        st.commit = head.strip() if head else None
+        if st.branch is None:
+            out = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
+            st.branch = out.strip() if out else "detached"
+        diff = self.diff.answer(self.deadline) if st.commit is not None else None
+        st.refs = _refs(self.status.answer(self.deadline), diff)
+        st.dirty = len(st.refs)
+        if since is not None and st.commit:
+            for path in committed_since(root, since):
+                st.refs.setdefault(path, "committed")
+        if prefix:
+            st.refs = {_from_top(p, prefix): _from_top_ref(r, prefix) for p, r in st.refs.items()}
+        return st
+
+
+_STATUS = ("status", "--porcelain=v1", "-z", "--untracked-files=all")
+
+
+def start(root: Path) -> Asking:
+    """Ask git for `state` now; its answer comes from `.state(since)`, later."""
+    return Asking(root)
 
 
 def state(root: Path, *, since: datetime | None = None) -> GitState:
     """Branch, short commit, dirty count and a Ref for every changed path."""
-    try:
-        return _state(root, since)
-    except GitMissing:
-        return GitState(missing=True)
-
-
-def _state(root: Path, since: datetime | None) -> GitState:
-    probe = _git(root, "rev-parse", "--is-inside-work-tree", "--show-prefix")
-    if probe is None:
-        return GitState()
-    # git reports paths from the repository's top; the project may be a subdirectory of it.
-    lines = probe.splitlines()
-    prefix = lines[1].strip() if len(lines) > 1 else ""
-    st = GitState(available=True, branch=current_branch(root))
-    head = _git(root, "rev-parse", "--short", "HEAD")
-    st.commit = head.strip() if head else None
-    if st.branch is None:
-        out = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
-        st.branch = out.strip() if out else "detached"
-    st.refs = _refs(root, has_head=st.commit is not None)
-    st.dirty = len(st.refs)
-    if since is not None and st.commit:
-        for path in committed_since(root, since):
-            st.refs.setdefault(path, "committed")
-    if prefix:
-        st.refs = {_from_top(p, prefix): _from_top_ref(r, prefix) for p, r in st.refs.items()}
-    return st
+    return start(root).state(since)
 
 
 def _from_top(path: str, prefix: str) -> str:
@@ -92,9 +170,9 @@ def _from_top_ref(ref: str, prefix: str) -> str:
     return head + _from_top(ref[len(head) :], prefix) if ref.startswith(head) else ref
 
 
-def _refs(root: Path, *, has_head: bool) -> dict[str, str]:
+def _refs(status: str | None, diff: str | None) -> dict[str, str]:
+    """A Ref per changed path, from `git status` and `git diff --numstat HEAD`."""
     refs: dict[str, str] = {}
-    status = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
     if status:
         entries = status.split("\0")
         i = 0
@@ -114,9 +192,8 @@ def _refs(root: Path, *, has_head: bool) -> dict[str, str]:
                 refs[path] = "deleted"
             else:
                 refs[path] = "—"
-    if has_head:
-        # -z: `A<TAB>R<TAB>path\0`, or `A<TAB>R<TAB>\0old\0new\0` for a rename.
-        fields = (_git(root, "diff", "--numstat", "-z", "HEAD") or "").split("\0")
+    if diff is not None:
+        fields = diff.split("\0")
         i = 0
         while i < len(fields):
             parts = fields[i].split("\t", 2)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -88,32 +90,65 @@ def test_head_info(project: Path) -> None:
     assert commit == git(project, "rev-parse", "--short", "HEAD").strip()
 
 
-@pytest.mark.parametrize(
-    "error", [subprocess.TimeoutExpired(["git"], 4), FileNotFoundError("git"), PermissionError()]
-)
+@pytest.mark.parametrize("error", [OSError("fork"), PermissionError()])
 def test_a_git_failure_never_raises(
     project: Path, monkeypatch: pytest.MonkeyPatch, error: Exception
 ) -> None:
     def fail(*args: object, **kwargs: object) -> None:
         raise error
 
-    monkeypatch.setattr(subprocess, "run", fail)
+    monkeypatch.setattr(subprocess, "Popen", fail)
     st = gitinfo.state(project)
-    assert not st.available
+    assert not st.available and not st.missing
     assert gitinfo.head_info(project) == ("main", None)
 
 
-def test_git_is_asked_with_a_timeout(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[object] = []
-    real = subprocess.run
+def _fake_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> Path:
+    bin_dir = tmp_path / "fake-bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "git"
+    fake.write_text(f"#!/bin/sh\n{script}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return bin_dir
 
-    def spy(*args: object, **kwargs: object) -> object:
-        seen.append(kwargs.get("timeout"))
-        return real(*args, **kwargs)  # type: ignore[call-overload]
 
-    monkeypatch.setattr(subprocess, "run", spy)
-    gitinfo.state(project)
-    assert seen and all(isinstance(t, (int, float)) and 0 < t <= 10 for t in seen)
+def test_a_git_that_hangs_is_given_up_on_and_killed(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pids = tmp_path / "pids"
+    _fake_git(tmp_path, monkeypatch, f"echo $$ >> {pids}; exec sleep 30")
+    monkeypatch.setattr(gitinfo, "TIMEOUT", 0.5)
+    began = time.monotonic()
+    st = gitinfo.state(project)
+    assert time.monotonic() - began < 5
+    assert not st.available
+    started = [int(n) for n in pids.read_text().split()]
+    assert len(started) == 4  # the four asked at once
+    for pid in started:  # none left running (nor as a zombie of ours)
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_the_answers_are_read_after_the_callers_own_work(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git started, then the transcript read for longer than git's timeout: answers that
+    came in the meantime still count."""
+    (project / "new.txt").write_text("x\n")
+    monkeypatch.setattr(gitinfo, "TIMEOUT", 0.3)
+    asking = gitinfo.start(project)
+    time.sleep(0.6)
+    st = asking.state()
+    assert st.available and st.branch == "main" and st.refs == {"new.txt": "new"}
+
+
+def test_a_git_that_fails_is_no_repository(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_git(tmp_path, monkeypatch, "exit 1")
+    st = gitinfo.state(project)
+    assert not st.available and not st.missing
 
 
 def test_project_in_a_subdirectory_gets_project_relative_paths(project: Path) -> None:
