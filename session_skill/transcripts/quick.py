@@ -9,7 +9,10 @@ than `QUICK_FROM` is not read whole:
   session stopped: what is open is mostly said at the end;
 - in between, only the lines of tool calls that change what is kept are found — by
   `bytes.find` over the raw bytes, in fixed-size chunks (memory stays flat) — and parsed:
-  file writes (and, close after each, a failed result), the task list, the plan.
+  file writes (and, close after each, a failed result), the task list, the plan. A big
+  middle is read by two processes, the second one forked to read the later part on the
+  machine's other core (`_Helper`); what it finds is fed in the file's order, and a helper
+  that fails only costs the time of reading its part here.
 
 What the middle said in prose (a deferral in hour two of a ten-hour session) is not read
 here; `sweep` reads it (`scan.analyze`). Everything else is the same `_Sweep` as the sweep's.
@@ -37,10 +40,21 @@ from session_skill.transcripts.reader import iter_events, parser_for
 from session_skill.transcripts.scan import TranscriptFacts, _Sweep, analyze
 from session_skill.transcripts.toolcalls import ToolState
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import TypeAlias
+
+    Found: TypeAlias = tuple[str, str, str, bool] | bytes  # a write (tool, path, id, failed)
+    Parser: TypeAlias = ClaudeParser | CodexParser | None
+
 QUICK_FROM = 12 << 20  # bytes: a smaller transcript is read whole (as fast, or faster)
 HEAD_BYTES = 1 << 20
 TAIL_BYTES = 3 << 20
 _CHUNK = 8 << 20
+# A middle at least this big is read by two processes (`_Helper`); below it a fork costs
+# more than half the read saves.
+SPLIT_FROM = 16 << 20
 # How far after a write call its result is looked for (it comes right after, or after the
 # other calls of the same response).
 _RESULT_WINDOW = 256 << 10
@@ -107,35 +121,175 @@ def _line_start(path: Path, offset: int) -> int:
 
 
 def _feed_middle(path: Path, state: _Sweep, stats: ReadStats, start: int, stop: int) -> None:
-    """Parse only the tool-call lines of [start, stop) and feed their calls."""
+    """Feed the kept tool calls of [start, stop). A big middle is read by two processes, one
+    half each — the machine's other core — and fed in the file's order."""
     codex = stats.format == CODEX
-    parser: ClaudeParser | CodexParser | None = None
+    # The helper takes the larger part: this process also feeds what it found.
+    big = stop - start >= SPLIT_FROM
+    split = _line_start(path, start + (stop - start) * 2 // 5) if big else stop
+    helper = _Helper(path, split, stop, codex) if split < stop else None
+    try:
+        parser = _feed(_scan(path, start, split, codex), state, stats, None)
+        if helper is not None:
+            found = helper.found()  # None: no second process, or it failed
+            _feed(_scan(path, split, stop, codex) if found is None else found, state, stats, parser)
+    finally:
+        if helper is not None:
+            helper.close()
+
+
+def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parser) -> Parser:
+    for item in found:
+        if isinstance(item, tuple):  # a file write: its path, without a file's content
+            name, file, call_id, failed = item
+            state.feed(ToolCall(name, {WRITE_TOOLS[name]: file}, call_id, None))
+            if failed:
+                state.feed(ToolResult(call_id, "", None, is_error=True))
+            continue
+        try:
+            record = json.loads(item.decode("utf-8", "replace"))
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        if parser is None:
+            parser = parser_for(record, stats)
+        for event in parser.feed(record):
+            if isinstance(event, (ToolCall, PatchApplied)):
+                state.feed(event)
+                if isinstance(event, ToolCall) and event.id:
+                    state.watched.discard(event.id)  # the middle's results are not read
+    return parser
+
+
+def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
+    """The kept tool calls of the lines starting in [start, stop), in order: a Claude write
+    read off its line by shape (failed or not: its result is looked for up to
+    `_RESULT_WINDOW` after it, past a chunk's end or `stop` too), any other call as its
+    line (to be parsed)."""
     buf = bytearray(_CHUNK + _RESULT_WINDOW)
     view = memoryview(buf)
+    limit = stop + _RESULT_WINDOW  # read past `stop` only to see the last calls' results
     with open(path, "rb", buffering=0) as fh:
         fh.seek(start)
         pos = start  # the file offset of buf[0]
         keep = 0
-        while pos + keep < stop:
-            want = min(_CHUNK, stop - pos - keep)
+        while pos < stop:
+            want = min(_CHUNK, limit - pos - keep)
             if keep + want > len(buf):  # a line longer than the chunk: the buffer grows
                 view.release()  # a bytearray with a view on it cannot be resized
                 buf.extend(bytes(keep + want - len(buf)))
                 view = memoryview(buf)
-            got = fh.readinto(view[keep : keep + want])
-            if not got:
-                break
+            got = fh.readinto(view[keep : keep + want]) if want > 0 else 0
             end = keep + got
-            last = buf.rfind(b"\n", 0, end)
-            if last == -1:
-                keep = end  # one line longer than the chunk: read on
+            last_read = not got or pos + end >= limit
+            # The lines taken now: those whose results (a window on) are in the buffer.
+            cut = buf.rfind(b"\n", 0, end if last_read else max(0, end - _RESULT_WINDOW)) + 1
+            cut = min(cut, stop - pos)  # `stop` is a line's start
+            if cut <= 0:
+                if last_read:
+                    break
+                keep = end  # no whole line yet (one longer than the chunk): read on
                 continue
-            for at, raw in _call_lines(buf, last + 1, codex):
-                parser = _feed_line(raw, at, state, stats, parser, buf, last + 1, codex)
-            tail = end - (last + 1)
-            buf[0:tail] = buf[last + 1 : end]
-            pos += last + 1
-            keep = tail
+            whole = buf.rfind(b"\n", 0, end) + 1  # results are read from whole lines
+            for at, raw in _call_lines(buf, cut, codex):
+                write = None if codex else _claude_write(raw)
+                if write is None:
+                    yield raw
+                else:
+                    name, file, call_id = write
+                    yield name, file, call_id, bool(call_id) and _failed(buf, at, whole, call_id)
+            if last_read:
+                break
+            buf[0 : end - cut] = buf[cut:end]
+            pos += cut
+            keep = end - cut
+
+
+class _Helper:
+    """A forked process reading [start, stop) of the middle (`_scan`) while this one reads
+    the rest; what it found comes back through a pipe, marshalled. Whatever goes wrong —
+    no fork, a child that dies or says nothing readable — `found` is None and the caller
+    reads that half itself: the helper only ever saves time."""
+
+    __slots__ = ("pid", "fd")
+
+    def __init__(self, path: Path, start: int, stop: int, codex: bool) -> None:
+        import os
+
+        self.pid = 0
+        self.fd = -1
+        if not hasattr(os, "fork"):
+            return
+        read_end, write_end = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            return
+        if pid == 0:  # the helper: find, send, and go — no exit handler, no flush of ours
+            code = 1
+            try:
+                os.close(read_end)
+                import marshal
+
+                data = marshal.dumps(list(_scan(path, start, stop, codex)))
+                with open(write_end, "wb") as out:
+                    out.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        self.pid, self.fd = pid, read_end
+
+    def found(self) -> list[Found] | None:
+        """What the helper found; None when it could not say."""
+        import os
+
+        if self.fd == -1:
+            return None
+        chunks: list[bytes] = []
+        try:
+            while chunk := os.read(self.fd, 1 << 20):
+                chunks.append(chunk)
+        except OSError:
+            return None
+        if self._reaped() != 0:
+            return None
+        import marshal
+
+        try:
+            found = marshal.loads(b"".join(chunks))
+        except (ValueError, EOFError, TypeError):
+            return None
+        return found if isinstance(found, list) else None
+
+    def _reaped(self) -> int:
+        import os
+
+        pid, self.pid = self.pid, 0
+        if not pid:
+            return -1
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            return -1
+        return os.waitstatus_to_exitcode(status)
+
+    def close(self) -> None:
+        import os
+        import signal
+
+        if self.fd != -1:
+            os.close(self.fd)
+            self.fd = -1
+        if self.pid:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self._reaped()
 
 
 def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]]:
@@ -174,40 +328,15 @@ def _main_thread(buf: bytearray, first: int, at: int) -> bool:
     return buf.find(b'"isSidechain":true', first, min(head, first + 512)) == -1
 
 
-def _feed_line(raw: bytes, at: int, state: _Sweep, stats: ReadStats,
-               parser: ClaudeParser | CodexParser | None, buf: bytearray, end: int,
-               codex: bool) -> ClaudeParser | CodexParser | None:  # fmt: skip
-    if not codex:
-        write = _claude_write(raw)
-        if write is not None:  # a file write: its path, without parsing a file's content
-            state.feed(write)
-            if write.id and _failed(buf, at, end, write.id):
-                state.feed(ToolResult(write.id, "", write.ts, is_error=True))
-            return parser
-    try:
-        record = json.loads(raw.decode("utf-8", "replace"))
-    except ValueError:
-        return parser
-    if not isinstance(record, dict):
-        return parser
-    if parser is None:
-        parser = parser_for(record, stats)
-    for event in parser.feed(record):
-        if isinstance(event, (ToolCall, PatchApplied)):
-            state.feed(event)
-            if isinstance(event, ToolCall) and event.id:
-                state.watched.discard(event.id)  # the middle's results are not read
-    return parser
-
-
 _WRITE_CALL = re.compile(
     rb'"type":"tool_use","id":"([^"]+)","name":"(Write|Edit|MultiEdit|NotebookEdit)",'
     rb'"input":\{"(?:file_path|notebook_path)":"((?:[^"\\]|\\.)*)"'
 )
 
 
-def _claude_write(raw: bytes) -> ToolCall | None:
-    """A write call read off its line by shape, or None (then the line is parsed)."""
+def _claude_write(raw: bytes) -> tuple[str, str, str] | None:
+    """A write call read off its line by shape — (tool, path, call id) — or None (then the
+    line is parsed)."""
     found = _WRITE_CALL.search(raw)
     if found is None or raw.find(b'"isSidechain":true', 0, 512) != -1:
         return None
@@ -215,8 +344,9 @@ def _claude_write(raw: bytes) -> ToolCall | None:
         path = json.loads(b'"' + found.group(3) + b'"')
     except ValueError:
         return None
-    name = found.group(2).decode()
-    return ToolCall(name, {WRITE_TOOLS[name]: path}, found.group(1).decode(), None)
+    if not isinstance(path, str):
+        return None
+    return found.group(2).decode(), path, found.group(1).decode()
 
 
 def _failed(buf: bytearray, start: int, end: int, call_id: str) -> bool:

@@ -22,12 +22,18 @@ FILLER = "The build log says nothing new; reading on through the output. " * 12
 
 
 @pytest.fixture
-def small(monkeypatch: pytest.MonkeyPatch) -> None:
+def tiny(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(quick, "QUICK_FROM", 1)
     monkeypatch.setattr(quick, "HEAD_BYTES", 6_000)
     monkeypatch.setattr(quick, "TAIL_BYTES", 6_000)
     monkeypatch.setattr(quick, "_CHUNK", 4_000)
     monkeypatch.setattr(quick, "_RESULT_WINDOW", 2_000)
+
+
+@pytest.fixture(params=["one process", "with a helper"])
+def small(request: pytest.FixtureRequest, tiny: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sizes shrunk; the middle read by this process alone, or split with a helper."""
+    monkeypatch.setattr(quick, "SPLIT_FROM", 1 if request.param == "with a helper" else 1 << 40)
 
 
 def _filler(n: int, tag: str) -> list[dict[str, Any]]:
@@ -158,3 +164,68 @@ def test_a_middle_line_longer_than_the_chunk_is_read_on(tmp_path: Path, small: N
     full, fast = analyze(path), quick.analyze_quick(path)
     assert fast.written_files == full.written_files
     assert f"{APP}/tests/test_limits.py" in fast.written_files
+
+
+def _failing_writes(n: int) -> list[dict[str, Any]]:
+    """Writes to n files, every third one failed; fillers of varied size between them, so
+    calls and their results fall on every side of the chunk and helper boundaries."""
+    out: list[dict[str, Any]] = [user("Rename the settings module everywhere")]
+    for i in range(n):
+        out.append(call(f"e{i}", "Edit", file_path=f"{APP}/src/m{i}.py", old_string="a"))
+        if i % 3 == 2:
+            out.append(result(f"e{i}", "String to replace not found in file.", error=True))
+        else:
+            out.append(result(f"e{i}"))
+        out.append(say("Edited." + " More detail." * (i * 37 % 90)))
+    return out
+
+
+def test_a_failed_write_is_no_file_touched_wherever_the_boundaries_fall(
+    tmp_path: Path, small: None
+) -> None:
+    path = _write(tmp_path, _failing_writes(240))
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert len(full.written_files) == 160
+    assert fast.written_files == full.written_files
+    assert fast.written_weights == full.written_weights
+
+
+def test_the_helper_finds_what_this_process_would(
+    tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write(tmp_path, _session() + _failing_writes(60) + _session())
+    monkeypatch.setattr(quick, "SPLIT_FROM", 1)
+    fast = quick.analyze_quick(path)
+    monkeypatch.setattr(quick, "SPLIT_FROM", 1 << 40)
+    assert fast == quick.analyze_quick(path)
+
+
+def test_a_helper_that_fails_costs_nothing_but_time(
+    tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No fork, or a helper that dies before it says anything: this process reads its half."""
+    import os
+
+    path = _write(tmp_path, _session() + _failing_writes(60))
+    monkeypatch.setattr(quick, "SPLIT_FROM", 1 << 40)
+    alone = quick.analyze_quick(path)
+    monkeypatch.setattr(quick, "SPLIT_FROM", 1)
+
+    def no_fork() -> int:
+        raise OSError("fork: resource temporarily unavailable")
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "fork", no_fork)
+        assert quick.analyze_quick(path) == alone
+    me = os.getpid()
+    real_scan = quick._scan
+
+    def dies_in_the_helper(*args: Any) -> Any:
+        if os.getpid() != me:
+            raise MemoryError
+        return real_scan(*args)
+
+    monkeypatch.setattr(quick, "_scan", dies_in_the_helper)
+    assert quick.analyze_quick(path) == alone
+    with pytest.raises(ChildProcessError):  # every helper reaped
+        os.waitpid(-1, os.WNOHANG)
