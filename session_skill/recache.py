@@ -1,4 +1,5 @@
-"""Compiled regular expressions kept between runs, the way Python keeps bytecode.
+"""Compiled regular expressions (and small generated code) kept between runs, the way
+Python keeps bytecode.
 
 Python compiles a pattern in pure Python (`re._parser`, `re._compiler`) on every run; the
 capture at a session boundary uses ~40 of the sweep's patterns and spent ~27 ms of its
@@ -14,17 +15,23 @@ it was made by, and is ignored for any other. Whatever goes wrong — no such in
 damaged or foreign file, code `_sre` refuses — the pattern is compiled as `re.compile` does;
 the file only ever saves time. It is outside the package, so uninstalling leaves the
 package's folder clean; deleting the file costs the next run ~30 ms, nothing else.
+
+The same file keeps the code `records.record` compiles for each class it builds (`code`):
+a code object is plain data to `marshal` too, and the capture builds twenty such classes.
 """
 
 from __future__ import annotations
 
 import _sre  # type: ignore[import-not-found]
+import builtins
 import os
 import re
 import sys
+import types  # (re imports it: free)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import CodeType
     from typing import Any
 
     Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
@@ -32,22 +39,22 @@ if TYPE_CHECKING:
 # Entries kept at most: a pattern changed by an upgrade leaves its old entry behind, so a
 # file that grows past this keeps only what the run that saves it used.
 MAX_ENTRIES = 400
-_loaded: dict[tuple[str, int], Entry] | None = None
-_used: dict[tuple[str, int], Entry] = {}
+_loaded: dict[tuple[str, int], Entry | CodeType] | None = None
+_used: dict[tuple[str, int], Entry | CodeType] = {}
 _dirty = False
+_CODE = -1  # the flags of a code entry's key (`code`): no pattern's flags are negative
 
 
 def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:  # noqa: A001 - re's own name
     """`re.compile(pattern, flags)`, from the file when it holds the pattern."""
-    global _dirty
     flags = int(flags)
     key = (pattern, flags)
     entry = _entries().get(key)
-    if entry is not None:
+    if isinstance(entry, tuple):
         try:
             compiled = _build(pattern, entry)
         except Exception:  # a damaged entry, another Python's code: compile afresh
-            entry = None
+            pass
         else:
             _used[key] = entry
             return compiled
@@ -56,13 +63,32 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:  # noqa: A001 - re
         compiled = _build(pattern, entry)
     except Exception:  # re's internals moved: re.compile, uncached
         return re.compile(pattern, flags)
+    _keep(key, entry)
+    return compiled
+
+
+def code(source: str) -> CodeType:
+    """`compile(source, "<string>", "exec")`, from the file when it holds it: the code
+    `records.record` builds each class's methods from (~0.3 ms a class to compile)."""
+    key = (source, _CODE)
+    entry = _entries().get(key)
+    if isinstance(entry, types.CodeType):
+        _used[key] = entry
+        return entry
+    compiled = builtins.compile(source, "<string>", "exec")  # (`compile` is this module's)
+    _keep(key, compiled)
+    return compiled
+
+
+def _keep(key: tuple[str, int], entry: Entry | CodeType) -> None:
+    """Remember what this run compiled, to be written at exit."""
+    global _dirty
     _used[key] = entry
     if not _dirty:
         _dirty = True
         import atexit
 
         atexit.register(save)
-    return compiled
 
 
 def _build(pattern: str, entry: Entry) -> re.Pattern[str]:
@@ -106,10 +132,10 @@ def path() -> str | None:
 
 
 def _stamp() -> tuple[Any, ...]:
-    return ("session-skill recache 1", sys.version, _sre.MAGIC, _sre.CODESIZE, sys.maxunicode)
+    return ("session-skill recache 2", sys.version, _sre.MAGIC, _sre.CODESIZE, sys.maxunicode)
 
 
-def _entries() -> dict[tuple[str, int], Entry]:
+def _entries() -> dict[tuple[str, int], Entry | CodeType]:
     global _loaded
     if _loaded is None:
         _loaded = {}

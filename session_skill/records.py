@@ -167,7 +167,9 @@ def _build(cls: Any, frozen: bool) -> Any:
     ]
     if frozen:
         src += ["def __hash__(self):", f"    return hash(({own}))"]
-    exec("\n".join(src), env)  # noqa: S102 - the source is built above from the field names
+    from session_skill import recache
+
+    exec(recache.code("\n".join(src)), env)  # noqa: S102 - the source is built above
     for key in ("__dict__", "__weakref__"):
         body.pop(key, None)
     body.update(

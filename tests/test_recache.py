@@ -153,3 +153,60 @@ def test_the_file_is_written_at_exit_in_the_users_cache(tmp_path: Path) -> None:
     env["XDG_CACHE_HOME"] = str(tmp_path / "none")
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert not (tmp_path / "none").exists()
+
+
+def test_the_modules_patterns_from_the_file_are_what_re_compiles(tmp_path: Path) -> None:
+    """The patterns the hooks' modules compile at import, through `recache`: in a first
+    process (compiled, then written) and a second (built from the file), every one of them
+    is the pattern `re.compile` makes."""
+    code = (
+        "import importlib, re, sys\n"
+        "from session_skill import recache\n"
+        "for name in sys.argv[1:]:\n"
+        "    importlib.import_module('session_skill.' + name)\n"
+        "found = [v for m in list(sys.modules.values())\n"
+        "         if getattr(m, '__name__', '').startswith('session_skill.')\n"
+        "         for v in vars(m).values() if isinstance(v, re.Pattern)]\n"
+        "cached = [p for p in found if (p.pattern, p.flags & ~re.UNICODE) in recache._entries()\n"
+        "          or (p.pattern, p.flags) in recache._entries()]\n"
+        "bad = [p for p in found if p != re.compile(p.pattern, p.flags)]\n"
+        "print(len(found), len(cached), bad)\n"
+    )
+    modules = ["hooks.session_end", "hooks.pre_compact", "commands.dump", "commands.sweep",
+               "transcripts.quick", "store.parked", "handover.filestable"]  # fmt: skip
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(Path(recache.__file__).parents[1]),
+        "HOME": str(tmp_path / "home"),
+    }
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code, *modules], env=env, capture_output=True, text=True
+        )
+        for _ in range(2)
+    ]
+    first, second = (r.stdout.split(" ", 2) for r in runs)
+    assert first[2] == second[2] == "[]\n", runs[0].stderr + runs[1].stderr
+    assert first[1] == "0" and int(second[1]) >= 30  # from the file, the second time
+
+
+def test_code_from_the_file_is_what_compile_makes(store: Path) -> None:
+    source = "def __init__(self, a, b=_d_b):\n    self.a = a\n    self.b = b"
+    assert recache.code(source) == compile(source, "<string>", "exec")
+    recache.save()
+    recache.new_process()  # type: ignore[attr-defined]
+    cached = recache.code(source)
+    assert (source, -1) in recache._entries() and not recache._dirty
+    assert cached == compile(source, "<string>", "exec")
+    env: dict[str, object] = {"_d_b": 2}
+    exec(cached, env)
+    assert env["__init__"].__code__.co_varnames[:3] == ("self", "a", "b")  # type: ignore[attr-defined]
+
+
+def test_a_damaged_code_entry_is_compiled_afresh(store: Path) -> None:
+    source = "x = 1"
+    store.parent.mkdir(parents=True)
+    store.write_bytes(marshal.dumps((recache._stamp(), {(source, -1): "x = 2"})))
+    env: dict[str, object] = {}
+    exec(recache.code(source), env)
+    assert env["x"] == 1 and recache._dirty

@@ -7,12 +7,13 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from session_skill import recache
 from session_skill.records import field, record
 
 CAP = 25
 HEADER = "| File | Change | State | Ref |\n| --- | --- | --- | --- |"
-_NUMS = re.compile(r"^\+(\d+)/-(\d+)\Z")
-_SEP_CELL = re.compile(r"^:?-{3,}:?\Z")
+_NUMS = recache.compile(r"^\+(\d+)/-(\d+)\Z")
+_SEP_CELL = recache.compile(r"^:?-{3,}:?\Z")
 
 
 @record
@@ -70,7 +71,7 @@ def _is_group_note(line: str) -> bool:
     return "grouped into" in line and "row" in line
 
 
-_WINDOWS_ABS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
+_WINDOWS_ABS = recache.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
 
 
 def normalize(path: str, root: Path | str) -> str:
@@ -169,8 +170,8 @@ def merge(
     return rows
 
 
-_FILES_COUNT = re.compile(r"^(?:\(?\d+ files?\)?)?\Z")
-_STATE_COUNT = re.compile(r"^([\w-]+)(?: ×\d+)?\Z")
+_FILES_COUNT = recache.compile(r"^(?:\(?\d+ files?\)?)?\Z")
+_STATE_COUNT = recache.compile(r"^([\w-]+)(?: ×\d+)?\Z")
 
 
 def _single_state(state: str) -> str:

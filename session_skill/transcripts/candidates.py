@@ -6,9 +6,9 @@ result, and they are the only place the fuzzy matcher is needed (imported lazily
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
+from session_skill import recache
 from session_skill.records import field, record
 
 TYPE_CHECKING = False  # `typing` costs a hook ~7 ms to import
@@ -71,7 +71,7 @@ def _near(a: str, b: str, score: float, threshold: float, min_share: float = 0.0
     return score >= threshold and short >= 3 and short >= min_share * long
 
 
-_ITEM_NOISE = re.compile(r"\*\*|Raised:\s*\d{4}-\d{2}-\d{2}\.?|^\s*(?:[-*]\s+(?:\[ \]\s+)?)")
+_ITEM_NOISE = recache.compile(r"\*\*|Raised:\s*\d{4}-\d{2}-\d{2}\.?|^\s*(?:[-*]\s+(?:\[ \]\s+)?)")
 
 
 def filter_known(candidates: Iterable[Candidate], known: Iterable[str]) -> list[Candidate]:

@@ -14,6 +14,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator
 
+from session_skill import recache
 from session_skill.transcripts.events import (
     CLAUDE,
     WRITE_TOOLS,
@@ -47,10 +48,10 @@ _CLAUDE_SKIP = frozenset(
     "ai-title".split()
 )
 
-_COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.DOTALL)
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
-_BASH_INPUT = re.compile(r"^\s*<bash-input>(.*?)</bash-input>", re.DOTALL)
-_SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
+_COMMAND_NAME = recache.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.DOTALL)
+_COMMAND_ARGS = recache.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_BASH_INPUT = recache.compile(r"^\s*<bash-input>(.*?)</bash-input>", re.DOTALL)
+_SYSTEM_REMINDER = recache.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
 # User-role text Claude Code writes itself: command output, caveats, notifications, a
 # `#` memory note; an interrupt becomes its own event.
 _CLAUDE_NOISE = tuple(

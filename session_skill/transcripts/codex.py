@@ -9,9 +9,9 @@ every line (see tests/fixtures/transcripts/codex_0171_rollout.jsonl, from a real
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Collection, Iterator
 
+from session_skill import recache
 from session_skill.transcripts.events import (
     CODEX,
     AssistantText,
@@ -50,7 +50,7 @@ _CODEX_TYPES = frozenset(
 _CODEX_STATE = frozenset({b"world_state", b"token_usage_record"})
 # The user typing the skill (`$session park …`, or the plugin's `$session-skill:session …`):
 # a command, like a typed `/session`, not a request of theirs.
-_CODEX_SKILL = re.compile(r"\$(?:session-skill:)?session(?=\s|$)")
+_CODEX_SKILL = recache.compile(r"\$(?:session-skill:)?session(?=\s|$)")
 # Early Codex rollouts had no envelope: a header line, then bare response items.
 _CODEX_LEGACY_ITEMS = frozenset(
     {"message", "function_call", "function_call_output", "reasoning", "local_shell_call"}

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
-_SAFE_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
+from session_skill import recache
+
+_NOT_ALNUM = recache.compile(r"[^A-Za-z0-9]")
+_SAFE_SESSION_ID = recache.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 # A session_meta line carries the base instructions and can run to tens of kilobytes.
 _META_READ_LIMIT = 1 << 20
 _META_LINES = 5
@@ -169,7 +170,7 @@ def _same_dir_keys(path: str) -> set[str]:
     return keys
 
 
-_THREAD = re.compile(
+_THREAD = recache.compile(
     r"rollout-.+?-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl\Z"
 )
 _PREVIOUS_MAX = 60  # rollouts looked at, newest first, for the thread /clear left

@@ -14,12 +14,13 @@ set intersection.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from functools import lru_cache
 
+from session_skill import recache
+
 # A word as the heuristics count them: "spotter-4te.5" and "export.py" stay whole.
-WORD = re.compile(r"[a-z0-9](?:[a-z0-9_'-]|\.(?=[a-z0-9]))+")
+WORD = recache.compile(r"[a-z0-9](?:[a-z0-9_'-]|\.(?=[a-z0-9]))+")
 _PUNCT = ".,;:!?()[]{}\"'`*_<>#|~=+"
 
 STOPWORDS = frozenset(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Set as AbstractSet
 
+from session_skill import recache
 from session_skill.transcripts.anchors import ANCHORS, confirmed
 from session_skill.transcripts.candidates import DEFERRED, UNANSWERED
 from session_skill.transcripts.landed import WORD, content_stems
@@ -53,9 +54,9 @@ CLIP_CHARS = 160
 _SCAN_CHARS = 16_000
 _LIST_ITEMS_MAX = 8
 
-_FENCE = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
-_LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|\[[ xX]\])\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`A-Z0-9])")
+_FENCE = recache.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
+_LIST_MARK = recache.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|\[[ xX]\])\s+")
+_SENTENCE_END = recache.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`A-Z0-9])")
 _DONE_ITEM = Lazy(r"^\s*(?:[-*+]\s+)?(?:\[[xX]\]|~~|✅|✓|✔)|\((?:done|fixed)\)", re.I)
 
 _ANSWER_START = Lazy(
@@ -125,7 +126,7 @@ def _units(text: str) -> list[tuple[str, bool]]:
     return units
 
 
-_NOT_PLAIN = re.compile(r"[^\w ]|[\d_]")
+_NOT_PLAIN = recache.compile(r"[^\w ]|[\d_]")
 
 
 def _is_prose(sentence: str) -> bool:
@@ -299,7 +300,7 @@ _LIST_WORDS = (
 
 
 # Each closing pleasantry holds one of these: the cheap test before the regex.
-_GENERIC_GATE = re.compile(r"else|next|help|like|want|question|work\s+for", re.IGNORECASE)
+_GENERIC_GATE = recache.compile(r"else|next|help|like|want|question|work\s+for", re.IGNORECASE)
 
 
 def _last_sentence(line: str) -> str:

@@ -16,12 +16,12 @@ Everything lifted from the transcript passes through `redact.redact` before it i
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from session_skill import recache
 from session_skill.records import field, record
 from session_skill.transcripts.asks import answers, asks
 from session_skill.transcripts.candidates import (
@@ -374,7 +374,7 @@ def _plan_exit(call: ToolCall) -> PlanExit | None:
     )
 
 
-_PARAGRAPH = re.compile(r"\n\s*\n")
+_PARAGRAPH = recache.compile(r"\n\s*\n")
 
 
 def _last_paragraph(text: str) -> str | None:
