@@ -39,36 +39,82 @@ class Candidate:
 
 def merge_near_duplicates(candidates: list[Candidate]) -> list[Candidate]:
     """Fold candidates saying the same thing (token_set_ratio ≥ 90); keep the stronger type."""
-    from session_skill.matching.fuzzy import fuzz, utils
-
+    near = _Scorer(len(candidates) <= PURE_MAX)
     kept: list[Candidate] = []
-    processed: list[tuple[str, int]] = []  # (processed text, its word count)
+    processed: list[str] = []
     for cand in candidates:
-        text = utils.default_process(cand.text)
-        size = len(text.split())
-        for i, (other, other_size) in enumerate(processed):
-            # `_near`'s length conditions first: they rule out most pairs unscored.
-            short, long = (size, other_size) if size <= other_size else (other_size, size)
-            if text != other and (short < 3 or short < 0.5 * long):
-                continue
-            if _near(text, other, fuzz.token_set_ratio(text, other), 90, min_share=0.5):
+        text = near.process(cand.text)
+        for i, other in enumerate(processed):
+            if _near(text, other, near, 90, min_share=0.5):
                 if PRIORITY[cand.type] < PRIORITY[kept[i].type]:
                     kept[i] = cand
                 break
         else:
             kept.append(cand)
-            processed.append((text, size))
+            processed.append(text)
     return kept
 
 
-def _near(a: str, b: str, score: float, threshold: float, min_share: float = 0.0) -> bool:
+def _near(a: str, b: str, near: _Scorer, threshold: float, min_share: float = 0.0,
+          plain: bool = False) -> bool:  # fmt: skip
     # token_set_ratio is 100 whenever one side's words are a subset of the other's, so a
     # very short text ("tests") would swallow everything mentioning it: require three words,
     # and (for merging) that the shorter text is not a mere fragment of the longer one.
+    # These come first: they rule out most pairs unscored.
     if a == b:
         return True
     short, long = sorted((len(a.split()), len(b.split())))
-    return score >= threshold and short >= 3 and short >= min_share * long
+    if short < 3 or short < min_share * long:
+        return False
+    return near.reaches(a, b, threshold, plain)
+
+
+# Candidates (or candidate x known-item pairs / 10) up to which the scores are computed in
+# pure Python (`matching.setratio`); beyond, rapidfuzz is worth its import.
+PURE_MAX = 24
+
+
+class _Scorer:
+    """rapidfuzz's default_process and scores — from `matching.setratio` for ASCII text, when
+    `pure` (few pairs: the capture at a boundary is spared rapidfuzz's import), else from
+    rapidfuzz (`matching.fuzzy`, imported on first need). The same answers either way."""
+
+    __slots__ = ("pure", "_fuzz", "_utils")
+
+    def __init__(self, pure: bool) -> None:
+        self.pure = pure
+        self._fuzz: Any = None
+        self._utils: Any = None
+
+    def _load(self) -> None:
+        if self._fuzz is None:
+            from session_skill.matching.fuzzy import fuzz, utils
+
+            self._fuzz, self._utils = fuzz, utils
+
+    def process(self, text: str) -> str:
+        if self.pure:
+            from session_skill.matching.setratio import process
+
+            done = process(text)
+            if done is not None:
+                return done
+        self._load()
+        return self._utils.default_process(text)  # type: ignore[no-any-return]
+
+    def reaches(self, a: str, b: str, threshold: float, plain: bool) -> bool:
+        """token_set_ratio(a, b) — `plain`: or ratio — at least `threshold`?"""
+        if self.pure and a.isascii() and b.isascii():
+            from session_skill.matching.setratio import reaches
+
+            verdict = reaches(a, b, threshold, plain=plain)
+            if verdict is not None:
+                return verdict
+        self._load()
+        score = self._fuzz.token_set_ratio(a, b)
+        if plain:
+            score = max(score, self._fuzz.ratio(a, b))
+        return score >= threshold  # type: ignore[no-any-return]
 
 
 _ITEM_NOISE = recache.compile(r"\*\*|Raised:\s*\d{4}-\d{2}-\d{2}\.?|^\s*(?:[-*]\s+(?:\[ \]\s+)?)")
@@ -76,17 +122,15 @@ _ITEM_NOISE = recache.compile(r"\*\*|Raised:\s*\d{4}-\d{2}-\d{2}\.?|^\s*(?:[-*]\
 
 def filter_known(candidates: Iterable[Candidate], known: Iterable[str]) -> list[Candidate]:
     """Drop candidates matching an open parked item's or a dropped item's text (fuzzy ≥ 88)."""
-    from session_skill.matching.fuzzy import fuzz, utils
-
-    known_texts = [utils.default_process(_ITEM_NOISE.sub(" ", k).replace("-", " ")) for k in known]
+    candidates = list(candidates)
+    known = list(known)
+    near = _Scorer(len(candidates) * len(known) <= PURE_MAX * 10)
+    known_texts = [near.process(_ITEM_NOISE.sub(" ", k).replace("-", " ")) for k in known]
     known_texts = [k for k in known_texts if k]
     kept = []
     for cand in candidates:
-        text = utils.default_process(cand.text)
-        if not any(
-            _near(text, k, max(fuzz.token_set_ratio(text, k), fuzz.ratio(text, k)), 88)
-            for k in known_texts
-        ):
+        text = near.process(cand.text)
+        if not any(_near(text, k, near, 88, plain=True) for k in known_texts):
             kept.append(cand)
     return kept
 
