@@ -1,28 +1,45 @@
-"""rapidfuzz's `token_set_ratio` and `ratio`, exactly, in pure Python, for a few ASCII pairs.
+"""rapidfuzz's `token_set_ratio` and `ratio`, exactly, in pure Python, for a few pairs.
 
 The capture at a session boundary folds near-duplicate candidates and drops known ones by
 these two scores; importing rapidfuzz (and the `typing` it pulls in) cost it ~15-20 ms, for
-a handful of pairs, most of which a length bound already rules out. So for ASCII text —
-where rapidfuzz's `default_process` is a plain per-character map — the scores are computed
-here, bounded first (`_set_bound`, `_ratio_bound`: never below the real score) and only
-then exactly (the LCS, bit-parallel over Python's integers). Text outside ASCII, or more
-pairs than a pure-Python LCS is quick for, and the caller uses rapidfuzz itself
+a handful of pairs, most of which a length bound already rules out. So for text in the
+scripts and punctuation below U+0800 and in U+1E00-U+2BFF — where rapidfuzz's
+`default_process` is a plain per-character map (letters and digits lowercased, anything
+else a space; checked for every one of those characters) — the scores are computed here,
+bounded first (never below the real score) and only then exactly (the LCS, bit-parallel
+over Python's integers). Other text (CJK, most emoji), or more pairs than a pure-Python
+LCS is quick for, and the caller uses rapidfuzz itself
 (`matching.fuzzy`). `tests/matching/test_setratio.py` holds these equal to rapidfuzz's.
 """
 
 from __future__ import annotations
 
-# rapidfuzz.utils.default_process on ASCII: letters lowercased, digits kept, every other
-# character a space (each one: runs are not collapsed), then trimmed.
+# rapidfuzz.utils.default_process, character by character: letters lowercased, digits
+# kept, every other character a space (each one: runs are not collapsed); then trimmed.
+# Filled in as characters are met, beyond ASCII, where it is rapidfuzz's map (`_covered`).
 _PROCESS = {i: chr(i).lower() if chr(i).isalnum() else " " for i in range(128)}
+
+
+def _covered(code: int) -> bool:
+    """Latin, Greek, Cyrillic, Hebrew, Arabic (below U+0800; not İ, which lowercases to two
+    characters), Latin and Greek extended, and the punctuation, symbols and arrows up to
+    U+2BFF. (Elsewhere rapidfuzz knows some letters Python does not, or the other way.)"""
+    return (code < 0x800 and code != 0x130) or 0x1E00 <= code < 0x2C00
+
+
 # Exact scores this close to a threshold are left to rapidfuzz: its float rounding decides.
 _EDGE = 1e-6
 
 
 def process(text: str) -> str | None:
-    """`rapidfuzz.utils.default_process(text)`, or None when `text` is not ASCII."""
+    """`rapidfuzz.utils.default_process(text)`, or None for text this map does not cover."""
     if not text.isascii():
-        return None
+        for ch in set(text):
+            code = ord(ch)
+            if code not in _PROCESS:
+                if not _covered(code):
+                    return None
+                _PROCESS[code] = ch.lower() if ch.isalnum() else " "
     return text.translate(_PROCESS).strip()
 
 

@@ -75,16 +75,17 @@ PURE_MAX = 24
 
 
 class _Scorer:
-    """rapidfuzz's default_process and scores — from `matching.setratio` for ASCII text, when
-    `pure` (few pairs: the capture at a boundary is spared rapidfuzz's import), else from
-    rapidfuzz (`matching.fuzzy`, imported on first need). The same answers either way."""
+    """rapidfuzz's default_process and scores: from `matching.setratio` where it covers the
+    text, when `pure` (few pairs: the capture at a boundary is spared rapidfuzz's import);
+    else from rapidfuzz (`matching.fuzzy`, imported on first need). The same answers."""
 
-    __slots__ = ("pure", "_fuzz", "_utils")
+    __slots__ = ("pure", "_fuzz", "_utils", "_mapped")
 
     def __init__(self, pure: bool) -> None:
         self.pure = pure
         self._fuzz: Any = None
         self._utils: Any = None
+        self._mapped: set[str] = set()  # texts processed here: scored here too
 
     def _load(self) -> None:
         if self._fuzz is None:
@@ -98,13 +99,14 @@ class _Scorer:
 
             done = process(text)
             if done is not None:
+                self._mapped.add(done)
                 return done
         self._load()
         return self._utils.default_process(text)  # type: ignore[no-any-return]
 
     def reaches(self, a: str, b: str, threshold: float, plain: bool) -> bool:
         """token_set_ratio(a, b) — `plain`: or ratio — at least `threshold`?"""
-        if self.pure and a.isascii() and b.isascii():
+        if self.pure and a in self._mapped and b in self._mapped:
             from session_skill.matching.setratio import reaches
 
             verdict = reaches(a, b, threshold, plain=plain)

@@ -21,14 +21,23 @@ def _text(rng: random.Random) -> str:
     return text.upper() if rng.random() < 0.1 else text
 
 
-def test_process_is_rapidfuzz_default_process_on_ascii() -> None:
-    for code in range(128):
-        assert setratio.process(chr(code)) == utils.default_process(chr(code)), code
+def test_process_is_rapidfuzz_default_process_for_every_character_it_maps() -> None:
+    mapped = 0
+    for code in range(0x110000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        done = setratio.process(chr(code))
+        if done is not None:
+            assert done == utils.default_process(chr(code)), hex(code)
+            mapped += 1
+    assert mapped == 0x800 - 1 + 0x2C00 - 0x1E00
     rng = random.Random(5)
     for _ in range(3000):
-        text = _text(rng)
-        assert setratio.process(text) == utils.default_process(text), text
-    assert setratio.process("naïve") is None and setratio.process("a — b") is None
+        text = _text(rng) + rng.choice(["", " naïve — “ΣΑΣ” …", "İ", "漢字", "✅ ok"])
+        done = setratio.process(text)
+        assert done is None or done == utils.default_process(text), text
+    assert setratio.process("a — “b”") == "a    b"
+    assert setratio.process("İstanbul") is None and setratio.process("🎉 done") is None
 
 
 def test_the_scores_are_rapidfuzzs() -> None:
@@ -71,9 +80,10 @@ print([c.text for c in kept], "rapidfuzz" in sys.modules)
 """
 
 
-@pytest.mark.parametrize("dash", ["-", "\u2014"])
+@pytest.mark.parametrize("dash", ["-", "\u2014", "\u30fc"])
 def test_the_capture_folds_and_filters_without_rapidfuzz_when_it_can(dash: str) -> None:
-    """ASCII candidates: rapidfuzz is not imported; one em dash, and it is — same answer."""
+    """Candidates in the text it maps: rapidfuzz is not imported; a character outside it
+    (here a Katakana long vowel mark), and it is — the same answer."""
     import subprocess
     import sys
 
@@ -87,4 +97,5 @@ def test_the_capture_folds_and_filters_without_rapidfuzz_when_it_can(dash: str) 
         [sys.executable, "-c", CASE, *texts], capture_output=True, text=True, check=True
     ).stdout
     kept = [texts[1], texts[3]]
-    assert out == f"{kept!r} {dash != '-'}\n"
+    outside = dash == "\u30fc"
+    assert out == f"{kept!r} {outside}\n"
