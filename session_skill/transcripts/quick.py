@@ -52,8 +52,8 @@ QUICK_FROM = 12 << 20  # bytes: a smaller transcript is read whole (as fast, or 
 HEAD_BYTES = 1 << 20
 TAIL_BYTES = 3 << 20
 _CHUNK = 8 << 20
-# A middle at least this big is read by two processes (`_Helper`); below it a fork costs
-# more than half the read saves.
+# A middle at least this big is read by two processes (`_Helper`); below it there is little
+# to share out, and the fork, the pipe and the marshalling cost a few milliseconds.
 SPLIT_FROM = 16 << 20
 # How far after a write call its result is looked for (it comes right after, or after the
 # other calls of the same response).
@@ -121,8 +121,8 @@ def _line_start(path: Path, offset: int) -> int:
 
 
 def _feed_middle(path: Path, state: _Sweep, stats: ReadStats, start: int, stop: int) -> None:
-    """Feed the kept tool calls of [start, stop). A big middle is read by two processes, one
-    half each — the machine's other core — and fed in the file's order."""
+    """Feed the kept tool calls of [start, stop). A big middle is read by two processes — the
+    machine's other core — and fed in the file's order."""
     codex = stats.format == CODEX
     # The helper takes the larger part: this process also feeds what it found.
     big = stop - start >= SPLIT_FROM
