@@ -12,20 +12,33 @@ from datetime import datetime
 from pathlib import Path
 
 from session_skill.git.head import current_branch
-from session_skill.records import field, record
+from session_skill.records import Record
 
 TIMEOUT = 4.0
 MIN_READ = 0.1  # seconds to read an answer that came while the caller was busy past TIMEOUT
 
 
-@record
-class GitState:
-    available: bool = False
-    missing: bool = False  # no git executable at all (not the same as "not a repository")
-    branch: str | None = None  # "detached" on a detached HEAD
-    commit: str | None = None
-    dirty: int = 0
-    refs: dict[str, str] = field(default_factory=dict)  # path -> Ref, changed paths only
+class GitState(Record):
+    """What git says. A plain `Record`: `recall`, in the model's loop, builds no `@record`
+    class (and so reads no cache file for one)."""
+
+    __slots__ = ("available", "missing", "branch", "commit", "dirty", "refs")
+
+    def __init__(
+        self,
+        available: bool = False,
+        missing: bool = False,  # no git executable at all (not the same as "not a repository")
+        branch: str | None = None,  # "detached" on a detached HEAD
+        commit: str | None = None,
+        dirty: int = 0,
+        refs: dict[str, str] | None = None,  # path -> Ref, changed paths only
+    ) -> None:
+        self.available = available
+        self.missing = missing
+        self.branch = branch
+        self.commit = commit
+        self.dirty = dirty
+        self.refs = {} if refs is None else refs
 
 
 class GitMissing(Exception):

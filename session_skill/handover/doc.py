@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-from session_skill import recache
 from session_skill.handover import frontmatter
 from session_skill.records import Record
 from session_skill.times import parse_time
@@ -35,7 +34,7 @@ REQUIRED = ("Goal", "Next step")
 TOOL_SECTIONS = ("Plan", "Where it stopped")
 # Keys the tool owns: whatever the model wrote for them is ignored.
 TOOL_KEYS = ("slug", "created", "consumed", "branch", "commit", "dirty")
-_FENCE = recache.compile(r"^\s*(```|~~~)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 class Section(Record):

@@ -8,16 +8,15 @@ not understand are kept verbatim, never dropped.
 from __future__ import annotations
 
 import json
+import re
 
-from session_skill import recache
 from session_skill.records import Record
 
 # A frontmatter key (`parse`); the text before a line's first ":" that was checked, and
 # the key it is ("" when it is none), so 10,000 docs' `slug:` lines match the pattern once.
-_KEY_NAME = recache.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_KEY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _KEYS: dict[str, str] = {}
-# fullmatch: `$` allows a "\n"
-_PLAIN_SAFE = recache.compile(r"[A-Za-z0-9/._][A-Za-z0-9 /._+@~,()=:-]*")
+_PLAIN_SAFE = re.compile(r"[A-Za-z0-9/._][A-Za-z0-9 /._+@~,()=:-]*")  # fullmatch: `$` allows a "\n"
 # A line closing the frontmatter: `---` or `...`, then only whitespace.
 _CLOSERS = ("---", "...")
 _RESERVED_PLAIN = frozenset({"", "null", "~", "true", "false", "yes", "no", "on", "off", "y", "n"})

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from session_skill import recache
 from session_skill.handover import frontmatter
 from session_skill.records import Record
 from session_skill.store.fileio import read_upto
@@ -177,7 +177,7 @@ def all_docs(store: Store, now: datetime | None = None) -> list[DocInfo]:
     return out
 
 
-_NUMBERED = recache.compile(r"-([2-9]|[1-9][0-9]{1,2})\Z")  # `-2` … `-999`: `Store.create_doc`
+_NUMBERED = re.compile(r"-([2-9]|[1-9][0-9]{1,2})\Z")  # `-2` … `-999`: `Store.create_doc`
 
 
 def _creation_rank(slug: str) -> tuple[int, str]:

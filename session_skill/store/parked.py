@@ -11,20 +11,19 @@ import re
 import unicodedata
 from datetime import date
 
-from session_skill import recache
 from session_skill.records import FrozenRecord
 
 HEADING = "# Parked items"
 _init = object.__setattr__  # Item is frozen: its __init__ sets fields past __setattr__
-_BULLET = recache.compile(r"^(?:[-*] \[[ xX]\] |[-*] )(.*)$")
-_DONE = recache.compile(r"^[-*] \[[xX]\](?: |$)")
+_BULLET = re.compile(r"^(?:[-*] \[[ xX]\] |[-*] )(.*)$")
+_DONE = re.compile(r"^[-*] \[[xX]\](?: |$)")
 # A fence opens with ``` or ~~~ (a backtick fence's info string holds no backtick) and
 # closes with a line of the same character, at least as long, and nothing else.
-_FENCE_OPEN = recache.compile(r"^[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
-_PARTS = recache.compile(r"\b(Why|Next):\s*", re.IGNORECASE)
-_SLUG = recache.compile(r"^\*\*([^*\n]{1,120})\*\*\s*(?:[—–:-]+\s*)?(.*)$")
-_RAISED = recache.compile(r"\bRaised:\s*(\d{4}-\d{2}-\d{2})\b\.?")
-_NON_WORD = recache.compile(r"[^a-z0-9]+")
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
+_PARTS = re.compile(r"\b(Why|Next):\s*", re.IGNORECASE)
+_SLUG = re.compile(r"^\*\*([^*\n]{1,120})\*\*\s*(?:[—–:-]+\s*)?(.*)$")
+_RAISED = re.compile(r"\bRaised:\s*(\d{4}-\d{2}-\d{2})\b\.?")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
 class Item(FrozenRecord):

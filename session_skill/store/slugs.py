@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from session_skill import recache
 from session_skill.errors import SessionError
 from session_skill.store.paths import valid_slug
 
 RESERVED = frozenset({"latest", "parked", "dropped"})
-_BRANCH_UNSAFE = recache.compile(r"[^A-Za-z0-9._-]")
+_BRANCH_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def slugify(text: str, max_length: int = 60) -> str:
