@@ -14,7 +14,7 @@ Bytecode rules apply: nothing is written when Python writes no bytecode
 it was made by, and is ignored for any other. Whatever goes wrong — no such internals, a
 damaged or foreign file, code `_sre` refuses — the pattern is compiled as `re.compile` does;
 the file only ever saves time. It is outside the package, so uninstalling leaves the
-package's folder clean; deleting the file costs the next run ~30 ms, nothing else.
+package's folder clean; deleting the file costs the next capture ~45 ms, nothing else.
 
 The same file keeps the code `records.record` compiles for each class it builds (`code`):
 a code object is plain data to `marshal` too, and the capture builds twenty such classes.

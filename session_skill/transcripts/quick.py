@@ -21,7 +21,10 @@ here; `sweep` reads it (`scan.analyze`). Everything else is the same `_Sweep` as
 from __future__ import annotations
 
 import json
+import marshal
+import os
 import re
+import signal
 from pathlib import Path
 
 from session_skill.records import replace
@@ -215,8 +218,6 @@ class _Helper:
     __slots__ = ("pid", "fd")
 
     def __init__(self, path: Path, start: int, stop: int, codex: bool) -> None:
-        import os
-
         self.pid = 0
         self.fd = -1
         if not hasattr(os, "fork"):
@@ -232,8 +233,6 @@ class _Helper:
             code = 1
             try:
                 os.close(read_end)
-                import marshal
-
                 data = marshal.dumps(list(_scan(path, start, stop, codex)))
                 with open(write_end, "wb") as out:
                     out.write(data)
@@ -245,8 +244,6 @@ class _Helper:
 
     def found(self) -> list[Found] | None:
         """What the helper found; None when it could not say."""
-        import os
-
         if self.fd == -1:
             return None
         chunks: list[bytes] = []
@@ -257,8 +254,6 @@ class _Helper:
             return None
         if self._reaped() != 0:
             return None
-        import marshal
-
         try:
             found = marshal.loads(b"".join(chunks))
         except (ValueError, EOFError, TypeError):
@@ -266,8 +261,6 @@ class _Helper:
         return found if isinstance(found, list) else None
 
     def _reaped(self) -> int:
-        import os
-
         pid, self.pid = self.pid, 0
         if not pid:
             return -1
@@ -278,9 +271,6 @@ class _Helper:
         return os.waitstatus_to_exitcode(status)
 
     def close(self) -> None:
-        import os
-        import signal
-
         if self.fd != -1:
             os.close(self.fd)
             self.fd = -1
