@@ -13,7 +13,8 @@ offers open). An offer of extra work ("Want me to also add a note to the docs?")
 different: the user can take the next step without taking it up, so it stays open when the
 reply says nothing of it — not short, not opening like an answer or a counter-proposal, and
 sharing none of what the offer is about. An offer about nothing in particular ("Want me to
-also fix this?") is taken up by whatever the user says next.
+also fix this?") is taken up by whatever the user says next — in words: a reply that is only
+a pasted run (a shell prompt and its output, a log) shows what happened and takes up no offer.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from session_skill.transcripts.prose import (
     _units,
     direct_reply,
 )
+from session_skill.transcripts.turns import only_pasted
 
 _SCAN_CHARS = 16_000
 
@@ -109,6 +111,8 @@ def answers(ask: Ask, reply: str) -> bool:
     """Does the user's next message (`reply`) answer `ask`?"""
     if not ask.offer:
         return True
+    if only_pasted(reply):
+        return False  # the user shows what a run printed: that takes up no offer
     if not _EXTRA.search(ask.text):
         return True  # a check-in on the work in hand: the next instruction answers it
     if direct_reply(reply):

@@ -117,7 +117,7 @@ _ORIENT = Lazy(
 # A message that is mostly pasted output: a log, an error, a type checker's report.
 _PASTE_LINE = Lazy(
     r"^\s*(?:[$#>❯%]\s|[\w./\\-]+\.\w+[:(]\d+|(?:error|warning|fatal|traceback|at\s)\b|[|+\-=]{3}"
-    r"|\s{4}|\d+\s*\|)",
+    r"|\s{4}|\d+\s*\||\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d|\w+=\S+\s+\w+=)",
     re.IGNORECASE,
 )
 # A request that reports something still wrong.
@@ -317,9 +317,21 @@ def could_be_goal(text: str) -> bool:
         return False
     if words < 12 and _ANSWER_START.match(text):
         return False  # "ok sounds good, go ahead": a reply, not the work's name
+    return not mostly_pasted(text)
+
+
+def mostly_pasted(text: str) -> bool:
+    """Is this message mostly output the user pasted (a log, an error report)?"""
     lines = [ln for ln in text.splitlines() if ln.strip()][:40]
     pasted = sum(1 for ln in lines if _PASTE_LINE.match(ln))
-    return not (lines and pasted >= max(2, len(lines) // 2))
+    return bool(lines) and pasted >= max(2, len(lines) // 2)
+
+
+def only_pasted(text: str) -> bool:
+    """A message that is a pasted run and nothing the user typed before it: it opens on
+    pasted output (a shell prompt, a test's report) and is mostly that."""
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    return bool(first) and _PASTE_LINE.match(first) is not None and mostly_pasted(text)
 
 
 def _mention_only(text: str) -> bool:

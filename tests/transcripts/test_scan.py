@@ -465,6 +465,34 @@ def test_an_offer_of_more_work_the_user_walks_past_is_open(tmp_path: Path) -> No
     assert facts.candidates[0].why.endswith("the user moved on")
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "❯ go test ./internal/syncer -count=1\n--- FAIL: TestSync (0.02s)\nFAIL",
+        "$ make deploy\nerror: no such target\nmake: *** [deploy] Error 2",
+        'time=2026-04-15T14:31:44 level=INFO msg="planning" refs=152\n'
+        'time=2026-04-15T14:31:45 level=INFO msg="fetching" have_count=0',
+    ],
+)
+def test_an_offer_is_not_taken_up_by_a_pasted_run(tmp_path: Path, reply: str) -> None:
+    # The user shows what a run printed and types nothing: the offer is still open.
+    offer = "Want me to add a note to the docs describing this change before committing?"
+    facts = run(tmp_path, [user("Plan trunk first"), say(f"Done. {offer}"), user(reply)])
+    assert (UNANSWERED, offer) in kinds(facts)
+
+
+def test_words_before_a_paste_still_answer_an_offer(tmp_path: Path) -> None:
+    offer = "Want me to fix this?"
+    reply = "yes, and here is the log:\n$ make deploy\nerror: no such target\nError 2"
+    facts = run(tmp_path, [user("Deploy it"), say(f"It fails. {offer}"), user(reply)])
+    assert [k for k in kinds(facts) if k[0] == UNANSWERED] == []
+    # A plain question asking for the output is answered by the paste itself.
+    asked = "Can you paste the output of the failing run?"
+    pasted = "$ make deploy\nerror: no such target\nmake: *** [deploy] Error 2"
+    facts = run(tmp_path, [user("Deploy it"), say(f"It fails. {asked}"), user(pasted)])
+    assert [k for k in kinds(facts) if k[0] == UNANSWERED] == []
+
+
 def test_question_followed_by_more_work_is_not_open(tmp_path: Path) -> None:
     facts = run(
         tmp_path,
