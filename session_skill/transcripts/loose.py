@@ -8,7 +8,10 @@ text for the caveats of its summary as well (`ending`); a "Next steps" list is r
 text of the assistant's; a deferral or side idea only when the user says it (the assistant's
 "for now" is mostly narration of the next step). Whatever the session later does — a
 commit, a completed task, a "done" sentence naming it, the user taking it up — settles a
-loose end (`landed`). Every candidate keeps the transcript line it came from.
+loose end (`landed`). What the assistant listed or put off long ago and never raised again
+is dropped at the end (`LIST_TURNS`, as the caveats of old summaries are): the session has
+mostly dealt with it or let it go since. Every candidate keeps the transcript line it came
+from.
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ from session_skill.transcripts.turns import is_own_command, is_pasted_line
 _SCAN_CHARS = 16_000
 # The caveats of how many of the last closing texts are kept (None: all of them).
 CAVEAT_TURNS: int | None = 2
+# The assistant's lists ("Next steps:") and deferrals of how many of the last turns are kept
+# (None: all). Measured on the train split: the right ones came from the last six turns,
+# and from 6 to 16 turns back the result is the same; the user's own deferrals are kept.
+LIST_TURNS: int | None = 10
 # Loose ends kept during the pass (newest win); bounds memory on a huge transcript.
 POOL_MAX = 200
 _SETTLED_MAX = 50
@@ -137,6 +144,7 @@ class Loose:
         self.cwd: str | None = None
         self.turns = 0  # closing texts read so far: each caveat remembers its turn
         self.caveat_turn: dict[str, int] = {}
+        self.list_turn: dict[str, int] = {}  # the assistant's lists and deferrals, likewise
 
     def feed(self, event: object) -> None:
         """Every event of the part read (the pass hands user texts to `user`)."""
@@ -186,7 +194,7 @@ class Loose:
         if role == "assistant" and (":\n" in text or ":**\n" in text):
             for item, lead in open_lists(text):
                 why = f"listed under “{lead}”{_at(ts)}"
-                self._add(loose_end(item, DEFERRED, why, ts, self.stats.line, "open-list"))
+                self._said(loose_end(item, DEFERRED, why, ts, self.stats.line, "open-list"))
         low = (text if len(text) <= _SCAN_CHARS else text[:_SCAN_CHARS]).lower()
         tokens = set(low.split())
         ledger = self.ledger
@@ -213,7 +221,11 @@ class Loose:
                     self._add(loose_end(sentence, kind, why, ts, line, "user-deferral"))
         for kind, item, heading in listed_items(text, words, low):
             why = f"listed under “{heading}”{_at(ts)}"
-            self._add(loose_end(item, kind, why, ts, line, "listed"))
+            candidate = loose_end(item, kind, why, ts, line, "listed")
+            if role == "assistant":
+                self._said(candidate)
+            else:
+                self._add(candidate)
 
     def _close_turn(self, reply: UserText | None, *, ended: bool) -> str | None:
         """Settle the turn that just ended: what did its closing text ask the user, and
@@ -242,13 +254,21 @@ class Loose:
                 if taken is not None:
                     continue  # a choice put to the user, who took it up in their reply
                 why = f"deferred{_at(ts)}"
-                self._add(loose_end(sentence, DEFERRED, why, ts, line, "deferral"))
+                self._said(loose_end(sentence, DEFERRED, why, ts, line, "deferral"))
                 continue
             why = f"left open in the summary{_at(ts)}"
             key = self._add(loose_end(sentence, DEFERRED, why, ts, line, "caveat"))
             if key is not None:
                 self.caveat_turn[key] = self.turns
         return taken
+
+    def _said(self, candidate: Candidate) -> None:
+        """Pool a loose end the assistant listed or put off, and remember the last turn it
+        said so (the turn being read: `turns` counts the closed ones before it)."""
+        self._add(candidate)
+        key = " ".join(WORD.findall(candidate.text.lower()))
+        if key in self.pool:
+            self.list_turn[key] = self.turns + (self.closing is not None)
 
     # ---------------------------------------------------------------- the pool
 
@@ -327,6 +347,10 @@ class Loose:
             # the last few turns are what the session stopped on.
             for key, turn in self.caveat_turn.items():
                 if turn <= self.turns - CAVEAT_TURNS:
+                    self.pool.pop(key, None)
+        if LIST_TURNS is not None:
+            for key, turn in self.list_turn.items():
+                if turn <= self.turns - LIST_TURNS:
                     self.pool.pop(key, None)
         for text, ts, line in self.tools.dismissed:
             why = f"asked{_at(ts)}; the user dismissed the question"

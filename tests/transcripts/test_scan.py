@@ -676,6 +676,7 @@ def test_clip() -> None:
 
 
 def test_pool_is_bounded() -> None:
+    from session_skill.transcripts import loose as sweep_loose
     from session_skill.transcripts.reader import UserText
 
     state = sweep._Loose(ToolState(set()))
@@ -688,9 +689,11 @@ def test_pool_is_bounded() -> None:
     texts = [c.text for c in state.pool.values()]
     assert texts[0] == "We should revisit item 300 later on."
     assert texts[-1] == "We should revisit item 499 later on."
-    # Near-identical as they are, they fold into one row.
+    # At the end only the last LIST_TURNS turns' deferrals are kept (the rest were said long
+    # ago and never again); near-identical as they are, they fold into one row.
     pool, _ = state.finish()
-    assert [c.text for c in merge_near_duplicates(pool)] == [texts[0]]
+    assert len(pool) == sweep_loose.LIST_TURNS
+    assert [c.text for c in merge_near_duplicates(pool)] == ["We should revisit item 490 later on."]
 
 
 def test_missing_timestamps_still_give_a_reason(tmp_path: Path) -> None:
@@ -842,14 +845,19 @@ def _conversation(tmp_path: Path, size: int) -> Path:
 def test_the_tail_of_a_long_conversation_gives_the_loose_ends_one_pass_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from session_skill.transcripts import loose
+
     path = _conversation(tmp_path, 3 << 20)
-    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 10**9)
-    whole = analyze(path)
-    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
-    monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
-    read_twice = analyze(path)
-    assert read_twice.candidates == whole.candidates
-    assert len(whole.candidates) > 20  # the pool was full: the tail had to fill it
+    for list_turns in (None, loose.LIST_TURNS):  # old lists kept (the pool fills), dropped
+        monkeypatch.setattr(loose, "LIST_TURNS", list_turns)
+        monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 10**9)
+        whole = analyze(path)
+        monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
+        monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
+        read_twice = analyze(path)
+        assert read_twice.candidates == whole.candidates
+        if list_turns is None:
+            assert len(whole.candidates) > 20  # the pool was full: the tail had to fill it
     assert read_twice.goal == whole.goal and read_twice.pending_tasks == whole.pending_tasks
     assert read_twice.stats == whole.stats  # the first pass read the whole file
 
@@ -1015,3 +1023,20 @@ def test_an_open_list_is_read_in_the_assistants_text_only() -> None:
         "document the flags",
         "rewrite the parser",
     ]
+
+
+@pytest.mark.parametrize(("turns_after", "kept"), [(2, True), (9, True), (10, False), (14, False)])
+def test_an_old_list_never_raised_again_is_dropped(
+    tmp_path: Path, turns_after: int, kept: bool
+) -> None:
+    """The assistant's "Still open:" list from many turns ago was dealt with or let go since;
+    the same list said again recently is kept."""
+    listing = "Done with the parser.\n\n**Still open:**\n- document the retry flags\n"
+    later = []
+    for n in range(turns_after):
+        later += [user(f"Now tune the cache size number {n}"), say(f"Tuned it, round {n}.")]
+    records = [user("Fix the parser"), say(listing), *later]
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert ("document the retry flags" in texts) is kept, texts
+    again = [*records, user("What is left?"), say(listing)]
+    assert "document the retry flags" in [c.text for c in run(tmp_path, again).candidates]
