@@ -30,8 +30,8 @@ from session_skill.transcripts.prose import (
     _OR,
     _units,
     direct_reply,
+    only_pasted,
 )
-from session_skill.transcripts.turns import only_pasted
 
 _SCAN_CHARS = 16_000
 

@@ -35,6 +35,7 @@ from session_skill.transcripts.prose import (
     WORD,
     classify,
     clip,
+    is_pasted_line,
     listed_items,
     marked_sentences,
     redact,
@@ -50,7 +51,7 @@ from session_skill.transcripts.reader import (
     UserText,
 )
 from session_skill.transcripts.toolcalls import ToolState
-from session_skill.transcripts.turns import is_own_command, is_pasted_line
+from session_skill.transcripts.turns import is_own_command
 
 _SCAN_CHARS = 16_000
 # The caveats of how many of the last closing texts are kept (None: all of them).

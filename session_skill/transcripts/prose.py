@@ -355,3 +355,30 @@ def answers(question: str, options: list[str], reply: str) -> bool:
 
 
 _COUNTER_WORDS = ("first", "instead", "rather", "before")
+
+
+# A message that is mostly pasted output: a log, an error, a type checker's report.
+_PASTE_LINE = Lazy(
+    r"^\s*(?:[$#>❯%]\s|[\w./\\-]+\.\w+[:(]\d+|(?:error|warning|fatal|traceback|at\s)\b|[|+\-=]{3}"
+    r"|\s{4}|\d+\s*\||\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d|\w+=\S+\s+\w+=)",
+    re.IGNORECASE,
+)
+
+
+def is_pasted_line(line: str) -> bool:
+    """A line of pasted output: a shell prompt, a log or error line, a table rule."""
+    return _PASTE_LINE.match(line) is not None
+
+
+def mostly_pasted(text: str) -> bool:
+    """Is this message mostly output the user pasted (a log, an error report)?"""
+    lines = [ln for ln in text.splitlines() if ln.strip()][:40]
+    pasted = sum(1 for ln in lines if _PASTE_LINE.match(ln))
+    return bool(lines) and pasted >= max(2, len(lines) // 2)
+
+
+def only_pasted(text: str) -> bool:
+    """A message that is a pasted run and nothing the user typed before it: it opens on
+    pasted output (a shell prompt, a test's report) and is mostly that."""
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    return bool(first) and _PASTE_LINE.match(first) is not None and mostly_pasted(text)

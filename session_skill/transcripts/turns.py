@@ -24,7 +24,12 @@ from session_skill.records import record
 from session_skill.transcripts.events import AssistantText, CommandPrompt, ToolCall, UserText
 from session_skill.transcripts.landed import STOPWORDS
 from session_skill.transcripts.lazyre import Lazy
-from session_skill.transcripts.prose import _ANSWER_START, clip, redact
+from session_skill.transcripts.prose import (
+    _ANSWER_START,
+    clip,
+    mostly_pasted,
+    redact,
+)
 
 _REQUEST_CHARS = 1000
 TYPE_CHECKING = False
@@ -113,12 +118,6 @@ _ORIENT = Lazy(
       |(?:can\s+you\s+)?(?:learn|read\s+up)\s+about\s+(?:this|the)\s+(?:current\s+)?project
       |catch\s+(?:me\s+)?up|what\s+(?:were|was)\s+we\s+(?:doing|working))""",
     re.IGNORECASE | re.VERBOSE,
-)
-# A message that is mostly pasted output: a log, an error, a type checker's report.
-_PASTE_LINE = Lazy(
-    r"^\s*(?:[$#>❯%]\s|[\w./\\-]+\.\w+[:(]\d+|(?:error|warning|fatal|traceback|at\s)\b|[|+\-=]{3}"
-    r"|\s{4}|\d+\s*\||\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d|\w+=\S+\s+\w+=)",
-    re.IGNORECASE,
 )
 # A request that reports something still wrong.
 _FAILING = Lazy(
@@ -304,11 +303,6 @@ def _unwrap(text: str) -> str:
     return wrapped.group(2).strip() if wrapped else text
 
 
-def is_pasted_line(line: str) -> bool:
-    """A line of pasted output: a shell prompt, a log or error line, a table rule."""
-    return _PASTE_LINE.match(line) is not None
-
-
 def could_be_goal(text: str) -> bool:
     """A request that may name the session's work: not an opener that orients, not pasted
     output, not a one-line reply."""
@@ -318,20 +312,6 @@ def could_be_goal(text: str) -> bool:
     if words < 12 and _ANSWER_START.match(text):
         return False  # "ok sounds good, go ahead": a reply, not the work's name
     return not mostly_pasted(text)
-
-
-def mostly_pasted(text: str) -> bool:
-    """Is this message mostly output the user pasted (a log, an error report)?"""
-    lines = [ln for ln in text.splitlines() if ln.strip()][:40]
-    pasted = sum(1 for ln in lines if _PASTE_LINE.match(ln))
-    return bool(lines) and pasted >= max(2, len(lines) // 2)
-
-
-def only_pasted(text: str) -> bool:
-    """A message that is a pasted run and nothing the user typed before it: it opens on
-    pasted output (a shell prompt, a test's report) and is mostly that."""
-    first = next((ln for ln in text.splitlines() if ln.strip()), "")
-    return bool(first) and _PASTE_LINE.match(first) is not None and mostly_pasted(text)
 
 
 def _mention_only(text: str) -> bool:
