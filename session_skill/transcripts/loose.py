@@ -10,8 +10,9 @@ text of the assistant's; a deferral or side idea only when the user says it (the
 commit, a completed task, a "done" sentence naming it, the user taking it up — settles a
 loose end (`landed`). What the assistant listed or put off long ago and never raised again
 is dropped at the end (`LIST_TURNS`, as the caveats of old summaries are): the session has
-mostly dealt with it or let it go since. Every candidate keeps the transcript line it came
-from.
+mostly dealt with it or let it go since. The plan the session followed names its own checks:
+a verification step with a command no shell call ever ran is left open (`plancheck`). Every
+candidate keeps the transcript line it came from.
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ from session_skill.transcripts.candidates import (
     DIVERGING,
     PRIORITY,
     UNANSWERED,
+    UNFINISHED,
     Candidate,
 )
 from session_skill.transcripts.ending import caveats, open_lists
 from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.phrasing import DONE, UNDONE
+from session_skill.transcripts.plancheck import checks
 from session_skill.transcripts.prose import (
     WORD,
     classify,
@@ -51,7 +54,7 @@ from session_skill.transcripts.reader import (
     UserText,
 )
 from session_skill.transcripts.toolcalls import ToolState
-from session_skill.transcripts.turns import is_own_command
+from session_skill.transcripts.turns import _PLAN_WRAPPER, _unwrap, is_own_command
 
 _SCAN_CHARS = 16_000
 # The caveats of how many of the last closing texts are kept (None: all of them).
@@ -187,6 +190,8 @@ class Loose:
             # AskUserQuestion calls the user rejected: a message of theirs answers them.
             self.tools.dismissed.clear()
         if not (event.is_command or own):
+            if _PLAN_WRAPPER in event.text[:200] and _unwrap(event.text).startswith(_PLAN_WRAPPER):
+                self.tools.plan_checks = checks(event.text, self.stats.line or None, event.ts)
             self._read(_typed(_ELLIPSIS.sub(". ", event.text)), event.ts, "user")
         return taken
 
@@ -356,6 +361,10 @@ class Loose:
         for text, ts, line in self.tools.dismissed:
             why = f"asked{_at(ts)}; the user dismissed the question"
             self._add(loose_end(redact(text), UNANSWERED, why, ts, line, "dismissed"))
+        for check in self.tools.plan_checks:
+            why = f"a check of the plan followed{_at(check.ts)}; never run"
+            step = redact(check.step)
+            self._add(loose_end(step, UNFINISHED, why, check.ts, check.line, "plan-check"))
         for text, ts, line in self.tools.questions.values():
             why = f"asked{_at(ts)}; the session ended"
             self._add(loose_end(redact(text), UNANSWERED, why, ts, line, "ask-tool"))

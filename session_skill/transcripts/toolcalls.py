@@ -15,6 +15,7 @@ from collections import OrderedDict
 from session_skill.records import field, record
 from session_skill.transcripts.events import WRITE_TOOLS, PatchApplied, ToolCall, ToolResult
 from session_skill.transcripts.lazyre import Lazy
+from session_skill.transcripts.plancheck import Check, checks, unrun
 from session_skill.transcripts.redact import redact
 
 TYPE_CHECKING = False  # `typing` costs a hook ~7 ms to import
@@ -86,6 +87,10 @@ class ToolState:
         # commit messages. Taken (and emptied) by the caller after each call.
         self.done_texts: list[str] = []
         self.task_seq = 0  # when the task list last changed, in events
+        # The verification steps of the plan being followed that no shell command has run
+        # yet, and the ExitPlanMode call that gave them (a rejection takes them back).
+        self.plan_checks: list[Check] = []
+        self.plan_call: str | None = None
 
     def call(self, call: ToolCall, cwd: str | None, seq: int, line: int = 0) -> None:
         args = call.input
@@ -125,6 +130,11 @@ class ToolState:
         elif call.name == "TaskUpdate":
             self._task_update(call, line)
             self.task_seq = seq
+        elif call.name == "ExitPlanMode":
+            plan = args.get("plan")
+            if isinstance(plan, str):
+                self.plan_checks = checks(plan, line or None, call.ts)
+                self.plan_call = call.id
         elif call.name == "AskUserQuestion" and call.id:
             questions = args.get("questions")
             first = questions[0] if isinstance(questions, list) and questions else None
@@ -142,6 +152,8 @@ class ToolState:
         written = self.write_calls.pop(result.tool_use_id, None)
         if written is not None and result.is_error:
             self.attempts[written] -= 1  # rejected by the user, or failed: nothing changed
+        if result.tool_use_id == self.plan_call and result.is_error:
+            self.plan_checks = []  # the user rejected the plan
         asked = self.questions.pop(result.tool_use_id, None)
         if asked is not None and result.is_error:
             self.dismissed.append(asked)
@@ -245,6 +257,8 @@ class ToolState:
                 return
             if "commit" in command and _COMMIT.search(command):
                 self.done_texts += [m for m in _commit_messages(command) if m]
+            if self.plan_checks:
+                self.plan_checks = unrun(self.plan_checks, command)
             # Codex runs `apply_patch <<'PATCH' …` given to its shell tool as apply_patch;
             # Claude Code's Bash never does.
             if call.name == "Bash" or not (
