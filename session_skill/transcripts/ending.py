@@ -92,14 +92,15 @@ _DONE = Lazy(
 
 
 # A line introducing a list of what is left: "Two things still open from before:", "A couple
-# of things you may want to handle separately:", "Untuned, flag what feels off:".
+# of things you may want to handle separately:", "Untuned, flag what feels off:", "A few small
+# loose ends, none urgent:".
 _OPEN_LEAD = Lazy(
     r"""\b(?:still\s+open|left\s+open|open\s+from\s+before|not\s+(?:yet\s+)?done|still\s+to\s+do
       |left\s+to\s+do|handle\s+separately|(?:untuned|unverified|untested|unresolved)\b
       |parked|not\s+(?:yet\s+)?(?:implemented|wired|tested|verified|handled|addressed|covered)
       |outstanding|remaining\s+(?:work|items|tasks|steps|issues|gaps)|pending|next\s+up
       |you\s+(?:may|might)\s+(?:want|need)\s+to|needs?\s+your|known\s+(?:issues|gaps|limitations)
-      |follow[- ]?ups?\s*(?:for\s+later)?\s*:)""",
+      |follow[- ]?ups?\s*(?:for\s+later)?\s*:|loose\s+ends?|open\s+(?:items|threads|points))""",
     re.IGNORECASE | re.VERBOSE,
 )
 _LIST_MAX = 8

@@ -1040,3 +1040,19 @@ def test_an_old_list_never_raised_again_is_dropped(
     assert ("document the retry flags" in texts) is kept, texts
     again = [*records, user("What is left?"), say(listing)]
     assert "document the retry flags" in [c.text for c in run(tmp_path, again).candidates]
+
+
+@pytest.mark.parametrize(
+    "lead",
+    ["A few small loose ends, none urgent:", "Open items:", "Two open threads from before:"],
+)
+def test_a_list_of_loose_ends_in_the_closing_reply_is_open(tmp_path: Path, lead: str) -> None:
+    text = (
+        "Committed and pushed.\n\n"
+        f"{lead}\n\n"
+        '- **The level name**: "Launch Clearance" is still the placeholder.\n'
+        "- **`.codex/`** remains untracked, pending your call.\n"
+    )
+    facts = run(tmp_path, [user("Ship the finale"), say(text)])
+    texts = [c.text for c in facts.candidates]
+    assert any("Launch Clearance" in t for t in texts) and any(".codex/" in t for t in texts)
