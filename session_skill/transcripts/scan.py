@@ -340,7 +340,7 @@ class _Sweep:
             session_id=self.session_id,
             cwd=self.cwd,
             first_user_request=self.first_request,
-            goal=self.turns.goal(),
+            goal=self.turns.goal([redact(c) for c in self.tools.commits]),
             started=parse_ts(self.started),
             written_files=self.tools.files(),
             written_weights=self.tools.weights(),

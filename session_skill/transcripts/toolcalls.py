@@ -91,6 +91,10 @@ class ToolState:
         # yet, and the ExitPlanMode call that gave them (a rejection takes them back).
         self.plan_checks: list[Check] = []
         self.plan_call: str | None = None
+        # The subjects of the session's commits, in order, and the commit calls whose
+        # result may still say it failed (nothing committed: a hook failed, a rejection).
+        self.commits: list[str] = []
+        self.commit_calls: OrderedDict[str, list[str]] = OrderedDict()
 
     def call(self, call: ToolCall, cwd: str | None, seq: int, line: int = 0) -> None:
         args = call.input
@@ -152,6 +156,9 @@ class ToolState:
         written = self.write_calls.pop(result.tool_use_id, None)
         if written is not None and result.is_error:
             self.attempts[written] -= 1  # rejected by the user, or failed: nothing changed
+        subjects = self.commit_calls.pop(result.tool_use_id, None)
+        if subjects is not None and result.is_error and not _MADE.search(result.text[:4000]):
+            self.commits = [c for c in self.commits if c not in subjects]
         if result.tool_use_id == self.plan_call and result.is_error:
             self.plan_checks = []  # the user rejected the plan
         asked = self.questions.pop(result.tool_use_id, None)
@@ -174,6 +181,16 @@ class ToolState:
                 del self.tasks_by_id[task.task_id or ""]
             task.task_id = real
         self.tasks_by_id[task.task_id or str(len(self.tasks))] = task
+
+    def _committed(self, call_id: str | None, messages: list[str]) -> None:
+        """Note the subject lines of a commit call's messages (each once, the first few)."""
+        subjects = [m.strip().splitlines()[0].strip() for m in messages if m.strip()]
+        subjects = [s for s in subjects if s and s not in self.commits]
+        if not subjects or len(self.commits) >= _COMMITS_KEPT:
+            return
+        self.commits += subjects[: _COMMITS_KEPT - len(self.commits)]
+        if call_id:
+            _remember(self.commit_calls, call_id, subjects)
 
     def pending(self) -> list[PendingTask]:
         found = [t for t in self.todos if t.status not in DONE]
@@ -256,7 +273,9 @@ class ToolState:
             if not isinstance(command, str):
                 return
             if "commit" in command and _COMMIT.search(command):
-                self.done_texts += [m for m in _commit_messages(command) if m]
+                messages = [m for m in _commit_messages(command) if m]
+                self.done_texts += messages
+                self._committed(call.id, messages)
             if self.plan_checks:
                 self.plan_checks = unrun(self.plan_checks, command)
             # Codex runs `apply_patch <<'PATCH' …` given to its shell tool as apply_patch;
@@ -280,6 +299,10 @@ class ToolState:
 
 
 _CALLS_REMEMBERED = 256  # a call's result comes right after it
+# git's report of a commit made ("[main 1a2b3c4] Subject"): a command that failed after it
+# (a push) still committed.
+_MADE = Lazy(r"^\[[^\]\n]+ [0-9a-f]{7,40}\] ", re.MULTILINE)
+_COMMITS_KEPT = 12  # the Goal names the first few
 
 
 def _remember(calls: OrderedDict[str, Any], call_id: str, value: Any) -> None:
@@ -294,9 +317,12 @@ def _commit_messages(command: str) -> list[str]:
     for match in _COMMIT_MESSAGE.finditer(command):
         text = match.group(1) or match.group(2) or match.group(4) or ""
         text = text.replace('\\"', '"')
-        inner = _COMMIT_MESSAGE.search(text) if "<<" in text else None
-        if inner is not None and inner.group(4):
-            text = inner.group(4)
+        if "<<" in text:
+            # `-m "$(cat <<'EOF' … EOF)"`: the heredoc is the message, read from the command
+            # itself — a quote inside the message ends the -m group early.
+            inner = _COMMIT_MESSAGE.search(command[match.start() + 2 :])
+            if inner is not None and inner.group(4):
+                text = inner.group(4)
         found.append(text.strip())
     return found
 

@@ -7,7 +7,9 @@ session worked on — not an opener that only orients ("where did we leave off",
 a pasted error or log, a question answered in prose while nothing was changed, Claude Code's
 "Implement the following plan:" wrapper, or an IDE's or a skill's tags around the words. A
 message that only points at a file ("@plan.md ultrathink this") is completed by the
-assistant's restatement of the task or the next request.
+assistant's restatement of the task or the next request. The first request often only opens
+the work ("what about level 3 plans"), so when the session committed, the subjects of its
+commits follow it: they say what the work was, in the words the session chose for it.
 
 A request is unfinished when its turn did not end on the assistant's closing text (the user
 interrupted it, or the transcript stops in the middle of the work), or when that text hands
@@ -32,6 +34,10 @@ from session_skill.transcripts.prose import (
 )
 
 _REQUEST_CHARS = 1000
+# A Goal with commits: the request that opened the work, then what the commits say was done
+# (a dump's Goal holds 300 characters).
+_GOAL_ASKED = 120
+_GOAL_MADE = 160
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -232,9 +238,16 @@ class Turns:
 
     # ---------------------------------------------------------------- results
 
-    def goal(self) -> str | None:
+    def goal(self, commits: list[str] | None = None) -> str | None:
+        """The Goal; with the session's `commits`, what its work was said to be as well."""
         if self.plan_title:
             return f"{self.plan_title} (the plan the session followed)"
+        asked = self._asked()
+        if not commits or asked is None:
+            return asked
+        return f"{clip(asked, _GOAL_ASKED)} — committed: {clip('; '.join(commits), _GOAL_MADE)}"
+
+    def _asked(self) -> str | None:
         chosen = self._goal
         if self.goal_command is None and chosen is not None and not self.mention_only:
             return clip(redact(str(chosen)), _REQUEST_CHARS)

@@ -1056,3 +1056,48 @@ def test_a_list_of_loose_ends_in_the_closing_reply_is_open(tmp_path: Path, lead:
     facts = run(tmp_path, [user("Ship the finale"), say(text)])
     texts = [c.text for c in facts.candidates]
     assert any("Launch Clearance" in t for t in texts) and any(".codex/" in t for t in texts)
+
+
+def _commit(tool_id: str, command: str, output: str = "ok", *, error: bool = False) -> list[Any]:
+    return [call(tool_id, "Bash", command=command), result(tool_id, output, error=error)]
+
+
+def test_the_goal_names_what_the_commits_say_was_done(tmp_path: Path) -> None:
+    heredoc = (
+        "git add -A && git commit -m \"$(cat <<'EOF'\n"
+        'Add Level 3 "Launch Clearance" finale\n\nCo-Authored-By: Claude\nEOF\n)"'
+    )
+    records = [
+        user("what about level 3 plans for the game"),
+        say("PLAN.md has no Level 3 yet."),
+        *_commit("c1", 'git commit -m "Add Level 3 design to PLAN.md"'),
+        *_commit("c2", heredoc),
+        *_commit("c3", 'git commit -m "Add Level 3 design to PLAN.md"'),  # said once
+    ]
+    facts = run(tmp_path, records)
+    assert facts.goal == (
+        "what about level 3 plans for the game — committed: Add Level 3 design to PLAN.md; "
+        'Add Level 3 "Launch Clearance" finale'
+    )
+    # A commit that failed names nothing; one whose push failed after it still committed.
+    failed = _commit("c4", 'git commit -m "Tidy the HUD"', "pre-commit hook failed", error=True)
+    pushed = _commit(
+        "c5",
+        'git commit -m "Carry wins forward" && git push',
+        "[main fa08316] Carry wins forward\n 1 file changed\nerror: failed to push",
+        error=True,
+    )
+    goal = run(tmp_path, [*records, *failed, *pushed]).goal or ""
+    assert "Tidy the HUD" not in goal and goal.endswith("; Carry wins forward")
+
+
+def test_a_plan_goal_is_the_plan_whatever_was_committed(tmp_path: Path) -> None:
+    plan = "# Retry backoff\n\nUploads fail under load, so retry with jitter.\n"
+    records = [
+        user("Add retries"),
+        call("p1", "ExitPlanMode", plan=plan),
+        result("p1", "approved"),
+        *_commit("c1", 'git commit -m "Add jittered retries"'),
+    ]
+    goal = run(tmp_path, records).goal or ""
+    assert goal.startswith("Retry backoff") and "committed" not in goal
