@@ -45,7 +45,8 @@ _NOT_YET = Lazy(
       | \b(?:remains?|stays?)\s+(?:open|pending|untracked|uncommitted|unverified|a\s+stub
           |a\s+placeholder|unresolved|to\s+be)\b
       | \bpending\s+(?:your|a|the|matching|review|approval|confirmation)\b
-      | \b(?:is|are)\s+pending\b | \bawaiting\b | \bwaiting\s+(?:on|for)\s+(?:you|your|the|a)\b)""",
+      | \b(?:is|are)\s+pending\b | \bawaiting\b
+      | (?<!instead\sof\s)(?<!without\s)\bwaiting\s+(?:on|for)\s+(?:you|your|the|a)\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
 # What _NOT_YET or _YOURS cannot match without (in the lowered text): the cheap test first.

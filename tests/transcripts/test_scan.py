@@ -1101,3 +1101,12 @@ def test_a_plan_goal_is_the_plan_whatever_was_committed(tmp_path: Path) -> None:
     ]
     goal = run(tmp_path, records).goal or ""
     assert goal.startswith("Retry backoff") and "committed" not in goal
+
+
+def test_what_happens_instead_of_waiting_is_not_left_open(tmp_path: Path) -> None:
+    closing = (
+        "Pushed. A large source now starts in batched mode instead of waiting for a failed "
+        "push. The release is still waiting on the review."
+    )
+    texts = [c.text for c in run(tmp_path, [user("Batch big sources"), say(closing)]).candidates]
+    assert texts == ["The release is still waiting on the review."]
