@@ -105,6 +105,12 @@ _OPEN_LEAD = Lazy(
     re.IGNORECASE | re.VERBOSE,
 )
 _LIST_MAX = 8
+# The line after a list that says the assistant takes it up at once.
+_TAKEN_UP = Lazy(
+    r"""^\W*(?:(?:ok(?:ay)?|now|so|next)[,\s]+)?(?:let\s+me|let's|i'll|i\s+will|i'm\s+going\s+to
+      |going\s+to|starting\s+(?:on|with))\b[^.!?\n]{0,60}\b(?:these|them|those|all\s+of|each)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
 
 
 def open_lists(text: str) -> list[tuple[str, str]]:
@@ -124,6 +130,9 @@ def open_lists(text: str) -> list[tuple[str, str]]:
         if not _OPEN_LEAD.search(bare):
             continue
         items, n = list_under(lines, n, _LIST_MAX)
+        after = next((ln.strip() for ln in lines[n:] if ln.strip()), "")
+        if _TAKEN_UP.match(after):
+            continue  # "Let me write these in parallel:": the assistant does them now
         lead = redact(bare.rstrip(":").strip())
         found += [(item, lead) for item in items]
     return found

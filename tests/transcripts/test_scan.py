@@ -1110,3 +1110,25 @@ def test_what_happens_instead_of_waiting_is_not_left_open(tmp_path: Path) -> Non
     )
     texts = [c.text for c in run(tmp_path, [user("Batch big sources"), say(closing)]).candidates]
     assert texts == ["The release is still waiting on the review."]
+
+
+@pytest.mark.parametrize(
+    ("after", "open_"),
+    [
+        ("Let me write these in parallel:", False),
+        ("I'll take them one at a time.", False),
+        ("Want me to take these on?", True),
+        ("", True),
+    ],
+)
+def test_a_list_the_assistant_takes_up_at_once_is_not_open(
+    tmp_path: Path, after: str, open_: bool
+) -> None:
+    text = (
+        "The biggest remaining gaps:\n\n"
+        "1. **strategy/incremental** (0%) — Execute is pure logic\n"
+        "2. **planner** — ObjectsToPush is at 0%\n\n"
+        f"{after}"
+    )
+    texts = [c.text for c in run(tmp_path, [user("Raise the coverage"), say(text)]).candidates]
+    assert any("strategy/incremental" in t for t in texts) is open_, texts
