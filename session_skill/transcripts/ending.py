@@ -57,6 +57,15 @@ _LEFT_WORDS = recache.compile(
     "|you have"
     "|you should|you can now|remember to|forget to|for you to|you're ready|you are ready"
     "|your call|up to you|yours to|your side|need your|needs your|require|manual"
+    "|pre-existing|preexisting|unrelated"
+)
+# A failure the session saw and set aside as not its own: still broken.
+_SET_ASIDE = Lazy(
+    r"""\b(?:pre-?existing|unrelated\s+to\s+(?:this|our|the|my|these))\b[^.!?\n]{0,80}?
+        \b(?:errors?|fail(?:s|ed|ing|ures?)|broken|crash(?:es|ed|ing)?)\b
+      | \b(?:errors?|fail(?:s|ed|ing|ures?)|broken|crash(?:es|ed|ing)?)\b[^.!?\n]{0,80}?
+        \b(?:pre-?existing|unrelated\s+to\s+(?:this|our|the|my|these))\b""",
+    re.IGNORECASE | re.VERBOSE,
 )
 # Left to the user.
 _YOURS = Lazy(
@@ -142,7 +151,8 @@ def caveats(text: str, ideas: bool = False) -> list[tuple[str, str | None]]:
     """The sentences of a closing text that say something is left open (redacted), each
     with its kind: DEFERRED when it puts work off in so many words ("can go in a follow-up
     PR", "later") — those stand wherever they are said —, None for the others ("still
-    says", "you'll need to"), what the session stopped on only when it stopped there; and,
+    says", "you'll need to", a failure set aside as "pre-existing" or "unrelated to this
+    change"), what the session stopped on only when it stopped there; and,
     with `ideas` (the session's last closing text), DIVERGING for a side idea ("we could
     also …") that nothing after it took up."""
     found: list[tuple[str, str | None]] = []
@@ -163,7 +173,11 @@ def caveats(text: str, ideas: bool = False) -> list[tuple[str, str | None]]:
             if (
                 left
                 and _LEFT_WORDS.search(said) is not None
-                and (_NOT_YET.search(sentence) or _YOURS.search(sentence))
+                and (
+                    _NOT_YET.search(sentence)
+                    or _YOURS.search(sentence)
+                    or _SET_ASIDE.search(sentence)
+                )
             ):
                 kind = None  # left open, whatever else it says
             elif not (kind == DIVERGING and ideas):

@@ -1007,7 +1007,7 @@ def test_a_user_saying_something_still_fails_leaves_it_open(tmp_path: Path) -> N
 
 
 def test_an_open_list_is_read_in_the_assistants_text_only() -> None:
-    """"Still open:" lists are the assistant's account of what is left; the same shape in
+    """ "Still open:" lists are the assistant's account of what is left; the same shape in
     the user's message (bold lead-in or plain) is their request, not a loose end — not even
     one their own message then reads as taken up."""
     from session_skill.transcripts.reader import UserText
@@ -1132,3 +1132,22 @@ def test_a_list_the_assistant_takes_up_at_once_is_not_open(
     )
     texts = [c.text for c in run(tmp_path, [user("Raise the coverage"), say(text)]).candidates]
     assert any("strategy/incremental" in t for t in texts) is open_, texts
+
+
+@pytest.mark.parametrize(
+    ("closing", "open_"),
+    [
+        (
+            "Control-plane has pre-existing compilation errors unrelated to this change.",
+            True,
+        ),
+        ("Done. The two failing tests in billing are unrelated to this change.", True),
+        ("Done. The only mentions are the pre-existing safe ones (the Bug Bash page).", False),
+        ("Done. The diagnostic is in pre-existing code, not touched by this change.", False),
+    ],
+)
+def test_a_failure_set_aside_as_pre_existing_is_left_open(
+    tmp_path: Path, closing: str, open_: bool
+) -> None:
+    facts = run(tmp_path, [user("Move the libraries into the monorepo"), say(closing)])
+    assert bool(facts.candidates) is open_, [c.text for c in facts.candidates]
