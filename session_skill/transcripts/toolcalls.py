@@ -32,7 +32,7 @@ _APPLY_PATCH_CMD = Lazy(r"(?:^|[\s;&|(])apply_patch\b")
 _TASK_CREATED = Lazy(r"Task #?(\w+) created")
 _COMMIT = Lazy(r"\bgit\b[^\n;&|]*?\bcommit\b")
 _COMMIT_MESSAGE = Lazy(
-    r"""(?:-m|--message)(?:=|\s+)(?:"((?:[^"\\]|\\.)*)"|'([^']*)')"""
+    r"""(?:(?<![\w-])-[a-zA-Z]*m|--message)(?:=|\s+)(?:"((?:[^"\\]|\\.)*)"|'([^']*)')"""
     r"""|<<-?\s*['"]?(\w+)['"]?\s*\n(.*?)\n\s*\3\b""",
     re.DOTALL,
 )
@@ -183,8 +183,10 @@ class ToolState:
         self.tasks_by_id[task.task_id or str(len(self.tasks))] = task
 
     def _committed(self, call_id: str | None, messages: list[str]) -> None:
-        """Note the subject lines of a commit call's messages (each once, the first few)."""
-        subjects = [m.strip().splitlines()[0].strip() for m in messages if m.strip()]
+        """Note the subject of a commit call: its first message's first line (a second `-m`
+        is the body); each once, the first few."""
+        first = next((m.strip() for m in messages if m.strip()), "")
+        subjects = [first.splitlines()[0].strip()] if first else []
         subjects = [s for s in subjects if s and s not in self.commits]
         if not subjects or len(self.commits) >= _COMMITS_KEPT:
             return

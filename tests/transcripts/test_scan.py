@@ -1151,3 +1151,17 @@ def test_a_failure_set_aside_as_pre_existing_is_left_open(
 ) -> None:
     facts = run(tmp_path, [user("Move the libraries into the monorepo"), say(closing)])
     assert bool(facts.candidates) is open_, [c.text for c in facts.candidates]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'git commit -am "Add jittered retries"',
+        'git commit -sm "Add jittered retries"',
+        'git commit -m "Add jittered retries" -m "The body says why."',
+        'git commit --message="Add jittered retries"',
+    ],
+)
+def test_a_commits_subject_whichever_way_it_is_given(tmp_path: Path, command: str) -> None:
+    facts = run(tmp_path, [user("Retry the uploads with backoff"), *_commit("c1", command)])
+    assert facts.goal == "Retry the uploads with backoff — committed: Add jittered retries"
