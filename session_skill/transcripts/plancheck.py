@@ -63,20 +63,25 @@ def checks(plan: str, line: int | None = None, ts: str | None = None) -> list[Ch
 
 
 def runs(command: str, shell: str) -> bool:
-    """Does the shell command `shell` run the plan's `command`: its program and the words
-    naming what to run (up to three, before the first option or path: `npm run dev`,
-    `cargo test`), with every path it names (`go test ./...` is not `go test ./api`)?"""
+    """Does the shell command `shell` (its whitespace folded) run the plan's `command`: its
+    program and the words naming what to run (up to three, before the first option or path:
+    `npm run dev`, `cargo test`), with every path it names (`go test ./...` is not `go test
+    ./api`)?"""
     words = command.split()
     head = [words[0]]
     for word in words[1:3]:
         if word.startswith("-") or "/" in word or "." in word or "<" in word:
             break
         head.append(word)
-    if " ".join(head) not in " ".join(shell.split()):
+    if " ".join(head) not in shell:
         return False
     return all(w in shell for w in words[1:] if "/" in w and "<" not in w)
 
 
+_SHELL_CHARS = 16_000  # a command's head; a heredoc writing a file can be megabytes
+
+
 def unrun(pending: list[Check], shell: str) -> list[Check]:
     """The checks still pending once `shell` has run."""
-    return [c for c in pending if not any(runs(cmd, shell) for cmd in c.commands)]
+    flat = " ".join(shell[:_SHELL_CHARS].split())
+    return [c for c in pending if not any(runs(cmd, flat) for cmd in c.commands)]
