@@ -54,7 +54,7 @@ from session_skill.transcripts.reader import (
     UserText,
 )
 from session_skill.transcripts.toolcalls import ToolState
-from session_skill.transcripts.turns import _PLAN_WRAPPER, _unwrap, is_own_command
+from session_skill.transcripts.turns import is_own_command, is_plan_request
 
 _SCAN_CHARS = 16_000
 # The caveats of how many of the last closing texts are kept (None: all of them).
@@ -146,9 +146,9 @@ class Loose:
         self.inserts = 0
         self.seq = 0
         self.cwd: str | None = None
-        self.turns = 0  # closing texts read so far: each caveat remembers its turn
-        self.caveat_turn: dict[str, int] = {}
-        self.list_turn: dict[str, int] = {}  # the assistant's lists and deferrals, likewise
+        self.turns = 0  # closing texts read so far: each caveat and list remembers its turn
+        # (key, "caveat" | "list") -> the turn the assistant said it in, for letting old ones go
+        self.said_in: dict[tuple[str, str], int] = {}
 
     def feed(self, event: object) -> None:
         """Every event of the part read (the pass hands user texts to `user`)."""
@@ -190,7 +190,7 @@ class Loose:
             # AskUserQuestion calls the user rejected: a message of theirs answers them.
             self.tools.dismissed.clear()
         if not (event.is_command or own):
-            if _PLAN_WRAPPER in event.text[:200] and _unwrap(event.text).startswith(_PLAN_WRAPPER):
+            if is_plan_request(event.text):
                 self.tools.plan_checks = checks(event.text, self.stats.line or None, event.ts)
             self._read(_typed(_ELLIPSIS.sub(". ", event.text)), event.ts, "user")
         return taken
@@ -265,7 +265,7 @@ class Loose:
             why = f"left open in the summary{_at(ts)}"
             key = self._add(loose_end(sentence, DEFERRED, why, ts, line, "caveat"))
             if key is not None:
-                self.caveat_turn[key] = self.turns
+                self.said_in[key, "caveat"] = self.turns
         return taken
 
     def _said(self, candidate: Candidate) -> None:
@@ -274,7 +274,7 @@ class Loose:
         self._add(candidate)
         key = " ".join(WORD.findall(candidate.text.lower()))
         if key in self.pool:
-            self.list_turn[key] = self.turns + (self.closing is not None)
+            self.said_in[key, "list"] = self.turns + (self.closing is not None)
 
     # ---------------------------------------------------------------- the pool
 
@@ -348,16 +348,13 @@ class Loose:
     def finish(self) -> tuple[list[Candidate], list[Candidate]]:
         """The loose ends still open (oldest first) and those settled."""
         self._close_turn(None, ended=True)
-        if CAVEAT_TURNS is not None:
-            # A summary's caveats from long ago were most likely dealt with since; those of
-            # the last few turns are what the session stopped on.
-            for key, turn in self.caveat_turn.items():
-                if turn <= self.turns - CAVEAT_TURNS:
-                    self.pool.pop(key, None)
-        if LIST_TURNS is not None:
-            for key, turn in self.list_turn.items():
-                if turn <= self.turns - LIST_TURNS:
-                    self.pool.pop(key, None)
+        # A summary's caveats, lists and deferrals from long ago were most likely dealt with
+        # since; those of the last few turns are what the session stopped on.
+        keep = {"caveat": CAVEAT_TURNS, "list": LIST_TURNS}
+        for (key, kind), turn in self.said_in.items():
+            turns = keep[kind]
+            if turns is not None and turn <= self.turns - turns:
+                self.pool.pop(key, None)
         for text, ts, line in self.tools.dismissed:
             why = f"asked{_at(ts)}; the user dismissed the question"
             self._add(loose_end(redact(text), UNANSWERED, why, ts, line, "dismissed"))

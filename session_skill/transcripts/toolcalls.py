@@ -88,11 +88,13 @@ class ToolState:
         self.done_texts: list[str] = []
         self.task_seq = 0  # when the task list last changed, in events
         # The verification steps of the plan being followed that no shell command has run
-        # yet, and the ExitPlanMode call that gave them (a rejection takes them back).
+        # yet, and the ExitPlanMode call that gave them (a rejection takes them back): the
+        # loose-ends reader's copy only, whose candidates they become.
         self.plan_checks: list[Check] = []
         self.plan_call: str | None = None
         # The subjects of the session's commits, in order, and the commit calls whose
-        # result may still say it failed (nothing committed: a hook failed, a rejection).
+        # result may still say it failed (nothing committed: a hook failed, a rejection):
+        # the copy that follows files only, whose facts name the Goal.
         self.commits: list[str] = []
         self.commit_calls: OrderedDict[str, list[str]] = OrderedDict()
 
@@ -136,7 +138,7 @@ class ToolState:
             self.task_seq = seq
         elif call.name == "ExitPlanMode":
             plan = args.get("plan")
-            if isinstance(plan, str):
+            if isinstance(plan, str) and not self.follow_files:
                 self.plan_checks = checks(plan, line or None, call.ts)
                 self.plan_call = call.id
         elif call.name == "AskUserQuestion" and call.id:
@@ -277,7 +279,8 @@ class ToolState:
             if "commit" in command and _COMMIT.search(command):
                 messages = [m for m in _commit_messages(command) if m]
                 self.done_texts += messages
-                self._committed(call.id, messages)
+                if self.follow_files:
+                    self._committed(call.id, messages)
             if self.plan_checks:
                 self.plan_checks = unrun(self.plan_checks, command)
             # Codex runs `apply_patch <<'PATCH' …` given to its shell tool as apply_patch;

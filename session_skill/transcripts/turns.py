@@ -316,6 +316,12 @@ def _unwrap(text: str) -> str:
     return wrapped.group(2).strip() if wrapped else text
 
 
+def is_plan_request(text: str) -> bool:
+    """Is this message Claude Code's "Implement the following plan: …" (tags around it or
+    not), the plan a cleared session starts on?"""
+    return _PLAN_WRAPPER in text[:200] and _unwrap(text).startswith(_PLAN_WRAPPER)
+
+
 def could_be_goal(text: str) -> bool:
     """A request that may name the session's work: not an opener that orients, not pasted
     output, not a one-line reply."""
