@@ -16,7 +16,7 @@ import re
 from session_skill import recache
 from session_skill.transcripts.anchors import ANCHOR_FORMS
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
-from session_skill.transcripts.lazyre import Lazy
+from session_skill.transcripts.lazyre import Lazy, alternation
 from session_skill.transcripts.phrasing import NEXT_LIST
 from session_skill.transcripts.prose import (
     _FENCE,
@@ -52,12 +52,14 @@ _NOT_YET = Lazy(
 # What _NOT_YET or _YOURS cannot match without (in the lowered text): the cheap test first.
 # Every branch of either pattern holds one of these literally ("not … yet" holds "yet").
 _LEFT_WORDS = recache.compile(
-    "still|yet|so far|untrack|uncommit|unpush|unmerg|unverif|untest|unexercis|remain|stay"
-    "|pending|await|waiting|you'll|you will|you may|you might|you still|you want|you need"
-    "|you have"
-    "|you should|you can now|remember to|forget to|for you to|you're ready|you are ready"
-    "|your call|up to you|yours to|your side|need your|needs your|require|manual"
-    "|pre-existing|preexisting|unrelated"
+    alternation(
+        "still|yet|so far|untrack|uncommit|unpush|unmerg|unverif|untest|unexercis|remain|stay"
+        "|pending|await|waiting|you'll|you will|you may|you might|you still|you want|you need"
+        "|you have"
+        "|you should|you can now|remember to|forget to|for you to|you're ready|you are ready"
+        "|your call|up to you|yours to|your side|need your|needs your|require|manual"
+        "|pre-existing|preexisting|unrelated".split("|")
+    )
 )
 # A failure the session saw and set aside as not its own: still broken.
 _SET_ASIDE = Lazy(
@@ -147,18 +149,24 @@ def open_lists(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def caveats(text: str, ideas: bool = False) -> list[tuple[str, str | None]]:
+def caveats(
+    text: str, ideas: bool = False, low: str | None = None, tokens: set[str] | None = None
+) -> list[tuple[str, str | None]]:
     """The sentences of a closing text that say something is left open (redacted), each
     with its kind: DEFERRED when it puts work off in so many words ("can go in a follow-up
     PR", "later") — those stand wherever they are said —, None for the others ("still
     says", "you'll need to", a failure set aside as "pre-existing" or "unrelated to this
     change"), what the session stopped on only when it stopped there; and,
     with `ideas` (the session's last closing text), DIVERGING for a side idea ("we could
-    also …") that nothing after it took up."""
+    also …") that nothing after it took up.
+
+    `low` and `tokens` are the text lowercased and its split tokens, when the caller has
+    them (for a text of at most _SCAN_CHARS characters)."""
     found: list[tuple[str, str | None]] = []
     tail = text[-_SCAN_CHARS:]
-    low = tail.lower()
-    tokens = set(low.split())
+    if low is None or tokens is None or len(text) > _SCAN_CHARS:
+        low = tail.lower()
+        tokens = set(low.split())
     marks = not ANCHOR_FORMS.isdisjoint(tokens)
     left = _LEFT_WORDS.search(low) is not None
     if not marks and not left:
@@ -166,10 +174,10 @@ def caveats(text: str, ideas: bool = False) -> list[tuple[str, str | None]]:
     for sentence, _item in _units(tail):
         if not _is_prose(sentence) or sentence.rstrip().endswith("?"):
             continue
-        marked = classify(sentence) if marks else None
+        said = sentence.lower()
+        marked = classify(sentence, said) if marks else None
         kind = marked[1] if marked is not None else None
         if kind != DEFERRED:
-            said = sentence.lower()
             if (
                 left
                 and _LEFT_WORDS.search(said) is not None

@@ -149,6 +149,8 @@ class Loose:
         self.turns = 0  # closing texts read so far: each caveat and list remembers its turn
         # (key, "caveat" | "list") -> the turn the assistant said it in, for letting old ones go
         self.said_in: dict[tuple[str, str], int] = {}
+        # The last assistant text read, lowercased and split (`_read`): its caveats reuse them.
+        self._words: tuple[str, str, set[str]] | None = None
 
     def feed(self, event: object) -> None:
         """Every event of the part read (the pass hands user texts to `user`)."""
@@ -203,6 +205,8 @@ class Loose:
                 self._said(loose_end(item, DEFERRED, why, ts, self.stats.line, "open-list"))
         low = (text if len(text) <= _SCAN_CHARS else text[:_SCAN_CHARS]).lower()
         tokens = set(low.split())
+        if role == "assistant":
+            self._words = (text, low, tokens)  # for its caveats, when it closes the turn
         ledger = self.ledger
         ledger.messages += 1
         if not ledger.messages & 7:
@@ -251,7 +255,12 @@ class Loose:
             rule = "final-ask" if ended else "moved-on"
             why = f"asked{_at(ts)}; {ending}"
             self._add(loose_end(redact(ask.text), UNANSWERED, why, ts, line, rule))
-        for sentence, kind in caveats(text, ideas=ended):
+        words = self._words
+        if words is not None and words[0] is text:
+            found = caveats(text, ended, words[1], words[2])
+        else:
+            found = caveats(text, ideas=ended)
+        for sentence, kind in found:
             if kind == DIVERGING:
                 why = f"raised in the closing summary{_at(ts)}; not pursued"
                 self._add(loose_end(sentence, DIVERGING, why, ts, line, "idea"))

@@ -104,8 +104,17 @@ _GENERIC_QUESTION = Lazy(
 )
 
 
-def _units(text: str) -> list[tuple[str, bool]]:
+# The last text split and its units: a closing text is split for its questions (`asks`)
+# and again for its caveats (`ending`), one right after the other.
+_UNITS_MEMO: list[object] = [None, ()]
+
+
+def _units(text: str) -> tuple[tuple[str, bool], ...]:
     """Sentences of the prose in `text` (code blocks dropped), each flagged as a list item."""
+    memo = _UNITS_MEMO
+    if text is memo[0]:
+        return memo[1]  # type: ignore[return-value]
+    given = text
     text = text[:_SCAN_CHARS]
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("\n", text)
@@ -123,17 +132,26 @@ def _units(text: str) -> list[tuple[str, bool]]:
             sentence = sentence.strip()
             if sentence:
                 units.append((sentence, is_item))
-    return units
+    memo[0], memo[1] = given, tuple(units)
+    return memo[1]  # type: ignore[return-value]
 
 
 _NOT_PLAIN = recache.compile(r"[^\w ]|[\d_]")
+_ASCII_PLAIN = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz "
 
 
 def _is_prose(sentence: str) -> bool:
     """Four words or more, mostly letters: not a log line, a path list or code."""
     if len(sentence.split()) < 4:
         return False
-    return len(_NOT_PLAIN.sub("", sentence)) >= 0.75 * len(sentence)
+    if sentence.isascii():
+        # What _NOT_PLAIN keeps, counted without a regex (most sentences, every closing
+        # text of a long conversation): letters and spaces.
+        raw = sentence.encode()
+        plain = len(raw) - len(raw.translate(None, _ASCII_PLAIN))
+    else:
+        plain = len(_NOT_PLAIN.sub("", sentence))
+    return plain >= 0.75 * len(sentence)
 
 
 def clip(text: str, limit: int = CLIP_CHARS) -> str:
@@ -147,9 +165,11 @@ def clip(text: str, limit: int = CLIP_CHARS) -> str:
     return cut.rstrip(" ,;:-") + "…"
 
 
-def classify(sentence: str) -> tuple[str, str] | None:
-    """(class name, candidate type) of the first phrasing rule `sentence` matches."""
-    words = {ANCHORS[w] for w in ANCHORS.keys() & sentence.lower().split()}
+def classify(sentence: str, low: str | None = None) -> tuple[str, str] | None:
+    """(class name, candidate type) of the first phrasing rule `sentence` matches; `low`
+    is the sentence lowercased, when the caller has it."""
+    low = sentence.lower() if low is None else low
+    words = {ANCHORS[w] for w in ANCHORS.keys() & low.split()}
     if not words:
         return None
     for rule in RULES:

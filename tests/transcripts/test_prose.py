@@ -225,3 +225,46 @@ _SECRETS = [
 def test_the_guarded_redact_is_redact(parts: list[str]) -> None:
     text = " and ".join(parts)
     assert prose.redact(text) == full_redact(text)
+
+
+# -- the fast paths of the loose-ends reader agree with what they replace -------------------
+_WORDS = st.text(alphabet="abyst' -", min_size=1, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, min_size=1, max_size=12), st.text(alphabet="abyst' -x.", max_size=40))
+def test_alternation_finds_what_the_plain_alternation_finds(words: list[str], text: str) -> None:
+    import re
+
+    from session_skill.transcripts.lazyre import alternation
+
+    plain = re.compile("|".join(map(re.escape, words))).search(text)
+    factored = re.compile(alternation(words)).search(text)
+    assert (plain is None) == (factored is None)
+    if plain is not None and factored is not None:
+        assert plain.start() == factored.start()
+
+
+def test_alternation_factors_shared_prefixes() -> None:
+    from session_skill.transcripts.lazyre import alternation
+
+    assert alternation(["still", "stay", "so far"]) == r"s(?:o\ far|t(?:ay|ill))"
+    assert alternation(["a", "ab", "abc"]) == "a(?:bc?)?"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=60) | st.text(alphabet="ab 1_.-é", max_size=60))
+def test_is_prose_counts_letters_as_the_pattern_does(sentence: str) -> None:
+    if len(sentence.split()) < 4:
+        return
+    expected = len(prose._NOT_PLAIN.sub("", sentence)) >= 0.75 * len(sentence)
+    assert prose._is_prose(sentence) is expected
+
+
+def test_units_of_the_last_text_are_kept_not_confused() -> None:
+    first = "The cache is stale. We fix it later."
+    second = "Another text. Entirely different."
+    a = prose._units(first)
+    assert prose._units(second) == (("Another text.", False), ("Entirely different.", False))
+    assert prose._units(first) == a
+    assert prose._units("".join(["The cache is stale. ", "We fix it later."])) == a
