@@ -30,6 +30,7 @@ from session_skill.transcripts.events import (
     ToolResult,
     UserText,
     blocks_text,
+    lone_surrogate,
     mentions,
     str_or_none,
 )
@@ -173,6 +174,8 @@ class ClaudeParser:
             text, end = _scanstring(body, 0)
         except ValueError:
             return None
+        if lone_surrogate(text):
+            return None  # the full parse cleans it
         # `end` is past the closing quote: the block (or the message) must end right there.
         if not body.startswith("}]" if assistant else "}", end):
             return None
@@ -240,6 +243,8 @@ class ClaudeParser:
             path, _ = _scanstring(raw[path_at : path_at + 8192].decode("utf-8", "replace"), 0)
         except ValueError:
             return None
+        if lone_surrogate(path):
+            return None
         tool_id = raw[pos:id_end].decode("utf-8", "replace")
         if "\\" in tool_id:
             return None
@@ -271,6 +276,8 @@ class ClaudeParser:
             try:
                 cwd, cwd_end = _scanstring(line, cwd_at + 7)
             except ValueError:
+                return False
+            if lone_surrogate(cwd):
                 return False
             # Claude Code writes them side by side; that text marks the same session later.
             if line.startswith(',"sessionId":"', cwd_end):

@@ -202,5 +202,11 @@ def desurrogate(value: Any) -> Any:
     return value
 
 
+def lone_surrogate(text: str) -> bool:
+    """Does `text`, decoded from a JSON string, hold a lone surrogate? Never when it is all
+    ASCII, which Python knows without reading it."""
+    return not text.isascii() and _LONE.search(text) is not None
+
+
 def str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None

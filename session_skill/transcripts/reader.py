@@ -110,13 +110,9 @@ def iter_events(
                 lines += 1
                 here = offset
                 offset += len(raw)
-                surrogate = _SURROGATE in raw  # on every line: inline
-                if surrogate:
-                    kind = None  # a lone surrogate may hide in it: parsed and cleaned below
-                elif skip is not None:
-                    kind = skip(raw, wanted_results)
-                else:
-                    kind = None
+                # The fast paths decline a line whose decoded text holds a lone surrogate
+                # (`events.lone_surrogate`): it is parsed, and cleaned, below.
+                kind = skip(raw, wanted_results) if skip is not None else None
                 if kind is not None:
                     stats.records += 1
                     if not isinstance(kind, str):
@@ -127,6 +123,7 @@ def iter_events(
                     else:
                         stats.skip(kind)
                     continue
+                surrogate = _SURROGATE in raw
                 try:
                     record = json.loads(raw.decode("utf-8", "replace"))
                 except ValueError:

@@ -592,6 +592,35 @@ def test_the_fast_path_agrees_on_arbitrary_text(
     assert fast == full
 
 
+def test_a_lone_surrogate_is_cleaned_whichever_path_reads_its_line(tmp_path: Path) -> None:
+    # JSON.stringify writes one as `\\ud800`; the fast paths decline such a line (the check
+    # is on the text they decode, not a scan of every line) and the full parse cleans it.
+    records = [
+        user("fix the \ud800 parser"),
+        assistant("msg_1", text("Done; the \udc00 case is next.")),
+        assistant("msg_2", tool_use("toolu_1", "Write", file_path="/tmp/proj1/a\udbffb.py")),
+        envelope("user", cwd="/tmp/pr\ud834oj", message={"role": "user", "content": "moved"}),
+        user("plain \U0001f600 and ascii"),
+    ]
+    path = write_jsonl(tmp_path / "t.jsonl", records)
+    assert "\\ud800" in path.read_text()
+    fast, full = _both_paths(path)
+    assert fast == full
+
+    def strings(value: object) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [s for v in value.values() for s in strings(v)]
+        fields = getattr(value, "__dataclass_fields__", None) or getattr(value, "__slots__", ())
+        return [s for f in fields for s in strings(getattr(value, f, None))]
+
+    found = [s for event in fast[0] for s in strings(event)]
+    assert not any(0xD800 <= ord(ch) <= 0xDFFF for s in found for ch in s)
+    assert "fix the \ufffd parser" in found and "/tmp/proj1/a\ufffdb.py" in found
+    assert "/tmp/pr\ufffdoj" in found and "plain \U0001f600 and ascii" in found
+
+
 def test_the_fast_path_reads_the_session_from_an_envelope_after_the_message(
     tmp_path: Path,
 ) -> None:
