@@ -149,6 +149,38 @@ def open_lists(text: str) -> list[tuple[str, str]]:
     return found
 
 
+# A lead and its items on one line: "Next up: step 6 — move the sessions table, step 7 — …",
+# "**Remaining:** the Windows paths and the retry jitter." The lead is a few words.
+_INLINE = Lazy(r"^[\s>*_#]*(?:[-*+•]\s+)?([^:\n]{3,48}?)[*_]*:[*_]*\s+(\S[^\n]*)$", re.MULTILINE)
+_NOTHING_LEFT = Lazy(r"^\W*(?:none|nothing|n/a|no\s+(?:more|further|open|remaining)|0\b)", re.I)
+
+
+def inline_lists(text: str) -> list[tuple[str, str]]:
+    """(items, lead-in) for each line of a closing text that lists what is left after its
+    lead, on the same line: the rest of that line, as one loose end."""
+    head = text[:_SCAN_CHARS]
+    if ": " not in head and ":** " not in head:
+        return []
+    body = _FENCE.sub("\n", head)
+    lines = body.splitlines()
+    found: list[tuple[str, str]] = []
+    for n, line in enumerate(lines):
+        m = _INLINE.match(line)
+        if m is None:
+            continue
+        lead, items = m.group(1).strip(" *_`"), m.group(2).strip()
+        if len(lead.split()) > 6 or not (NEXT_LIST.match(lead) or _OPEN_LEAD.search(lead)):
+            continue
+        if len(items.split()) < 3 or _NOTHING_LEFT.match(items) or items.endswith("?"):
+            continue  # "Next steps: none.", or a question (`asks` reads those)
+        after = next((ln.strip() for ln in lines[n + 1 :] if ln.strip()), "")
+        if _TAKEN_UP.match(after):
+            continue
+        item = redact(items.replace("**", "").replace("`", "").strip())
+        found.append((item, redact(lead)))
+    return found
+
+
 def caveats(
     text: str, ideas: bool = False, low: str | None = None, tokens: set[str] | None = None
 ) -> list[tuple[str, str | None]]:

@@ -29,7 +29,7 @@ from session_skill.transcripts.candidates import (
     UNFINISHED,
     Candidate,
 )
-from session_skill.transcripts.ending import caveats, open_lists
+from session_skill.transcripts.ending import caveats, inline_lists, open_lists
 from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.phrasing import DONE, UNDONE
@@ -260,6 +260,12 @@ class Loose:
             found = caveats(text, ended, words[1], words[2])
         else:
             found = caveats(text, ideas=ended)
+        if ended:
+            # The session's last closing text: what it lists as left on one line ("Next up:
+            # step 6 — …, step 7 — …") stands like a list under such a lead.
+            for item, lead in inline_lists(text):
+                why = f"listed under “{lead}”{_at(ts)}"
+                self._add(loose_end(item, DEFERRED, why, ts, line, "open-list"))
         for sentence, kind in found:
             if kind == DIVERGING:
                 why = f"raised in the closing summary{_at(ts)}; not pursued"

@@ -1058,6 +1058,51 @@ def test_a_list_of_loose_ends_in_the_closing_reply_is_open(tmp_path: Path, lead:
     assert any("Launch Clearance" in t for t in texts) and any(".codex/" in t for t in texts)
 
 
+@pytest.mark.parametrize(
+    ("line", "item"),
+    [
+        (
+            "Next up: step 6 — move the sessions table, step 7 — backfill the audit log.",
+            "step 6 — move the sessions table, step 7 — backfill the audit log.",
+        ),
+        (
+            "**Remaining:** the Windows paths and the retry jitter.",
+            "the Windows paths and the retry jitter.",
+        ),
+        ("- Still to do: wire `--dry-run` into the installer", "wire --dry-run into the installer"),
+    ],
+)  # fmt: skip
+def test_what_the_last_reply_lists_as_left_on_one_line_is_open(
+    tmp_path: Path, line: str, item: str
+) -> None:
+    text = f"Steps 1–5 are done and the tests pass.\n\n{line}\n\nWant to continue?"
+    facts = run(tmp_path, [user("Do steps 1 to 5"), say(text)])
+    listed = [c for c in facts.candidates if c.rule == "open-list"]
+    assert [c.text for c in listed] == [item] and listed[0].type == DEFERRED
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Next steps: none.",
+        "Remaining: nothing, all green.",
+        "Next up: want me to start on step 6?",  # a question: `asks` reads it
+        "Summary: the parser and the CLI are both rewritten.",  # not a lead of what is left
+        "The things I would look at next if we had more time: the cache and the CLI flags.",
+        "Next up: the cache and the CLI flags.\nLet me start on these now.",  # taken up at once
+    ],
+)
+def test_a_line_that_only_looks_like_an_inline_list_is_not_open(tmp_path: Path, line: str) -> None:
+    facts = run(tmp_path, [user("Do steps 1 to 5"), say(f"Done.\n\n{line}")])
+    assert [c.text for c in facts.candidates if c.rule == "open-list"] == []
+
+
+def test_an_inline_list_is_read_in_the_last_reply_only(tmp_path: Path) -> None:
+    earlier = "Done with the parser.\n\nNext up: document the retry flags and the cache size."
+    records = [user("Fix the parser"), say(earlier), user("Now tune the cache"), say("Tuned.")]
+    assert [c for c in run(tmp_path, records).candidates if c.rule == "open-list"] == []
+
+
 def _commit(tool_id: str, command: str, output: str = "ok", *, error: bool = False) -> list[Any]:
     return [call(tool_id, "Bash", command=command), result(tool_id, output, error=error)]
 
