@@ -125,6 +125,19 @@ _ORIENT = Lazy(
       |catch\s+(?:me\s+)?up|what\s+(?:were|was)\s+we\s+(?:doing|working))""",
     re.IGNORECASE | re.VERBOSE,
 )
+# A request that only brings the branch up to date with another: the chore before the work
+# ("update from our parent branch", "pull the latest main", "rebase onto origin/main").
+_CHORE = Lazy(
+    r"""^\W*(?:(?:ok(?:ay)?|so|hey|hi|first|now|please|can\s+you|could\s+you|let'?s)[,.!\s]+)*
+      (?:update|sync|pull|merge|rebase|fetch)\b[^.?!\n]{0,40}?
+      \b(?:parent|upstream|base|main|master|origin(?:/\S+)?|develop|trunk|latest)\b
+      (?:\s+(?:branch|changes|code|version))?
+      (?:\s+(?:in|into|to|on|onto|with)
+         \s+(?:(?:(?:this|our|my|the)\s+)?(?:current\s+)?(?:branch|one)|this|it))?
+      (?:\s+please)?\W*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_CHORE_WORDS = 10
 # A request that reports something still wrong.
 _FAILING = Lazy(
     r"""\b(?:still\s+(?:not|no|doesn'?t|does\s+not|isn'?t|is\s+not|fails?|failing|broken|empty|the\s+same
@@ -323,11 +336,13 @@ def is_plan_request(text: str) -> bool:
 
 
 def could_be_goal(text: str) -> bool:
-    """A request that may name the session's work: not an opener that orients, not pasted
-    output, not a one-line reply."""
+    """A request that may name the session's work: not an opener that orients, not a
+    branch brought up to date, not pasted output, not a one-line reply."""
     words = len(text.split())
     if words < 4 or _ORIENT.match(text):
         return False
+    if words <= _CHORE_WORDS and _CHORE.match(text):
+        return False  # "update from our parent branch": the chore before the work
     if words < 12 and _ANSWER_START.match(text):
         return False  # "ok sounds good, go ahead": a reply, not the work's name
     return not mostly_pasted(text)

@@ -998,6 +998,36 @@ def test_an_opener_or_a_pasted_error_is_not_the_goal(tmp_path: Path) -> None:
         assert facts.goal == "Add retry with backoff to the upload client", opener
 
 
+@pytest.mark.parametrize(
+    "chore",
+    [
+        "update from our parent branch",
+        "pull the latest main please",
+        "merge origin/main into the current branch",
+        "ok, can you rebase onto upstream",
+    ],
+)
+def test_bringing_the_branch_up_to_date_is_not_the_goal(tmp_path: Path, chore: str) -> None:
+    work = "Add retry with backoff to the uploader"
+    records = [user(chore), say("Merged; no conflicts."), user(work), say("Added.")]
+    assert run(tmp_path, records).goal == work
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "merge main and then add retry with backoff to the uploader",
+        "update the readme from the main branch docs",
+        "update the parser to handle the main config",
+    ],
+)
+def test_a_request_that_only_mentions_a_branch_can_be_the_goal(
+    tmp_path: Path, request_: str
+) -> None:
+    records = [user(request_), say("Done."), user("Add retry with backoff"), say("Added.")]
+    assert run(tmp_path, records).goal == request_
+
+
 def test_a_user_saying_something_still_fails_leaves_it_open(tmp_path: Path) -> None:
     facts = run(
         tmp_path,
