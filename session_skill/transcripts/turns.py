@@ -212,8 +212,11 @@ class Turns:
         if command is None:
             return
         name = command.command_name or ""
-        args = (command.command_args or "").strip()
+        args = given = (command.command_args or "").strip()
         purpose = _first_sentence(_purpose(event.text))
+        if "$ARGUMENTS" in purpose:
+            # "Review the pull request $ARGUMENTS thoroughly." names the work once filled in
+            purpose, args = " ".join(purpose.replace("$ARGUMENTS", args).split()), ""
         if args and not _mention_only(args) and (len(args.split()) >= 4 or not purpose):
             wanted = f"{args} ({name})"
         elif purpose:
@@ -223,7 +226,7 @@ class Turns:
         wanted = clip(redact(wanted), _REQUEST_CHARS)
         if self.goal_command is None and self.first_text is None:
             self.goal_command = wanted
-            self.command_had_args = bool(args)
+            self.command_had_args = bool(given)
         self._start(wanted, command.ts, seq, line)
 
     def assistant(self, event: AssistantText) -> None:
@@ -364,10 +367,14 @@ def _purpose(prompt: str) -> str:
         end = next((n for n, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
         lines = lines[end + 1 :]
     for line in lines:
-        line = line.strip().lstrip("#>*- ").strip()
+        # A skill's sections are tags ("<objective>", its text, "</objective>"): the text.
+        line = _TAG_EDGE.sub("", line.strip()).lstrip("#>*- ").strip()
         if line and not line.lower().startswith(("base directory for this skill", "arguments:")):
             return line
     return ""
+
+
+_TAG_EDGE = Lazy(r"^(?:</?[a-z_][\w-]*>\s*)+|(?:\s*</?[a-z_][\w-]*>)+$", re.IGNORECASE)
 
 
 def _first_sentence(text: str) -> str:

@@ -987,6 +987,29 @@ def test_the_goal_names_the_work(tmp_path: Path, first: str, goal: str) -> None:
     assert facts.goal == goal
 
 
+def _command(name: str, args: str, prompt: str) -> list[dict[str, Any]]:
+    typed = (
+        f"<command-message>{name}</command-message>\n<command-name>/{name}</command-name>\n"
+        f"<command-args>{args}</command-args>"
+    )
+    return [user(typed), user([{"type": "text", "text": prompt}], isMeta=True)]
+
+
+def test_a_skills_tagged_sections_are_read_for_what_it_does(tmp_path: Path) -> None:
+    prompt = (
+        "<objective>\nCreate executable phase prompts for a roadmap phase.\n</objective>\n\n"
+        "<execution_context>\n@./workflows/plan-phase.md\n</execution_context>\n"
+    )
+    facts = run(tmp_path, [*_command("gsd:plan-phase", "3", prompt), say("Planning.")])
+    assert facts.goal == "Create executable phase prompts for a roadmap phase. (/gsd:plan-phase 3)"
+
+
+def test_a_commands_arguments_fill_its_placeholder(tmp_path: Path) -> None:
+    prompt = "---\ndescription: Review a pull request\n---\n\nReview the pull request $ARGUMENTS."
+    facts = run(tmp_path, [*_command("review-pr", "PR 90", prompt), say("Reviewing.")])
+    assert facts.goal == "Review the pull request PR 90. (/review-pr)"
+
+
 def test_an_opener_or_a_pasted_error_is_not_the_goal(tmp_path: Path) -> None:
     pasted = "src/app.ts:12:5 - error TS2322: Type 'string' is not assignable\n" * 3
     for opener in ("ok lets get back to main", "where did we leave off", pasted):
