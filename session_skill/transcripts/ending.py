@@ -152,7 +152,11 @@ def open_lists(text: str) -> list[tuple[str, str]]:
 # A lead and its items on one line: "Next up: step 6 — move the sessions table, step 7 — …",
 # "**Remaining:** the Windows paths and the retry jitter." The lead is a few words.
 _INLINE = Lazy(r"^[\s>*_#]*(?:[-*+•]\s+)?([^:\n]{3,48}?)[*_]*:[*_]*\s+(\S[^\n]*)$", re.MULTILINE)
-_NOTHING_LEFT = Lazy(r"^\W*(?:none|nothing|n/a|no\s+(?:more|further|open|remaining)|0\b)", re.I)
+_NOTHING_LEFT = Lazy(
+    r"""^\W*(?:none|nothing|n/a|no\s+(?:more|further|open|remaining)|0\b|all\s+(?:done|set|clear)
+      |everything\b|(?:i|we)(?:'ve|\s+have)\s+(?:done|completed|finished|covered))""",
+    re.IGNORECASE | re.VERBOSE,
+)
 
 
 def inline_lists(text: str) -> list[tuple[str, str]]:
@@ -171,8 +175,10 @@ def inline_lists(text: str) -> list[tuple[str, str]]:
         lead, items = m.group(1).strip(" *_`"), m.group(2).strip()
         if len(lead.split()) > 6 or not (NEXT_LIST.match(lead) or _OPEN_LEAD.search(lead)):
             continue
-        if len(items.split()) < 3 or _NOTHING_LEFT.match(items) or items.endswith("?"):
-            continue  # "Next steps: none.", or a question (`asks` reads those)
+        if len(items.split()) < 3 or _NOTHING_LEFT.match(items) or _DONE.search(items):
+            continue  # "Next steps: none.", "Remaining: all done, pushed."
+        if items.endswith("?"):
+            continue  # a question: `asks` reads those
         after = next((ln.strip() for ln in lines[n + 1 :] if ln.strip()), "")
         if _TAKEN_UP.match(after):
             continue

@@ -1139,6 +1139,8 @@ def test_what_the_last_reply_lists_as_left_on_one_line_is_open(
     [
         "Next steps: none.",
         "Remaining: nothing, all green.",
+        "Remaining work: I've completed all of the tasks.",
+        "Still open: done, pushed to the release branch.",
         "Next up: want me to start on step 6?",  # a question: `asks` reads it
         "Summary: the parser and the CLI are both rewritten.",  # not a lead of what is left
         "The things I would look at next if we had more time: the cache and the CLI flags.",
