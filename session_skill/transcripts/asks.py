@@ -58,6 +58,7 @@ _TO_USER = Lazy(
           |good|sound|sounds|look|looks|ready|prefer|go|keep|proceed|ship)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+_LEAD_IN = Lazy(r"[:;—–]\s+|\s-\s")
 # Questions the text goes on to answer itself.
 _WH = Lazy(r"^(?:why|how\s+come|how\s+does|how\s+do|what\s+does|what's|what\s+is)\b", re.I)
 
@@ -86,8 +87,12 @@ def asks(text: str) -> list[Ask]:
             last = n == len(units) - 1
             if not last and _WH.match(sentence) and not _TO_USER.search(sentence.split(" ", 1)[-1]):
                 continue  # "Why does it fail? Because …": the text answers it
-            if not _TO_USER.search(sentence) and not last:
-                continue
+            if not last and not _TO_USER.search(sentence):
+                # "One thing: the bucket is hard-coded — is that intended?": the question is
+                # the clause after the lead-in.
+                clause = _LEAD_IN.split(sentence)[-1]
+                if clause == sentence or not _TO_USER.search(clause):
+                    continue
         elif not _PLAIN_OFFER.search(sentence):
             continue
         options = tuple(u for u, is_item in units[n + 1 : n + 9] if is_item)

@@ -1152,6 +1152,26 @@ def test_a_line_that_only_looks_like_an_inline_list_is_not_open(tmp_path: Path, 
     assert [c.text for c in facts.candidates if c.rule == "open-list"] == []
 
 
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        (
+            "Done. One thing: the bucket name is hard-coded — is that intended, or should it come"
+            " from the env? Everything else is in the PR.",
+            "One thing: the bucket name is hard-coded — is that intended, or should it come from"
+            " the env?",
+        ),
+        ("Root cause: why did it fail? The fixture was shared. I copied it per test.", None),
+    ],
+)
+def test_a_question_after_a_lead_in_mid_reply_is_asked(
+    tmp_path: Path, text: str, asked: str | None
+) -> None:
+    facts = run(tmp_path, [user("Ship the upload fix"), say(text)])
+    found = [c.text for c in facts.candidates if c.type == UNANSWERED]
+    assert found == ([asked] if asked else [])
+
+
 def test_an_inline_list_is_read_in_the_last_reply_only(tmp_path: Path) -> None:
     earlier = "Done with the parser.\n\nNext up: document the retry flags and the cache size."
     records = [user("Fix the parser"), say(earlier), user("Now tune the cache"), say("Tuned.")]
