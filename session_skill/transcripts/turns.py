@@ -368,13 +368,17 @@ def _purpose(prompt: str) -> str:
         lines = lines[end + 1 :]
     for line in lines:
         # A skill's sections are tags ("<objective>", its text, "</objective>"): the text.
-        line = _TAG_EDGE.sub("", line.strip()).lstrip("#>*- ").strip()
+        line = _TAG_HEAD.sub("", line.strip())
+        while line.endswith(">") and (tag := _TAG_TAIL.search(line)) is not None:
+            line = line[: tag.start()].rstrip()
+        line = line.lstrip("#>*- ").strip()
         if line and not line.lower().startswith(("base directory for this skill", "arguments:")):
             return line
     return ""
 
 
-_TAG_EDGE = Lazy(r"^(?:</?[a-z_][\w-]*>\s*)+|(?:\s*</?[a-z_][\w-]*>)+$", re.IGNORECASE)
+_TAG_HEAD = Lazy(r"^(?:</?[a-z_][\w-]*>\s*)+", re.IGNORECASE)
+_TAG_TAIL = Lazy(r"</?[a-z_][\w-]*>$", re.IGNORECASE)
 
 
 def _first_sentence(text: str) -> str:
