@@ -268,3 +268,30 @@ def test_units_of_the_last_text_are_kept_not_confused() -> None:
     assert prose._units(second) == (("Another text.", False), ("Entirely different.", False))
     assert prose._units(first) == a
     assert prose._units("".join(["The cache is stale. ", "We fix it later."])) == a
+
+
+_CLOSING = st.lists(
+    st.sampled_from(
+        [
+            "The parser is done.",
+            "The README still says Level 1.",
+            "**Later:** the cache needs an eviction policy.",
+            "You'll need to redeploy the web chat.",
+            "Should I also add a test for the empty tenant?",
+            "- the retry flag stays hard-coded for now",
+            "```\nstill inside code\n```",
+            "We could also split the loader later.",
+            "Déjà vu: the export is still untested.",
+        ]
+    ),
+    max_size=8,
+).map("\n".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_CLOSING, st.booleans())
+def test_caveats_read_the_same_with_the_callers_lowercased_text(text: str, ideas: bool) -> None:
+    from session_skill.transcripts.ending import caveats
+
+    low = text.lower()
+    assert caveats(text, ideas, low, set(low.split())) == caveats(text, ideas)
