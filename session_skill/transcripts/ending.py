@@ -210,8 +210,8 @@ def caveats(
     if not marks and not left:
         return found  # most closing texts: no word any of the patterns below needs
     for sentence, _item in _units(tail):
-        if not _is_prose(sentence) or sentence.rstrip().endswith("?"):
-            continue
+        if not _is_prose(sentence) or sentence.rstrip().endswith(("?", ":")):
+            continue  # a question (`asks`), or a lead-in: what it introduces follows it
         said = sentence.lower()
         marked = classify(sentence, said) if marks else None
         kind = marked[1] if marked is not None else None

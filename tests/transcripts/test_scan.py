@@ -1172,6 +1172,18 @@ def test_a_question_after_a_lead_in_mid_reply_is_asked(
     assert found == ([asked] if asked else [])
 
 
+@pytest.mark.parametrize(
+    "lead",
+    [
+        "If you want to compare, a couple of alternatives I'd consider runners-up:",
+        "Zero console errors. Here is the full manual test report:",
+    ],
+)
+def test_a_lead_in_of_the_closing_reply_is_no_caveat(tmp_path: Path, lead: str) -> None:
+    text = f"{lead}\n\n| page | result |\n| --- | --- |\n| login | pass |\n"
+    assert run(tmp_path, [user("Test the login page"), say(text)]).candidates == []
+
+
 def test_an_inline_list_is_read_in_the_last_reply_only(tmp_path: Path) -> None:
     earlier = "Done with the parser.\n\nNext up: document the retry flags and the cache size."
     records = [user("Fix the parser"), say(earlier), user("Now tune the cache"), say("Tuned.")]
