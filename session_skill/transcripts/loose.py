@@ -194,7 +194,8 @@ class Loose:
         if not (event.is_command or own):
             if is_plan_request(event.text):
                 self.tools.plan_checks = checks(event.text, self.stats.line or None, event.ts)
-            self._read(_typed(_ELLIPSIS.sub(". ", event.text)), event.ts, "user")
+            text = _ELLIPSIS.sub(". ", event.text) if ".." in event.text else event.text
+            self._read(_typed(text), event.ts, "user")
         return taken
 
     def _read(self, text: str, ts: str | None, role: str) -> None:

@@ -196,7 +196,8 @@ class Turns:
             return
         if self._goal is None and could_be_goal(text):
             self._goal = text[: 4 * _REQUEST_CHARS]
-        self._start(text, event.ts, seq, line, asked if len(text.split()) <= 4 else None)
+        short = len(text.split(None, 4)) <= 4  # four words at most, without splitting it all
+        self._start(text, event.ts, seq, line, asked if short else None)
 
     def command(self, event: UserText, seq: int) -> None:
         """A slash command: ours freezes the request state; another may open with a prompt."""
