@@ -116,6 +116,13 @@ _OPEN_LEAD = Lazy(
     re.IGNORECASE | re.VERBOSE,
 )
 _LIST_MAX = 8
+# A lead-in that is itself a caveat of what is still so ("Still failing:", "Not yet wired:"):
+# what it introduces is what is left.
+_STILL_SO_LEAD = Lazy(
+    r"^\W*(?:\w+\s+){0,3}?(?:still\s+(?:failing|broken|red|open|missing|unresolved|to\s+do)"
+    r"|not\s+(?:yet\s+)?(?:done|fixed|wired|implemented|tested|verified|working))\b[^.!?]{0,40}:$",
+    re.IGNORECASE,
+)
 # The line after a list that says the assistant takes it up at once.
 _TAKEN_UP = Lazy(
     r"""^\W*(?:(?:ok(?:ay)?|now|so|next)[,\s]+)?(?:let\s+me|let's|i'll|i\s+will|i'm\s+going\s+to
@@ -138,7 +145,7 @@ def open_lists(text: str) -> list[tuple[str, str]]:
         bare = line.strip("#*_ ").rstrip("*_ ")
         if not bare.endswith(":") or _LIST_MARK.match(line) or NEXT_LIST.match(line):
             continue  # NEXT_LIST headings are `prose.listed_items`' own
-        if not _OPEN_LEAD.search(bare):
+        if not _OPEN_LEAD.search(bare) and not _STILL_SO_LEAD.search(bare):
             continue
         items, n = list_under(lines, n, _LIST_MAX)
         after = next((ln.strip() for ln in lines[n:] if ln.strip()), "")

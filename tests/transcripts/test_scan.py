@@ -1184,6 +1184,16 @@ def test_a_lead_in_of_the_closing_reply_is_no_caveat(tmp_path: Path, lead: str) 
     assert run(tmp_path, [user("Test the login page"), say(text)]).candidates == []
 
 
+@pytest.mark.parametrize("lead", ["**Still failing:**", "Two tests not yet fixed:"])
+def test_what_a_caveat_lead_in_introduces_is_open(tmp_path: Path, lead: str) -> None:
+    text = f"Pushed.\n\n{lead}\n- test_upload_retry times out on CI\n- the lint job on docs/\n"
+    facts = run(tmp_path, [user("Fix the CI"), say(text)])
+    assert [c.text for c in facts.candidates] == [
+        "test_upload_retry times out on CI",
+        "the lint job on docs/",
+    ]
+
+
 def test_an_inline_list_is_read_in_the_last_reply_only(tmp_path: Path) -> None:
     earlier = "Done with the parser.\n\nNext up: document the retry flags and the cache size."
     records = [user("Fix the parser"), say(earlier), user("Now tune the cache"), say("Tuned.")]
