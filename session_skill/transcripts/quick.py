@@ -11,7 +11,7 @@ than `QUICK_FROM` is not read whole:
   `bytes.find` over the raw bytes, in fixed-size chunks (memory stays flat) — and parsed:
   file writes (and, close after each, a failed result), the task list, the plan. A big
   middle is read by two processes, the second one forked to read the later part on the
-  machine's other core (`_Helper`); what it finds is fed in the file's order, and a helper
+  machine's other core (`forked.Forked`); what it finds is fed in the file's order, and a helper
   that fails only costs the time of reading its part here.
 
 What the middle said in prose (a deferral in hour two of a ten-hour session) is not read
@@ -21,10 +21,7 @@ here; `sweep` reads it (`scan.analyze`). Everything else is the same `_Sweep` as
 from __future__ import annotations
 
 import json
-import marshal
-import os
 import re
-import signal
 from pathlib import Path
 
 from session_skill.records import replace
@@ -38,6 +35,7 @@ from session_skill.transcripts.events import (
     ToolCall,
     ToolResult,
 )
+from session_skill.transcripts.forked import Forked
 from session_skill.transcripts.loose import Loose
 from session_skill.transcripts.reader import iter_events, parser_for
 from session_skill.transcripts.scan import TranscriptFacts, _Sweep, analyze
@@ -55,7 +53,7 @@ QUICK_FROM = 12 << 20  # bytes: a smaller transcript is read whole (as fast, or 
 HEAD_BYTES = 1 << 20
 TAIL_BYTES = 3 << 20
 _CHUNK = 8 << 20
-# A middle at least this big is read by two processes (`_Helper`); below it there is little
+# A middle at least this big is read by two processes (`Forked`); below it there is little
 # to share out, and the fork, the pipe and the marshalling cost a few milliseconds.
 SPLIT_FROM = 16 << 20
 # How far after a write call its result is looked for (it comes right after, or after the
@@ -130,12 +128,14 @@ def _feed_middle(path: Path, state: _Sweep, stats: ReadStats, start: int, stop: 
     # The helper takes the larger part: this process also feeds what it found.
     big = stop - start >= SPLIT_FROM
     split = _line_start(path, start + (stop - start) * 2 // 5) if big else stop
-    helper = _Helper(path, split, stop, codex) if split < stop else None
+    helper = Forked(lambda: list(_scan(path, split, stop, codex))) if split < stop else None
     try:
         parser = _feed(_scan(path, start, split, codex), state, stats, None)
         if helper is not None:
-            found = helper.found()  # None: no second process, or it failed
-            _feed(_scan(path, split, stop, codex) if found is None else found, state, stats, parser)
+            found = helper.result()  # None: no second process, or it failed
+            if not isinstance(found, list):
+                found = _scan(path, split, stop, codex)
+            _feed(found, state, stats, parser)
     finally:
         if helper is not None:
             helper.close()
@@ -207,79 +207,6 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
             buf[0 : end - cut] = buf[cut:end]
             pos += cut
             keep = end - cut
-
-
-class _Helper:
-    """A forked process reading [start, stop) of the middle (`_scan`) while this one reads
-    the rest; what it found comes back through a pipe, marshalled. Whatever goes wrong —
-    no fork, a child that dies or says nothing readable — `found` is None and the caller
-    reads that half itself: the helper only ever saves time."""
-
-    __slots__ = ("pid", "fd")
-
-    def __init__(self, path: Path, start: int, stop: int, codex: bool) -> None:
-        self.pid = 0
-        self.fd = -1
-        if not hasattr(os, "fork"):
-            return
-        read_end, write_end = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_end)
-            os.close(write_end)
-            return
-        if pid == 0:  # the helper: find, send, and go — no exit handler, no flush of ours
-            code = 1
-            try:
-                os.close(read_end)
-                data = marshal.dumps(list(_scan(path, start, stop, codex)))
-                with open(write_end, "wb") as out:
-                    out.write(data)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write_end)
-        self.pid, self.fd = pid, read_end
-
-    def found(self) -> list[Found] | None:
-        """What the helper found; None when it could not say."""
-        if self.fd == -1:
-            return None
-        chunks: list[bytes] = []
-        try:
-            while chunk := os.read(self.fd, 1 << 20):
-                chunks.append(chunk)
-        except OSError:
-            return None
-        if self._reaped() != 0:
-            return None
-        try:
-            found = marshal.loads(b"".join(chunks))
-        except (ValueError, EOFError, TypeError):
-            return None
-        return found if isinstance(found, list) else None
-
-    def _reaped(self) -> int:
-        pid, self.pid = self.pid, 0
-        if not pid:
-            return -1
-        try:
-            _, status = os.waitpid(pid, 0)
-        except ChildProcessError:
-            return -1
-        return os.waitstatus_to_exitcode(status)
-
-    def close(self) -> None:
-        if self.fd != -1:
-            os.close(self.fd)
-            self.fd = -1
-        if self.pid:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            self._reaped()
 
 
 def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]]:
