@@ -16,6 +16,7 @@ Everything lifted from the transcript passes through `redact.redact` before it i
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
@@ -36,6 +37,7 @@ from session_skill.transcripts.candidates import (
     render_table,
     to_json,
 )
+from session_skill.transcripts.forked import Forked
 from session_skill.transcripts.loose import POOL_MAX, loose_end, parse_ts
 from session_skill.transcripts.loose import Loose as _Loose
 from session_skill.transcripts.prose import (
@@ -146,16 +148,22 @@ def analyze(path: Path) -> TranscriptFacts:
     over the tail that holds the newest of them (enough of them to fill the pool twice,
     at the rate the first requests raised them). The pool keeps only the newest loose
     ends in any case; reading the prose of the older ones is what made long sessions slow.
+    On a machine with a second core the tail is read by a forked helper while the first
+    pass goes on (`_tail_in_helper`); its reading is used only when it began where this
+    pass says the tail begins and the file has not grown, so the result is the same.
     """
     stats = ReadStats()
     try:
         size = path.stat().st_size
     except OSError:
         size = 0
-    state = _Sweep(stats, size)
-    for event in iter_events(path, stats, wanted_results=state.watched):
-        state.feed(event)
-    facts = state.finish(path, stats)
+    state = _Sweep(stats, size, path=path)
+    try:
+        for event in iter_events(path, stats, wanted_results=state.watched):
+            state.feed(event)
+        facts = state.finish(path, stats)
+    finally:
+        state.close_helper()
     facts.agent = stats.format
     return facts
 
@@ -180,10 +188,15 @@ class _Sweep:
     """The pass: what the session did (tools, tasks, requests) over the whole conversation,
     its loose ends (`loose.Loose`) over the whole of it or, in a very long one, its tail."""
 
-    def __init__(self, stats: ReadStats, size: int = 0, go_cheap: bool = True) -> None:
+    def __init__(
+        self, stats: ReadStats, size: int = 0, go_cheap: bool = True, path: Path | None = None
+    ) -> None:
         self.stats = stats  # the reader's: where the line being read starts
         self.size = size  # of the file, in bytes: how much is left to read
         self.go_cheap = go_cheap  # may read the loose ends of a very long one from its tail
+        # The file, when a forked helper may read the tail while this pass goes on.
+        self.path = path
+        self.helper: Forked | None = None
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.clear_pending = False
@@ -305,6 +318,41 @@ class _Sweep:
         self.tail = deque([(self.stats.offset, self.stats.line)], maxlen=tail)
         self.switched_at = self.stats.offset
         self.early, self.loose = self.loose, None
+        # The tail is read by a helper on the other core while this pass goes on, from a
+        # guess of where it begins with room to spare (see `_tail_in_helper`).
+        guess = self.size - int(tail * read / done * _GUESS_MARGIN)
+        if self.path is not None and guess > self.switched_at and _cores() > 1:
+            path, size = self.path, self.size
+            self.helper = Forked(lambda: _tail_in_helper(path, guess, size, tail))
+
+    def close_helper(self) -> None:
+        if self.helper is not None:
+            self.helper.close()
+            self.helper = None
+
+    def _helper_tail(
+        self, path: Path, start: int
+    ) -> tuple[list[Candidate], list[Candidate]] | None:
+        """The helper's reading of the tail from `start`, when it began there and read what
+        this pass read (the file has not grown since); None: read it here."""
+        helper, self.helper = self.helper, None
+        if helper is None:
+            return None
+        try:
+            found = helper.result()
+        finally:
+            helper.close()
+        try:
+            unchanged = path.stat().st_size == self.size
+        except OSError:
+            unchanged = False
+        if not (unchanged and isinstance(found, tuple) and len(found) == 3 and found[0] == start):
+            return None
+        shift = self.tail[0][1] - 1 if self.tail else 0
+        try:
+            return _thawed(found[1], shift), _thawed(found[2], shift)
+        except (TypeError, ValueError):
+            return None
 
     def finish(self, path: Path, stats: ReadStats) -> TranscriptFacts:
         loose = self.loose
@@ -314,12 +362,14 @@ class _Sweep:
             if start == self.switched_at:
                 loose = self.early  # the requests kept reach back to the switch: go on
                 loose.stats = tail_stats
+                _read_into(loose, path, start, first_line)
+                read = loose.finish()
             else:
-                loose = _Loose(ToolState(set(), files=False), tail_stats)
-            for event in iter_events(path, tail_stats, wanted_results=loose.tools.watched,
-                                     start=start, first_line=first_line):  # fmt: skip
-                loose.feed(event)
-        pool, settled = loose.finish() if loose is not None else ([], [])
+                read = self._helper_tail(path, start) or _read_tail(path, start, first_line)
+        else:
+            read = loose.finish() if loose is not None else ([], [])
+        self.close_helper()
+        pool, settled = read
         pending = self.tools.pending()
         tasks = [
             loose_end(t.text, UNFINISHED, _task_why(t), line=t.line, rule="task-list")
@@ -356,6 +406,69 @@ class _Sweep:
             settled=settled,
             stats=stats,
         )
+
+
+# The helper's guess at where the tail begins: this much more room than the pace of the
+# requests so far says it needs.
+_GUESS_MARGIN = 1.5
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _read_into(
+    loose: _Loose, path: Path, start: int, first_line: int, stop: int | None = None
+) -> None:
+    for event in iter_events(path, loose.stats, wanted_results=loose.tools.watched,
+                             start=start, first_line=first_line, stop=stop):  # fmt: skip
+        loose.feed(event)
+
+
+def _read_tail(
+    path: Path, start: int, first_line: int, stop: int | None = None
+) -> tuple[list[Candidate], list[Candidate]]:
+    """The loose ends of the conversation's tail, from the line at `start` on."""
+    loose = _Loose(ToolState(set(), files=False), ReadStats())
+    _read_into(loose, path, start, first_line, stop)
+    return loose.finish()
+
+
+def _tail_in_helper(path: Path, guess: int, size: int, tail: int) -> object:
+    """In the helper: where the newest `tail` requests of the first `size` bytes begin, found
+    from `guess` on the way the pass finds them, and the loose ends read from there — lines
+    counted from 1 at that start. None when fewer than `tail` requests follow the guess."""
+    with open(path, "rb") as fh:
+        fh.seek(max(guess - 1, 0))
+        fh.readline()  # to the start of the next line
+        begin = fh.tell()
+    probe = _Sweep(ReadStats(), 0, go_cheap=False)
+    probe.loose, probe.tail = None, deque(maxlen=tail)
+    for event in iter_events(path, probe.stats, wanted_results=probe.watched, start=begin,
+                             stop=size):  # fmt: skip
+        probe.feed(event)
+    if probe.tail is None or len(probe.tail) < tail:
+        return None
+    start = probe.tail[0][0]
+    pool, settled = _read_tail(path, start, 1, size)
+    return start, [_frozen(c) for c in pool], [_frozen(c) for c in settled]
+
+
+def _frozen(c: Candidate) -> tuple[object, ...]:
+    return (c.text, c.type, c.why, c.ts, c.full, c.line, c.rule)
+
+
+def _thawed(rows: object, shift: int) -> list[Candidate]:
+    if not isinstance(rows, list):
+        raise TypeError("not a list of candidates")
+    found = []
+    for text, kind, why, ts, full, line, rule in rows:
+        line = line + shift if isinstance(line, int) else None
+        found.append(Candidate(text, kind, why, ts, full=full, line=line, rule=rule))
+    return found
 
 
 _STOPPED_CHARS = 400

@@ -842,12 +842,36 @@ def _conversation(tmp_path: Path, size: int) -> Path:
     return path
 
 
+@pytest.fixture(params=["one process", "tail read by a helper"])
+def tail_reader(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> tuple[bool, list[bool]]:
+    """The tail read by this process, or by the forked helper (on a one-core machine too);
+    the list says, for each tail read, whether the helper's reading was used."""
+    helper = request.param == "tail read by a helper"
+    monkeypatch.setattr(sweep, "_cores", lambda: 2 if helper else 1)
+    used: list[bool] = []
+    original = sweep._Sweep._helper_tail
+
+    def spy(self: sweep._Sweep, path: Path, start: int) -> Any:
+        found = original(self, path, start)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(sweep._Sweep, "_helper_tail", spy)
+    return helper, used
+
+
 def test_the_tail_of_a_long_conversation_gives_the_loose_ends_one_pass_gives(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail_reader: tuple[bool, list[bool]]
 ) -> None:
     from session_skill.transcripts import loose
 
     path = _conversation(tmp_path, 3 << 20)
+    # A pool of 20: the tail that fills it twice is a small part of this file, so it is
+    # worth going cheap (with 200, the whole file is barely three tails).
+    monkeypatch.setattr(loose, "POOL_MAX", 20)
+    monkeypatch.setattr(sweep, "POOL_MAX", 20)
     for list_turns in (None, loose.LIST_TURNS):  # old lists kept (the pool fills), dropped
         monkeypatch.setattr(loose, "LIST_TURNS", list_turns)
         monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 10**9)
@@ -856,14 +880,81 @@ def test_the_tail_of_a_long_conversation_gives_the_loose_ends_one_pass_gives(
         monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
         read_twice = analyze(path)
         assert read_twice.candidates == whole.candidates
+        assert [c.line for c in read_twice.candidates] == [c.line for c in whole.candidates]
         if list_turns is None:
-            assert len(whole.candidates) > 20  # the pool was full: the tail had to fill it
+            assert len(whole.candidates) > 15  # the pool (20) was full: the tail had to fill it
     assert read_twice.goal == whole.goal and read_twice.pending_tasks == whole.pending_tasks
     assert read_twice.stats == whole.stats  # the first pass read the whole file
+    helper, used = tail_reader
+    assert used == [helper] * 2  # each went cheap; the helper's reading used when there
+
+
+def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No fork, a helper that dies, one whose tail starts elsewhere, a file that grew: the
+    tail is read here, and the result is the same."""
+    import os
+
+    from session_skill.transcripts import loose
+
+    path = _conversation(tmp_path, 3 << 20)
+    monkeypatch.setattr(loose, "POOL_MAX", 20)
+    monkeypatch.setattr(sweep, "POOL_MAX", 20)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
+    monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
+    monkeypatch.setattr(sweep, "_cores", lambda: 1)
+    alone = analyze(path)
+    monkeypatch.setattr(sweep, "_cores", lambda: 2)
+    me = os.getpid()
+    real = sweep._tail_in_helper
+
+    def no_fork() -> int:
+        raise OSError("fork: resource temporarily unavailable")
+
+    def dies(*args: Any) -> Any:
+        if os.getpid() != me:
+            raise MemoryError
+        return real(*args)
+
+    def elsewhere(*args: Any) -> Any:
+        found = real(*args)
+        return (found[0] + 1, *found[1:]) if isinstance(found, tuple) else found
+
+    def same(facts: Any) -> bool:
+        return (facts.candidates, facts.settled) == (alone.candidates, alone.settled) and [
+            c.line for c in facts.candidates
+        ] == [c.line for c in alone.candidates]
+
+    assert same(analyze(path))  # the helper's reading, used
+    with monkeypatch.context() as m:
+        m.setattr(os, "fork", no_fork)
+        assert same(analyze(path))
+    for fake in (dies, elsewhere):
+        with monkeypatch.context() as m:
+            m.setattr(sweep, "_tail_in_helper", fake)
+            assert same(analyze(path))
+    grown = sweep._Sweep.finish
+
+    def grows_first(self: sweep._Sweep, path_: Path, stats: Any) -> Any:
+        with open(path_, "ab") as fh:
+            fh.write(b"\n")  # a blank line: read as nothing, but the file is not the same
+        return grown(self, path_, stats)
+
+    used: list[bool] = []
+    original = sweep._Sweep._helper_tail
+    monkeypatch.setattr(sweep._Sweep, "finish", grows_first)
+    monkeypatch.setattr(
+        sweep._Sweep, "_helper_tail", lambda *a: used.append(True) or original(*a)
+    )
+    assert same(analyze(path))
+    assert used  # asked, and its reading of the smaller file refused
+    with pytest.raises(ChildProcessError):  # every helper reaped
+        os.waitpid(-1, os.WNOHANG)
 
 
 def test_a_short_tail_continues_the_first_reading(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail_reader: tuple[bool, list[bool]]
 ) -> None:
     """Going cheap near the end of the file: the tail reaches back to the switch, and the
     loose ends read before it are kept — the same result as one pass, settled items too."""
