@@ -205,6 +205,7 @@ class _Sweep:
         self._reset()
 
     def _reset(self) -> None:
+        self.close_helper()  # a tail it reads would be the conversation left by /clear
         self.started: str | None = None
         self.first_request: str | None = None
         self.tools = ToolState(self.watched)

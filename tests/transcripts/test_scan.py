@@ -953,6 +953,43 @@ def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
         os.waitpid(-1, os.WNOHANG)
 
 
+def test_a_helper_for_the_conversation_before_a_clear_is_let_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/clear between two long conversations: the first goes cheap and forks a helper (whose
+    tail lies in the second); the result is the one-process result, and no helper is left."""
+    import os
+
+    from session_skill.transcripts import loose
+
+    first = _conversation(tmp_path, 3 << 20).read_bytes()
+    clear = json.dumps(user("<command-name>/clear</command-name>\n<command-args></command-args>"))
+    path = tmp_path / "two.jsonl"
+    path.write_bytes(first + clear.encode() + b"\n" + first)
+    monkeypatch.setattr(loose, "POOL_MAX", 20)
+    monkeypatch.setattr(sweep, "POOL_MAX", 20)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
+    monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
+    monkeypatch.setattr(sweep, "_cores", lambda: 1)
+    alone = analyze(path)
+    monkeypatch.setattr(sweep, "_cores", lambda: 2)
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def counted() -> int:
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counted)
+    both = analyze(path)
+    assert forked  # the first conversation's helper
+    assert both.candidates == alone.candidates and both.settled == alone.settled
+    with pytest.raises(ChildProcessError):  # every helper reaped
+        os.waitpid(-1, os.WNOHANG)
+
+
 def test_a_short_tail_continues_the_first_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail_reader: tuple[bool, list[bool]]
 ) -> None:
