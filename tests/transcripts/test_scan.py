@@ -889,16 +889,11 @@ def test_the_tail_of_a_long_conversation_gives_the_loose_ends_one_pass_gives(
     assert used == [helper] * 2  # each went cheap; the helper's reading used when there
 
 
-def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """No fork, a helper that dies, one whose tail starts elsewhere, a file that grew: the
-    tail is read here, and the result is the same."""
-    import os
-
+def _alone_then_helper(path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A pool of 20 and an early switch, so a 3 MB conversation goes cheap; the facts read
+    by this process alone, and from then on a second core for the helper."""
     from session_skill.transcripts import loose
 
-    path = _conversation(tmp_path, 3 << 20)
     monkeypatch.setattr(loose, "POOL_MAX", 20)
     monkeypatch.setattr(sweep, "POOL_MAX", 20)
     monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
@@ -906,6 +901,18 @@ def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
     monkeypatch.setattr(sweep, "_cores", lambda: 1)
     alone = analyze(path)
     monkeypatch.setattr(sweep, "_cores", lambda: 2)
+    return alone
+
+
+def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No fork, a helper that dies, one whose tail starts elsewhere, a file that grew: the
+    tail is read here, and the result is the same."""
+    import os
+
+    path = _conversation(tmp_path, 3 << 20)
+    alone = _alone_then_helper(path, monkeypatch)
     me = os.getpid()
     real = sweep._tail_in_helper
 
@@ -960,19 +967,11 @@ def test_a_helper_for_the_conversation_before_a_clear_is_let_go(
     tail lies in the second); the result is the one-process result, and no helper is left."""
     import os
 
-    from session_skill.transcripts import loose
-
     first = _conversation(tmp_path, 3 << 20).read_bytes()
     clear = json.dumps(user("<command-name>/clear</command-name>\n<command-args></command-args>"))
     path = tmp_path / "two.jsonl"
     path.write_bytes(first + clear.encode() + b"\n" + first)
-    monkeypatch.setattr(loose, "POOL_MAX", 20)
-    monkeypatch.setattr(sweep, "POOL_MAX", 20)
-    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
-    monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
-    monkeypatch.setattr(sweep, "_cores", lambda: 1)
-    alone = analyze(path)
-    monkeypatch.setattr(sweep, "_cores", lambda: 2)
+    alone = _alone_then_helper(path, monkeypatch)
     forked: list[int] = []
     real_fork = os.fork
 
