@@ -221,6 +221,9 @@ class _Sweep:
         # from the oldest of them (or, when they still reach back to the switch, the switch).
         self.tail: deque[tuple[int, int]] | None = None
         self.switched_at = 0
+        # Where this conversation begins in the file (after a /clear, not at 0): its pace is
+        # its requests over its own bytes.
+        self.began_at = self.stats.offset
 
     def feed(self, event: object) -> None:
         self.seq += 1
@@ -312,8 +315,8 @@ class _Sweep:
         done = max(self.requests - 1, 1)
         rate = self.loose.inserts / done
         tail = int(min(max(_TAIL_FACTOR * POOL_MAX / max(rate, 1e-3), _TAIL_MIN), _TAIL_MAX))
-        read = max(self.stats.offset, 1)
-        expected = done * self.size / read  # requests in the whole file, at this pace
+        read = max(self.stats.offset - self.began_at, 1)
+        expected = done * (self.size - self.began_at) / read  # requests in all of it, at this pace
         if tail * 3 > expected:
             return
         self.tail = deque([(self.stats.offset, self.stats.line)], maxlen=tail)

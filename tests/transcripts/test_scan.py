@@ -963,8 +963,9 @@ def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
 def test_a_helper_for_the_conversation_before_a_clear_is_let_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """/clear between two long conversations: the first goes cheap and forks a helper (whose
-    tail lies in the second); the result is the one-process result, and no helper is left."""
+    """/clear between two long conversations: each goes cheap and forks a helper — the
+    first's reads the second's tail, and is let go at the clear; the result is the
+    one-process result, and no helper is left."""
     import os
 
     first = _conversation(tmp_path, 3 << 20).read_bytes()
@@ -983,7 +984,7 @@ def test_a_helper_for_the_conversation_before_a_clear_is_let_go(
 
     monkeypatch.setattr(os, "fork", counted)
     both = analyze(path)
-    assert forked  # the first conversation's helper
+    assert len(forked) == 2  # one for each conversation: the second's pace is its own
     assert both.candidates == alone.candidates and both.settled == alone.settled
     with pytest.raises(ChildProcessError):  # every helper reaped
         os.waitpid(-1, os.WNOHANG)
