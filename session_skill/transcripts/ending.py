@@ -131,6 +131,12 @@ _TAKEN_UP = Lazy(
 )
 
 
+def _taken_up(lines: list[str], n: int) -> bool:
+    """Does the first line from `lines[n]` on that holds anything take the list up at once?"""
+    after = next((ln.strip() for ln in lines[n:] if ln.strip()), "")
+    return _TAKEN_UP.match(after) is not None
+
+
 def open_lists(text: str) -> list[tuple[str, str]]:
     """(item, lead-in) for the list items under a line that introduces what is left."""
     head = text[:_SCAN_CHARS]
@@ -148,8 +154,7 @@ def open_lists(text: str) -> list[tuple[str, str]]:
         if not _OPEN_LEAD.search(bare) and not _STILL_SO_LEAD.search(bare):
             continue
         items, n = list_under(lines, n, _LIST_MAX)
-        after = next((ln.strip() for ln in lines[n:] if ln.strip()), "")
-        if _TAKEN_UP.match(after):
+        if _taken_up(lines, n):
             continue  # "Let me write these in parallel:": the assistant does them now
         lead = redact(bare.rstrip(":").strip())
         found += [(item, lead) for item in items]
@@ -186,8 +191,7 @@ def inline_lists(text: str) -> list[tuple[str, str]]:
             continue  # "Next steps: none.", "Remaining: all done, pushed."
         if items.endswith("?"):
             continue  # a question: `asks` reads those
-        after = next((ln.strip() for ln in lines[n + 1 :] if ln.strip()), "")
-        if _TAKEN_UP.match(after):
+        if _taken_up(lines, n + 1):
             continue
         item = redact(items.replace("**", "").replace("`", "").strip())
         found.append((item, redact(lead)))

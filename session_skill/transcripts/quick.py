@@ -38,6 +38,7 @@ from session_skill.transcripts.events import (
 from session_skill.transcripts.forked import Forked
 from session_skill.transcripts.loose import Loose
 from session_skill.transcripts.reader import iter_events, parser_for
+from session_skill.transcripts.reader import line_start as _line_start
 from session_skill.transcripts.scan import TranscriptFacts, _Sweep, analyze
 from session_skill.transcripts.toolcalls import ToolState
 
@@ -104,21 +105,6 @@ def analyze_quick(path: Path) -> TranscriptFacts:
     facts.agent = stats.format
     facts.candidates = [replace(c, line=None) for c in facts.candidates]
     return facts
-
-
-def _line_start(path: Path, offset: int) -> int:
-    """The start of the first line at or after `offset`."""
-    if offset <= 0:
-        return 0
-    with open(path, "rb") as fh:
-        fh.seek(offset - 1)
-        while True:
-            block = fh.read(1 << 16)
-            if not block:
-                return fh.tell()
-            at = block.find(b"\n")
-            if at != -1:
-                return fh.tell() - len(block) + at + 1
 
 
 def _feed_middle(path: Path, state: _Sweep, stats: ReadStats, start: int, stop: int) -> None:

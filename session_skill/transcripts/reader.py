@@ -65,6 +65,7 @@ __all__ = [
     "UserText",
     "detect_format",
     "iter_events",
+    "line_start",
 ]
 
 
@@ -144,6 +145,21 @@ def iter_events(
                 yield from parser.feed(record)
     finally:
         stats.lines += lines
+
+
+def line_start(path: Path, offset: int) -> int:
+    """The start of the first line at or after `offset`."""
+    if offset <= 0:
+        return 0
+    with open(path, "rb") as fh:
+        fh.seek(offset - 1)
+        while True:
+            block = fh.read(1 << 16)
+            if not block:
+                return fh.tell()
+            at = block.find(b"\n")
+            if at != -1:
+                return fh.tell() - len(block) + at + 1
 
 
 def parser_for(record: dict[str, Any], stats: ReadStats) -> ClaudeParser | CodexParser:

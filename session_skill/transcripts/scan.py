@@ -58,6 +58,7 @@ from session_skill.transcripts.reader import (
     ToolResult,
     UserText,
     iter_events,
+    line_start,
 )
 from session_skill.transcripts.toolcalls import PendingTask, ToolState
 from session_skill.transcripts.turns import Turns, Unfinished, is_own_command, plan_title
@@ -445,10 +446,7 @@ def _tail_in_helper(path: Path, guess: int, size: int, tail: int) -> object:
     """In the helper: where the newest `tail` requests of the first `size` bytes begin, found
     from `guess` on the way the pass finds them, and the loose ends read from there — lines
     counted from 1 at that start. None when fewer than `tail` requests follow the guess."""
-    with open(path, "rb") as fh:
-        fh.seek(max(guess - 1, 0))
-        fh.readline()  # to the start of the next line
-        begin = fh.tell()
+    begin = line_start(path, guess)
     probe = _Sweep(ReadStats(), 0, go_cheap=False)
     probe.loose, probe.tail = None, deque(maxlen=tail)
     for event in iter_events(path, probe.stats, wanted_results=probe.watched, start=begin,

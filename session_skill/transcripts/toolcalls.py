@@ -188,13 +188,12 @@ class ToolState:
         """Note the subject of a commit call: its first message's first line (a second `-m`
         is the body); each once, the first few."""
         first = next((m.strip() for m in messages if m.strip()), "")
-        subjects = [first.splitlines()[0].strip()] if first else []
-        subjects = [s for s in subjects if s and s not in self.commits]
-        if not subjects or len(self.commits) >= _COMMITS_KEPT:
+        subject = first.splitlines()[0].strip() if first else ""
+        if not subject or subject in self.commits or len(self.commits) >= _COMMITS_KEPT:
             return
-        self.commits += subjects[: _COMMITS_KEPT - len(self.commits)]
+        self.commits.append(subject)
         if call_id:
-            _remember(self.commit_calls, call_id, subjects)
+            _remember(self.commit_calls, call_id, [subject])
 
     def pending(self) -> list[PendingTask]:
         found = [t for t in self.todos if t.status not in DONE]
