@@ -36,6 +36,7 @@ def observe(path: Path, root: str) -> Found:
     from session_skill.commands.sweep import facts_for
     from session_skill.handover import filestable
     from session_skill.store.store import Store
+    from session_skill.transcripts.reader import ReadStats, UserText, iter_events
 
     facts = facts_for(Store(Path("/nonexistent-store-root")), transcript=str(path),
                       session_id=None, filtered=False)  # fmt: skip
@@ -45,11 +46,20 @@ def observe(path: Path, root: str) -> Found:
     grouped, _ = filestable.group(rows, weights=filestable.weights_of(facts.weights, Path(root)))
     from session_skill.commands.dump import GOAL_CHARS
 
+    stats = ReadStats()
+    user_lines = [
+        stats.line
+        for event in iter_events(path, stats)
+        if isinstance(event, UserText) and not event.is_command
+    ]
+
     return Found(
         candidates=cands,
         goal=facts.first_request[:GOAL_CHARS],
         files=[r.file for r in rows],
         table_rows=[r.file for r in grouped],
+        stopped=[t for t in (facts.last_request, facts.last_reply) if t],
+        user_lines=user_lines,
     )
 
 
@@ -86,6 +96,7 @@ def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
         f"  open questions recall   {_pct(t['open_questions'])}",
         f"  candidate precision     {_pct(t['candidates'])}",
         f"  answered reported open  {t['answered_reported_open_per_10']} per 10 sessions",
+        f"  open items shown        {_pct(t['open_shown'])}   (listed, or in Where it stopped)",
         f"  Goal right              {_rate(t['goal_right'])}",
         f"  files recall/precision  {_rate(t['files_recall'])} / {_rate(t['files_precision'])}"
         f"   (tables with a root row: {t['root_rows']})",
@@ -93,6 +104,11 @@ def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
         "  as the docs' tables     " + table_cells(t),
     ]
     if rules:  # the tool's own rules: for tuning, so shown for the train split only
+        ages = t["open_by_age"]
+        lines.append(
+            "  open items found, by when said (user messages after it): "
+            + ", ".join(f"{a} {r}/{n}" for a, (r, n) in ages.items())
+        )
         counts = t["counts_by_type"]
         lines.append(
             "  precision by rule       "

@@ -35,6 +35,10 @@ class Found:
     goal: str
     files: list[str]  # observed files, as the table names them (relative to the project)
     table_rows: list[str] = field(default_factory=list)  # the Files touched rows as shown
+    # The doc's "Where it stopped": the last request and the last reply, clipped as shown.
+    stopped: list[str] = field(default_factory=list)
+    # The lines of the user's messages (not slash commands): how long ago an item was said.
+    user_lines: list[int] = field(default_factory=list)
 
 
 def norm(text: str) -> str:
@@ -69,6 +73,22 @@ def text_matches(candidate: str, quote: str) -> bool:
     return len(shared) >= 3 and len(shared) >= 0.6 * min(len(a), len(b))
 
 
+def shows(text: str, quote: str) -> bool:
+    """Can a reader of `text` (a clipped verbatim excerpt) see `quote` in it: its opening is
+    there word for word, or nearly all its words are (character pairs for Chinese, Japanese,
+    Korean)? Stricter than `text_matches`: a long excerpt shares some words with anything."""
+    t, q = norm(text), norm(quote).rstrip("…").strip()
+    if not t or not q:
+        return False
+    if q[:60] in t:
+        return True
+    if _CJK.search(q):
+        want = _bigrams(q)
+        return len(want) >= 4 and len(want & _bigrams(t)) >= 0.8 * len(want)
+    want = _tokens(q)
+    return len(want) >= 3 and len(want & _tokens(t)) >= 0.8 * len(want)
+
+
 def matches(candidate: Candidate, item: Item) -> bool:
     if candidate.line is not None and candidate.line in item.lines:
         return True
@@ -86,6 +106,12 @@ class SessionScore:
     candidates: int = 0  # not matching a borderline item only
     candidates_right: int = 0
     answered_reported_open: int = 0
+    # Open tasks and questions the next session is shown: listed, or legible in the doc's
+    # "Where it stopped" (which carries what extraction misses at the end).
+    open_shown: int = 0
+    # Open tasks and questions by how many user messages came after the line they were
+    # said on (`AGES`): [found, labelled].
+    by_age: dict[str, list[int]] = field(default_factory=dict)
     goal_right: bool = False
     files_key: int = 0
     files_found: int = 0
@@ -104,11 +130,20 @@ def score(key: Key, found: Found, split: str) -> SessionScore:
     for item in tasks:
         hit = any(matches(c, item) for c in found.candidates)
         s.tasks_found += hit
-        s.detail.append(f"  {'✓' if hit else 'MISSED'} task [{item.kind}] {item.quote[:110]}")
+        s.detail.append(f"  {_mark(hit, item, found)} task [{item.kind}] {item.quote[:110]}")
     for item in questions:
         hit = any(matches(c, item) for c in found.candidates)
         s.questions_found += hit
-        s.detail.append(f"  {'✓' if hit else 'MISSED'} question {item.quote[:110]}")
+        s.detail.append(f"  {_mark(hit, item, found)} question {item.quote[:110]}")
+    for item in (*tasks, *questions):
+        tally = s.by_age.setdefault(age(item, found.user_lines), [0, 0])
+        tally[0] += any(matches(c, item) for c in found.candidates)
+        tally[1] += 1
+    s.open_shown = sum(
+        any(matches(c, item) for c in found.candidates)
+        or any(shows(text, item.quote) for text in found.stopped)
+        for item in (*tasks, *questions)
+    )
     for c in found.candidates:
         right = any(matches(c, item) for item in (*tasks, *questions))
         wrong_as = next(
@@ -143,6 +178,26 @@ def score(key: Key, found: Found, split: str) -> SessionScore:
     return s
 
 
+# How long before the end an open item was said: user messages after it.
+AGES = ("last turn", "1 back", "2-3 back", "4-9 back", "10+ back")
+
+
+def age(item: Item, user_lines: list[int]) -> str:
+    """The `AGES` bucket of an item: how many of the user's messages came after its first
+    line (an item with no line is taken as said at the end)."""
+    first = min(item.lines) if item.lines else 1 << 62
+    after = sum(1 for line in user_lines if line > first)
+    return AGES[sum(after > bound for bound in (0, 1, 3, 9))]
+
+
+def _mark(hit: bool, item: Item, found: Found) -> str:
+    if hit:
+        return "✓"
+    # Missed by extraction, but in front of the next session all the same.
+    shown = any(shows(text, item.quote) for text in found.stopped)
+    return "MISSED (in Where it stopped)" if shown else "MISSED"
+
+
 def _path_key(path: str) -> str:
     return path.replace("\\", "/").rstrip("/")
 
@@ -157,6 +212,8 @@ class Totals:
     candidates: int = 0
     candidates_right: int = 0
     answered_reported_open: int = 0
+    open_shown: int = 0
+    by_age: dict[str, list[int]] = field(default_factory=dict)
     goals_right: int = 0
     files_key: int = 0
     files_found: int = 0
@@ -168,16 +225,17 @@ class Totals:
         self.sessions += 1
         for name in (
             "tasks", "tasks_found", "questions", "questions_found", "candidates",
-            "candidates_right", "answered_reported_open", "files_key", "files_found",
-            "files_right",
+            "candidates_right", "answered_reported_open", "open_shown", "files_key",
+            "files_found", "files_right",
         ):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(s, name))
         self.goals_right += s.goal_right
         self.root_rows += s.root_row
-        for kind, (right, n) in s.by_type.items():
-            tally = self.by_type.setdefault(kind, [0, 0])
-            tally[0] += right
-            tally[1] += n
+        for mine, theirs in ((self.by_type, s.by_type), (self.by_age, s.by_age)):
+            for kind, (right, n) in theirs.items():
+                tally = mine.setdefault(kind, [0, 0])
+                tally[0] += right
+                tally[1] += n
 
     def as_dict(self) -> dict[str, object]:
         def rate(a: int, b: int) -> float | None:
@@ -192,10 +250,12 @@ class Totals:
             "candidate_precision": rate(self.candidates_right, self.candidates),
             "candidates": [self.candidates_right, self.candidates],
             "answered_reported_open_per_10": rate(10 * self.answered_reported_open, self.sessions),
+            "open_shown": [self.open_shown, self.tasks + self.questions],
             "goal_right": rate(self.goals_right, self.sessions),
             "files_recall": rate(self.files_right, self.files_key),
             "files_precision": rate(self.files_right, self.files_found),
             "root_rows": self.root_rows,
             "precision_by_type": {k: rate(r, n) for k, (r, n) in sorted(self.by_type.items())},
             "counts_by_type": dict(sorted(self.by_type.items())),
+            "open_by_age": {a: self.by_age[a] for a in AGES if a in self.by_age},
         }

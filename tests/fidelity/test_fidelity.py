@@ -12,7 +12,7 @@ import pytest
 
 from bench.fidelity import keys as keymod
 from bench.fidelity.keys import Item, Key
-from bench.fidelity.score import Candidate, Found, Totals, score, text_matches
+from bench.fidelity.score import AGES, Candidate, Found, Totals, age, score, shows, text_matches
 from bench.fidelity.split import split
 
 REPO = Path(__file__).resolve().parents[2]
@@ -124,6 +124,57 @@ def test_score_counts_recall_precision_answered_and_borderline() -> None:
     )
 
 
+def test_an_item_is_shown_when_where_it_stopped_carries_its_words() -> None:
+    stopped = "Done. One leftover: the old `#db-briefing-start` CSS is dead. Want me to strip it?"
+    assert shows(stopped, "Want me to strip it?")
+    assert shows(stopped, "the old #db-briefing-start CSS is dead")  # markdown marks aside
+    # Some shared words are not the item: a long excerpt shares a few with anything.
+    assert not shows(stopped, "Strip the dead CSS from the old level briefing page")
+    assert not shows(stopped, "")
+    assert shows("需要跑 linear probe 吗？我可以帮你运行", "我可以帮你运行")
+
+
+def test_an_item_is_aged_by_the_user_messages_after_it() -> None:
+    users = [10, 20, 30, 40, 50]
+    assert age(Item("x", [55]), users) == "last turn"
+    assert age(Item("x", [45, 12]), users) == "4-9 back"  # from its first line
+    assert age(Item("x", [35]), users) == "2-3 back"
+    assert age(Item("x", []), users) == "last turn"
+    assert [age(Item("x", [n]), list(range(0, 200, 10))) for n in (185, 5)] == [
+        "1 back",
+        "10+ back",
+    ]
+
+
+def test_score_counts_what_where_it_stopped_shows_and_when_items_were_said() -> None:
+    key = _key(
+        open_tasks=[
+            Item("Add a fuzz test for the empty input", [40], "next-step"),
+            Item("Rename the retry flag", [2], "deferred"),
+        ],
+        open_questions=[Item("Want me to also update the docs?", [61])],
+    )
+    found = Found(
+        candidates=[Candidate("Add a fuzz test for the empty input case", "Deferred exploration")],
+        goal="",
+        files=[],
+        stopped=["Tests pass. Want me to also update the docs?"],
+        user_lines=[1, 3, 5, 7, 30, 50, 60],
+    )
+    s = score(key, found, "train")
+    assert s.questions_found == 0 and s.open_shown == 2  # the fuzz test listed, the ask shown
+    assert s.by_age == {"2-3 back": [1, 1], "4-9 back": [0, 1], "last turn": [0, 1]}
+    assert "MISSED (in Where it stopped) question" in "\n".join(s.detail)
+    totals = Totals()
+    totals.add(s)
+    totals.add(s)
+    numbers = totals.as_dict()
+    assert numbers["open_shown"] == [4, 6]
+    assert list(numbers["open_by_age"]) == ["last turn", "2-3 back", "4-9 back"]  # AGES' order
+    assert set(numbers["open_by_age"]) <= set(AGES)
+    assert numbers["open_by_age"]["2-3 back"] == [2, 2]
+
+
 @needs_corpus
 def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
     out = tmp_path / "f.json"
@@ -137,7 +188,7 @@ def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
     assert "test split (13 sessions)" in r.stdout and "train split (26 sessions)" in r.stdout
     assert "(test)" not in r.stdout  # no test session is listed in detail
     # The README and docs/fidelity.md give the numbers as measured, both splits.
-    from bench.fidelity.__main__ import table_cells
+    from bench.fidelity.__main__ import _pct, table_cells
 
     for page in (REPO / "README.md", REPO / "docs" / "fidelity.md"):
         text = page.read_text(encoding="utf-8")
@@ -145,6 +196,14 @@ def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
             row = f"| {name} split ({numbers[name]['sessions']} sessions"
             (line,) = [ln for ln in text.splitlines() if ln.startswith(row)]
             assert line.endswith(table_cells(numbers[name])), (page.name, line)
+    # …and how many open items the next session is shown (listed, or in Where it stopped).
+    shown = _pct(numbers["test"]["open_shown"])
+    assert f"of the test split's open items, {shown} are listed" in " ".join(
+        (REPO / "README.md").read_text(encoding="utf-8").split()
+    )
+    assert f"the test split {shown}" in " ".join(
+        (REPO / "docs" / "fidelity.md").read_text(encoding="utf-8").split()
+    )
     held_out = CORPUS / "claude" / "eagerminds-1.jsonl"
     listed = subprocess.run(
         [sys.executable, "-m", "bench.fidelity", "--list", str(held_out)],
