@@ -18,7 +18,7 @@ from collections.abc import Set as AbstractSet
 from session_skill import recache
 from session_skill.transcripts.anchors import ANCHORS, confirmed
 from session_skill.transcripts.candidates import DEFERRED, UNANSWERED
-from session_skill.transcripts.landed import WORD, content_stems
+from session_skill.transcripts.landed import WORD
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.phrasing import (
     _BEFORE,
@@ -38,7 +38,6 @@ __all__ = [
     "CLIP_CHARS",
     "WORD",
     "anchor_words",
-    "answers",
     "classify",
     "direct_reply",
     "clip",
@@ -77,20 +76,6 @@ _COUNTER = Lazy(
     r"\b(?:can|could|shall|should)\s+(?:we|you|i)\b[^?.!]{0,80}?"
     r"\b(?:first|instead|rather|before\s+(?:that|this|we|you))\b",
     re.IGNORECASE,
-)
-# A question that asks the user to try something and report: pasted output answers it.
-_ASKS_RESULT = Lazy(
-    r"\b(?:does|did|do|is|are|was)\s+(?:it|that|this|they|the\s+\w+)\s+(?:\w+\s+)?"
-    r"(?:show|work|print|pass|fail|run|start|load|appear|display|find|return|look|resume)"
-    r"|\bwhat\s+(?:do|did|does)\s+(?:you|it)\s+(?:see|get|say|print|show|return)"
-    r"|\bcan\s+you\s+(?:run|try|check|paste|share|confirm|test|send)\b|\blet\s+me\s+know\b"
-    r"|\bwhat\s+(?:error|output|message)",
-    re.IGNORECASE,
-)
-_PASTED = Lazy(
-    r"^\s*(?:\(\S+\)\s*)?[\w.-]+@[\w.-]+[:~]|^\s*[$#%>]\s+\S|^```|Traceback \(most recent"
-    r"|^\s*(?:error|fatal|exception|warning)\b[:\[]",
-    re.IGNORECASE | re.MULTILINE,
 )
 _OR = Lazy(r",?\s+or\s+(?!not\b)", re.IGNORECASE)
 # Closing pleasantries end many turns with a question that asks for nothing in particular.
@@ -348,30 +333,6 @@ def direct_reply(reply: str) -> bool:
         return True
     low = reply.lower()
     return any(w in low for w in _COUNTER_WORDS) and _COUNTER.search(reply) is not None
-
-
-def answers(question: str, options: list[str], reply: str) -> bool:
-    """Does `reply` take up the question, or move on to something else?
-
-    Taken up: a short reply or one that opens like an answer; a counter-proposal; a reply
-    sharing the question's words (compared by stem: "manual" answers "manually"); one that
-    picks an offered option, listed after the question or given in it ("…, or would you
-    rather X?"); output pasted in reply to a request to try something.
-    """
-    if direct_reply(reply):
-        return True
-    said = content_stems(reply)
-    asked = content_stems(question)
-    shared = asked & said
-    if len(shared) >= 2 or (bool(shared) and len(shared) >= 0.3 * len(asked)):
-        return True
-    # The first part of "A, or B?" frames the question; choosing A is "yes".
-    offered = options + _OR.split(question)[1:] if " or " in question else options
-    if any(content_stems(option) & said for option in offered):
-        return True
-    if "\n" not in reply.strip():
-        return False
-    return bool(_ASKS_RESULT.search(question) and _PASTED.search(reply))
 
 
 _COUNTER_WORDS = ("first", "instead", "rather", "before")

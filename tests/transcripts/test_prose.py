@@ -145,52 +145,6 @@ def test_listed_next_steps() -> None:
     assert prose.listed_items("Next steps: none, it is all merged.") == []
 
 
-# ---------------------------------------------------------------- answered or not
-
-QUESTION = (
-    "Would you like me to proceed with the implementation, or would you prefer to manually "
-    "verify the session import first?"
-)
-
-
-@pytest.mark.parametrize(
-    ("question", "reply", "answered"),
-    [
-        # an option chosen, by stem (manual / manually), from the question itself
-        (QUESTION, "can you walk me through the manual testing steps?", True),
-        (QUESTION, "Look at the deadlock in the worker pool instead of this.", False),
-        # a counter-proposal
-        (
-            "Would you like me to run the setup commands for you?",
-            "how about this: the folder is empty, can you copy a session there and I try?",
-            True,
-        ),
-        (
-            "Would you like me to also implement the import functionality now?",
-            "can we do a full export first",
-            True,
-        ),
-        ("Which layout do you prefer for the cache?", "Let's fix the flaky login test.", False),
-        # pasted output, when the question asks to try something
-        (
-            "Does the picker show the imported session?",
-            "$ claude -r\nNo conversations found to resume.",
-            True,
-        ),
-        (
-            "Should I cache the parsed config between runs?",
-            "Traceback (most recent call last):\n  File x\nValueError: bad manifest",
-            False,
-        ),
-        # the question's own words, by stem
-        ("Should I add jitter to the retry backoff?", "Add jittered retries to the backoff", True),
-        ("Should I add jitter to the retry backoff?", "yes", True),
-    ],
-)
-def test_answers(question: str, reply: str, answered: bool) -> None:
-    assert prose.answers(question, [], reply) is answered
-
-
 # ---------------------------------------------------------------- fast paths agree
 
 
