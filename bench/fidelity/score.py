@@ -127,23 +127,22 @@ def score(key: Key, found: Found, split: str) -> SessionScore:
     answered, borderline = key.items["answered_questions"], key.items["borderline"]
     lookalikes = key.items["lookalikes"]
     s.tasks, s.questions = len(tasks), len(questions)
-    for item in tasks:
-        hit = any(matches(c, item) for c in found.candidates)
-        s.tasks_found += hit
-        s.detail.append(f"  {_mark(hit, item, found)} task [{item.kind}] {item.quote[:110]}")
-    for item in questions:
-        hit = any(matches(c, item) for c in found.candidates)
-        s.questions_found += hit
-        s.detail.append(f"  {_mark(hit, item, found)} question {item.quote[:110]}")
-    for item in (*tasks, *questions):
-        tally = s.by_age.setdefault(age(item, found.user_lines), [0, 0])
-        tally[0] += any(matches(c, item) for c in found.candidates)
-        tally[1] += 1
-    s.open_shown = sum(
-        any(matches(c, item) for c in found.candidates)
-        or any(shows(text, item.quote) for text in found.stopped)
-        for item in (*tasks, *questions)
-    )
+    for what, items in (("task", tasks), ("question", questions)):
+        for item in items:
+            hit = any(matches(c, item) for c in found.candidates)
+            # Missed by extraction, but in front of the next session all the same?
+            shown = hit or any(shows(text, item.quote) for text in found.stopped)
+            if what == "task":
+                s.tasks_found += hit
+            else:
+                s.questions_found += hit
+            s.open_shown += shown
+            tally = s.by_age.setdefault(age(item, found.user_lines), [0, 0])
+            tally[0] += hit
+            tally[1] += 1
+            mark = "✓" if hit else "MISSED (in Where it stopped)" if shown else "MISSED"
+            label = f"task [{item.kind}]" if what == "task" else "question"
+            s.detail.append(f"  {mark} {label} {item.quote[:110]}")
     for c in found.candidates:
         right = any(matches(c, item) for item in (*tasks, *questions))
         wrong_as = next(
@@ -188,14 +187,6 @@ def age(item: Item, user_lines: list[int]) -> str:
     first = min(item.lines) if item.lines else 1 << 62
     after = sum(1 for line in user_lines if line > first)
     return AGES[sum(after > bound for bound in (0, 1, 3, 9))]
-
-
-def _mark(hit: bool, item: Item, found: Found) -> str:
-    if hit:
-        return "✓"
-    # Missed by extraction, but in front of the next session all the same.
-    shown = any(shows(text, item.quote) for text in found.stopped)
-    return "MISSED (in Where it stopped)" if shown else "MISSED"
 
 
 def _path_key(path: str) -> str:
