@@ -82,6 +82,14 @@ def _head(path: Path | str) -> tuple[dict[str, str], float] | None:
         # Decode whole lines only: a frontmatter closed in them is the whole answer (a
         # "\n" byte ends a UTF-8 character, so they decode as they do in the whole file).
         cut = data.rfind(b"\n") + 1 if len(data) == _HEAD else len(data)
+        # And only up to the line that closes it, found in the bytes: the body is most of
+        # a page, and `list` decodes 10,000 heads. The bytes close at the text's closing
+        # line or after it (they strip ASCII blanks only), so the answer is the same.
+        nl = data.find(b"\n", 0, cut)
+        close = _close_line(data, nl, cut) if nl >= 0 else -1
+        if close >= 0:
+            eol = data.find(b"\n", close + 1, cut)
+            cut = cut if eol < 0 else eol + 1
         meta = frontmatter.read_meta(data[:cut].decode("utf-8", "replace"))
         if meta is None and len(data) == _HEAD:
             meta = frontmatter.read_meta((data + read_upto(fd, None)).decode("utf-8", "replace"))
@@ -116,16 +124,18 @@ def split_head(data: bytes) -> tuple[int, bytes | None] | None:
     return (len(data) if eol < 0 else eol + 1), created
 
 
-def _close_line(data: bytes, pos: int) -> int:
-    """The offset of the "\\n" before the line closing the frontmatter (`---` or `...`)."""
+def _close_line(data: bytes, pos: int, end: int | None = None) -> int:
+    """The offset of the "\\n" before the line closing the frontmatter (`---` or `...`)
+    in data[:end]; -1 when none does."""
+    end = len(data) if end is None else end
     while True:
-        at = data.find(b"\n---", pos)
-        dots = data.find(b"\n...", pos, at if at >= 0 else len(data))  # rare: search no further
+        at = data.find(b"\n---", pos, end)
+        dots = data.find(b"\n...", pos, at if at >= 0 else end)  # rare: search no further
         at = dots if dots >= 0 else at
         if at < 0:
             return -1
-        eol = data.find(b"\n", at + 4)
-        if not data[at + 4 : eol if eol >= 0 else len(data)].strip(_BLANK):
+        eol = data.find(b"\n", at + 4, end)
+        if not data[at + 4 : eol if eol >= 0 else end].strip(_BLANK):
             return at
         pos = at + 1
 
