@@ -358,6 +358,50 @@ def mostly_pasted(text: str) -> bool:
     return bool(lines) and pasted >= max(2, len(lines) // 2)
 
 
+# A line only a terminal's output has: led by a glyph a client prints before a reply or a
+# tool's result (Claude Code's ● ⏺ ⎿, a box's │), or padded out to the terminal's width.
+_GLYPH_LINE = Lazy(r"^\s*[●⏺⎿│✻]|[ ]{8,}$")
+_PARAGRAPHS = Lazy(r"\n[ \t]*\n")
+
+
+def _output_line(line: str) -> bool:
+    """Surely output: a client's glyph or padding, or a shell prompt, log or error line
+    (not a Markdown heading or quote, which a user types too)."""
+    if _GLYPH_LINE.search(line) is not None:
+        return True
+    bare = line.lstrip()
+    return bare[:1] not in ("#", ">") and _PASTE_LINE.match(bare) is not None
+
+
+def without_pastes(text: str) -> str:
+    """What the user typed around what they pasted, each pasted paragraph made "[…]"
+    ("it reports this: […] The level was saved in CPM, but reported in CPS. Can you
+    correct that?"); the text itself when nothing was pasted.
+
+    A paragraph is pasted when most of its lines are surely output, or when it is indented
+    like copied output and holds such a line or follows a pasted paragraph: an indented
+    list the user typed ("  - docs/memo.md") stays.
+    """
+    if "\n" not in text:
+        return text
+    kept: list[str] = []
+    pasted = False
+    for para in _PARAGRAPHS.split(text):
+        lines = [ln for ln in para.splitlines() if ln.strip()]
+        if not lines:
+            continue
+        output = sum(1 for ln in lines if _output_line(ln))
+        indented = lines[0][:2].isspace() or _output_line(lines[0])
+        pasted = output * 2 > len(lines) or (indented and (output > 0 or pasted))
+        if not pasted:
+            kept.append(para.strip())
+        elif kept and kept[-1] != "[…]":
+            kept.append("[…]")
+    if not kept or kept == ["[…]"]:
+        return text
+    return "\n\n".join(kept)
+
+
 def only_pasted(text: str) -> bool:
     """A message that is a pasted run and nothing the user typed before it: it opens on
     pasted output (a shell prompt, a test's report) and is mostly that."""

@@ -31,6 +31,7 @@ from session_skill.transcripts.prose import (
     clip,
     mostly_pasted,
     redact,
+    without_pastes,
 )
 
 _REQUEST_CHARS = 1000
@@ -195,7 +196,7 @@ class Turns:
             self._request = None
             return
         if self._goal is None and could_be_goal(text):
-            self._goal = text[: 4 * _REQUEST_CHARS]
+            self._goal = without_pastes(text[: 4 * _REQUEST_CHARS])
         short = len(text.split(None, 4)) <= 4  # four words at most, without splitting it all
         self._start(text, event.ts, seq, line, asked if short else None)
 

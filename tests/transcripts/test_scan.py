@@ -1149,6 +1149,37 @@ def test_an_opener_or_a_pasted_error_is_not_the_goal(tmp_path: Path) -> None:
         assert facts.goal == "Add retry with backoff to the upload client", opener
 
 
+def test_what_a_request_pasted_is_left_out_of_the_goal(tmp_path: Path) -> None:
+    pad = " " * 30
+    request = (
+        "The MCP server replies wrongly, it reports this:\n\n"
+        f"● Latest Radiation Reading from Yokohama{pad}\n{pad}\n"
+        f"  Location: Yokohama (35.476N){pad}\n  Radiation Level: 27.59 CPS\n\n"
+        "  Context:\n\n  This level is normal. For reference:\n  - Typical: 0.05-0.30\n\n"
+        "The level was saved in CPM, but reported in CPS. Can you correct that?"
+    )
+    goal = run(tmp_path, [user(request), say("Fixed the unit.")]).goal
+    assert goal == (
+        "The MCP server replies wrongly, it reports this: […] The level was saved in CPM, "
+        "but reported in CPS. Can you correct that?"
+    )
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "can you look at\n\n  - docs/rewrite-issue-list.md\n  - docs/rewrite-memo.md\n\n"
+        "and do the implementation",
+        "# Multi-profile support\n\n> Scope: profiles in the mobile app.\n\n## 1. Summary\n",
+        "Fix the crash when\n    the list is empty\nplease",
+    ],
+)
+def test_what_a_user_typed_stays_in_the_goal(tmp_path: Path, request_: str) -> None:
+    """An indented list, a Markdown heading or quote, an indented line: typed, not pasted."""
+    goal = run(tmp_path, [user(request_), say("Done.")]).goal or ""
+    assert "[…]" not in goal and goal == " ".join(request_.split())
+
+
 @pytest.mark.parametrize(
     "chore",
     [
