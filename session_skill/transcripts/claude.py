@@ -54,11 +54,11 @@ _COMMAND_ARGS = recache.compile(r"<command-args>(.*?)</command-args>", re.DOTALL
 _BASH_INPUT = recache.compile(r"^\s*<bash-input>(.*?)</bash-input>", re.DOTALL)
 _SYSTEM_REMINDER = recache.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
 # User-role text Claude Code writes itself: command output, caveats, notifications, a
-# `#` memory note; an interrupt becomes its own event.
+# `#` memory note, an agent team's teammate reporting in; an interrupt becomes its own event.
 _CLAUDE_NOISE = tuple(
     "<local-command-stdout>|<local-command-stderr>|<local-command-caveat>|<bash-stdout>|"
     "<bash-stderr>|<task-notification>|<user-prompt-submit-hook>|<user-memory-input>|"
-    "Caveat: The messages below were generated".split("|")
+    "<teammate-message|Caveat: The messages below were generated".split("|")
 )
 _INTERRUPTED = "[Request interrupted"
 _ATTACHMENT = b'"attachment":{'

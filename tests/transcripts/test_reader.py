@@ -210,6 +210,8 @@ def test_local_command_system_records(tmp_path: Path) -> None:
         "[Request interrupted by user for tool use]",
         "<bash-stdout>On branch main</bash-stdout><bash-stderr></bash-stderr>",
         "<task-notification><task-id>b1</task-id></task-notification>",
+        '<teammate-message teammate_id="ui-dev" color="yellow">\nTask #17 done.\n'
+        "</teammate-message>",
         "<system-reminder>Only a reminder</system-reminder>",
         "   ",
     ],
