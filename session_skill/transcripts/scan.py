@@ -381,9 +381,13 @@ class _Sweep:
             for t in pending
         ]
         plan = _plan_exit(self.exit_plan) if self.exit_plan is not None else None
-        # A plan shown for approval answered the request; approved with "clear context", it
-        # is the next session's work, not a task interrupted (issue 20).
-        unfinished = self.turns.unfinished() if plan is None else None
+        unfinished = self.turns.unfinished()
+        if plan is not None and unfinished is not None:
+            # Approved with "clear context", the plan is the next session's work (issue 20)
+            # and the request it answers is still to do: not a task interrupted, but open.
+            # (Refused, the transcript reads the same, and the request is open too.)
+            unfinished = Unfinished(unfinished.text, _PLANNED, unfinished.ts, unfinished.seq,
+                                    unfinished.line)  # fmt: skip
         latest = unfinished is not None and unfinished.seq > self.tools.task_seq
         if unfinished is not None:
             why = f"the last request; {unfinished.why}"
@@ -474,6 +478,7 @@ def _thawed(rows: object, shift: int) -> list[Candidate]:
 
 
 _STOPPED_CHARS = 400
+_PLANNED = "a plan for it was shown for approval, not carried out yet"
 _PLAN_CHARS = 6000  # of the plan's text kept in the facts (the doc clips it to its cap)
 
 

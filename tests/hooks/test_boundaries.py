@@ -80,7 +80,11 @@ def test_a_plan_approved_with_clear_context_is_saved_as_the_plan(
     assert "## Goal\nCarry out the approved plan “Add retry backoff”" in text
     assert "## Plan\n# Add retry backoff\n\n1. Wrap the HTTP call" in text
     assert "## Next step\nImplement the approved plan “Add retry backoff”, step by step" in text
-    # The plan answered the request: not "the transcript ends in the middle of the work".
+    # The plan is the next session's work, and the request it answers is still to do: open,
+    # not "the transcript ends in the middle of the work".
+    assert (
+        "## Outstanding\n- Plan the retry backoff for the upload client (Unfinished task)" in text
+    )
     assert "middle of the work" not in text and "interrupted" not in text
 
 

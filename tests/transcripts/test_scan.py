@@ -1392,6 +1392,33 @@ def test_the_goal_names_what_the_commits_say_was_done(tmp_path: Path) -> None:
     assert "Tidy the HUD" not in goal and goal.endswith("; Carry wins forward")
 
 
+@pytest.mark.parametrize("refused", [False, True], ids=["as-at-SessionEnd", "refused"])
+def test_a_request_answered_by_a_plan_not_yet_carried_out_stays_open(
+    tmp_path: Path, refused: bool
+) -> None:
+    """The transcript of a plan approved with "clear context" ends on ExitPlanMode (its
+    refusal and the interrupt may follow); so does one whose plan the user refused. Either
+    way the request is still to do."""
+    records = [
+        user("Validation message unstyled on login - fix this"),
+        call("p1", "ExitPlanMode", plan="# Fix the validation message\n\nUse Tailwind.\n"),
+    ]
+    if refused:
+        records += [
+            result("p1", "The user doesn't want to proceed with this tool use.", error=True),
+            user("[Request interrupted by user for tool use]"),
+        ]
+    facts = run(tmp_path, records)
+    assert facts.plan is not None
+    (request,) = facts.candidates
+    assert (request.type, request.text) == (
+        UNFINISHED, "Validation message unstyled on login - fix this"
+    )  # fmt: skip
+    assert (
+        request.why == "the last request; a plan for it was shown for approval, not carried out yet"
+    )
+
+
 def test_a_plan_goal_is_the_plan_whatever_was_committed(tmp_path: Path) -> None:
     plan = "# Retry backoff\n\nUploads fail under load, so retry with jitter.\n"
     records = [
