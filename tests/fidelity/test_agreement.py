@@ -1,0 +1,87 @@
+"""The second labelling (bench/fidelity/agreement.py): a key is scored against another as the
+sweep is scored against a key, the second keys are well-formed train keys, and the report
+docs/fidelity.md gives is the one the command prints."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.fidelity import agreement
+from bench.fidelity import keys as keymod
+from bench.fidelity.keys import Item, Key
+
+REPO = Path(__file__).resolve().parents[2]
+needs_corpus = pytest.mark.skipif(
+    not keymod.corpus_dir().is_dir(),
+    reason=f"the shared corpus is not at {keymod.corpus_dir()} (set SESSION_SKILL_SHARED)",
+)
+
+
+def _key(goal: str = "", **items: list[Item]) -> Key:
+    return Key(
+        path=Path("k.json"), file="claude/x.jsonl", repo="a/b", project_root="/p",
+        goal_text=goal, goal_lines=[], goal_keywords=[["parser", "empty"]],
+        files_written=["src/a.py", "src/b.py"],
+        items={name: items.get(name, []) for name in keymod.ITEM_LISTS},
+    )  # fmt: skip
+
+
+def test_a_key_is_scored_against_another_as_the_sweep_is() -> None:
+    first = _key(
+        goal="Make the parser take empty input",
+        open_tasks=[Item("Add a fuzz test for the empty input", [40], "next-step"),
+                    Item("Bump the release notes", [90], "deferred")],
+        answered_questions=[Item("Want me to commit these changes?", [20])],
+        borderline=[Item("The stash is still there", [30])],
+    )  # fmt: skip
+    second = _key(
+        goal="Teach the parser empty input",
+        open_tasks=[Item("a fuzz test, still to write", [40], "next-step"),  # by line
+                    Item("The stash is still there from the first try", [31], "deferred")],
+        open_questions=[Item("Want me to commit these changes?", [20])],
+    )  # fmt: skip
+    second.files_written = ["src/a.py"]
+    row = agreement.compare(first, second)
+    assert row.cells() == ["1/2 50%", "n/a", "1/2 50%", "10.0", "1/1 100%",
+                           "1/2 50% / 1/1 100%"]  # fmt: skip
+    back = agreement.compare(second, first)  # the other way round
+    assert (back.tasks_found, back.tasks, back.listed_right, back.listed) == (1, 2, 1, 2)
+    assert agreement.compare(first, first).cells()[:3] == ["2/2 100%", "n/a", "2/2 100%"]
+
+
+@needs_corpus
+def test_every_second_key_is_a_train_key_that_checks_against_its_transcript() -> None:
+    paths = sorted(agreement.SECOND.glob("*/*.json"))
+    assert len(paths) == 10
+    assert [p for path in paths for p in keymod.check(path)] == []
+    assert len(agreement.pairs()) == 10  # each has a first key, none is a test session
+
+
+@needs_corpus
+def test_a_test_session_is_never_labelled_twice(tmp_path: Path) -> None:
+    shutil.copytree(agreement.SECOND, tmp_path / "second")
+    held_out = json.loads((REPO / "tests/fidelity/keys/claude/strato-1.json").read_text())
+    held_out["file"] = "claude/eagerminds-1.jsonl"  # a test session's name
+    (tmp_path / "second" / "claude" / "eagerminds-1.json").write_text(json.dumps(held_out))
+    with pytest.raises(ValueError, match="is a test session"):
+        agreement.pairs(tmp_path / "second")
+
+
+@needs_corpus
+def test_the_report_runs_and_the_docs_give_its_table() -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "bench.fidelity.agreement"],
+        capture_output=True, text=True, cwd=REPO, timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    rows = [ln for ln in r.stdout.splitlines() if ln.startswith("| the ")]
+    assert len(rows) == 4
+    docs = (REPO / "docs" / "fidelity.md").read_text(encoding="utf-8")
+    for row in rows:
+        assert row in docs.splitlines(), row
