@@ -54,7 +54,12 @@ from session_skill.transcripts.reader import (
     UserText,
 )
 from session_skill.transcripts.toolcalls import ToolState
-from session_skill.transcripts.turns import is_own_command, is_plan_request
+from session_skill.transcripts.turns import (
+    implements_plan,
+    is_own_command,
+    is_plan_request,
+    proposed_plan,
+)
 
 _SCAN_CHARS = 16_000
 # The caveats of how many of the last closing texts are kept (None: all of them).
@@ -151,6 +156,8 @@ class Loose:
         self.said_in: dict[tuple[str, str], int] = {}
         # The last assistant text read, lowercased and split (`_read`): its caveats reuse them.
         self._words: tuple[str, str, set[str]] | None = None
+        # The last plan a Codex reply proposed (text, line, ts): its checks, once carried out.
+        self.proposed: tuple[str, int | None, str | None] | None = None
 
     def feed(self, event: object) -> None:
         """Every event of the part read (the pass hands user texts to `user`)."""
@@ -194,6 +201,8 @@ class Loose:
         if not (event.is_command or own):
             if is_plan_request(event.text):
                 self.tools.plan_checks = checks(event.text, self.stats.line or None, event.ts)
+            elif self.proposed is not None and implements_plan(event.text):
+                self.tools.plan_checks = checks(*self.proposed)  # Codex's plan, carried out
             text = _ELLIPSIS.sub(". ", event.text) if ".." in event.text else event.text
             self._read(_typed(text), event.ts, "user")
         return taken
@@ -208,6 +217,10 @@ class Loose:
         tokens = set(low.split())
         if role == "assistant":
             self._words = (text, low, tokens)  # for its caveats, when it closes the turn
+            if "<proposed_plan>" in text:
+                plan = proposed_plan(text)
+                if plan is not None:
+                    self.proposed = (plan, self.stats.line or None, ts)
         ledger = self.ledger
         ledger.messages += 1
         if not ledger.messages & 7:

@@ -1,7 +1,8 @@
 """The approved plan's verification steps that the session never ran.
 
 A plan (Claude Code's ExitPlanMode, or the "Implement the following plan:" it starts a
-cleared session with) often ends on how to check the work: "## Verification — 1. `cargo
+cleared session with; Codex's `<proposed_plan>` the user has it implement) often ends on
+how to check the work: "## Verification — 1. `cargo
 test` — all new tests pass; 2. `docker build -f agent/Dockerfile .`". A step that names a
 command nobody ran afterwards is work the session left undone, said in the plan's own words.
 Only steps with a command are read — "check the page looks right" leaves no trace to look

@@ -171,6 +171,7 @@ class Turns:
         self._frozen = False  # our own command is running: its turn is not the user's work
         # The goal's candidates: requests in order (text, worked on), the plan's title.
         self.plan_title: str | None = None
+        self._proposed: str | None = None  # the last plan a Codex reply proposed
         self._goal: str | None = None  # the first request that could be the goal
 
     # ---------------------------------------------------------------- events
@@ -185,6 +186,8 @@ class Turns:
             if self.plan_title is None:
                 self.plan_title = plan_title(text[len(_PLAN_WRAPPER) :]) or None
             return self._start(text, event.ts, seq, line)
+        if self._proposed is not None and self.plan_title is None and implements_plan(text):
+            self.plan_title = plan_title(self._proposed) or None  # Codex's plan, carried out
         ack = len(text) <= 80 and _ACK.match(text) is not None
         if self.first_text is None:
             head = redact(text[: 4 * _REQUEST_CHARS])
@@ -232,6 +235,9 @@ class Turns:
         self._start(wanted, command.ts, seq, line)
 
     def assistant(self, event: AssistantText) -> None:
+        proposed = proposed_plan(event.text) if "<proposed_plan>" in event.text else None
+        if proposed is not None:
+            self._proposed = proposed
         if self.mention_only and self.restatement is None:
             sentence = _first_sentence(event.text.strip())
             if sentence and _INTENT.match(sentence):
@@ -332,6 +338,29 @@ def _unwrap(text: str) -> str:
         text = text[found.end() :]
     wrapped = _WRAPPER.match(text) if text.startswith("<") else None
     return wrapped.group(2).strip() if wrapped else text
+
+
+# Codex's plan mode: the plan comes as the assistant's `<proposed_plan>…</proposed_plan>`,
+# and the prompt Codex offers to carry it out is "Implement the plan."
+_PROPOSED = Lazy(r"<proposed_plan>\s*(.*?)\s*(?:</proposed_plan>|\Z)", re.DOTALL)
+_IMPLEMENT = Lazy(
+    r"^\W*(?:(?:ok(?:ay)?|yes|great|sure|please|go\s+ahead\s+and|now)[,.!\s]+)*"
+    r"implement\s+(?:the|this|that|your)\s+(?:proposed\s+)?plan\b",
+    re.IGNORECASE,
+)
+
+
+def proposed_plan(text: str) -> str | None:
+    """The plan a Codex reply proposes (`<proposed_plan>`), or None."""
+    if "<proposed_plan>" not in text:
+        return None
+    found = _PROPOSED.search(text)
+    return found.group(1) if found is not None and found.group(1).strip() else None
+
+
+def implements_plan(text: str) -> bool:
+    """Does this message tell the agent to carry out the plan it proposed?"""
+    return len(text) <= 200 and _IMPLEMENT.match(text) is not None
 
 
 def is_plan_request(text: str) -> bool:

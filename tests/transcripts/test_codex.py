@@ -144,3 +144,55 @@ def test_dollar_session_inside_a_sentence_is_a_request(tmp_path: Path) -> None:
     path = rollout(tmp_path, "$sessions are fine; run $session list later")
     (only,) = [e for e in iter_events(path) if isinstance(e, UserText)]
     assert not only.is_command
+
+
+def _message(role: str, text: str, n: int) -> dict[str, object]:
+    kind = "input_text" if role == "user" else "output_text"
+    return {
+        "timestamp": f"2026-12-01T08:{n:02d}:00.000Z",
+        "type": "response_item",
+        "payload": {"type": "message", "role": role, "content": [{"type": kind, "text": text}]},
+    }
+
+
+PROPOSED = (
+    "<proposed_plan>\n# Retry backoff for uploads\n\nUploads fail under load, so retry them "
+    "with jitter.\n\n## Verification\n- `pytest tests/test_upload.py` passes\n</proposed_plan>"
+)
+
+
+@pytest.mark.parametrize("answer", ["Implement the plan.", "ok, implement this plan"])
+def test_a_proposed_plan_carried_out_is_the_plan_the_session_followed(
+    tmp_path: Path, answer: str
+) -> None:
+    """Codex's plan mode: the plan is the reply's <proposed_plan>, and "Implement the plan."
+    (the prompt Codex offers) carries it out — its title is the Goal, its checks are read."""
+    path = tmp_path / "rollout.jsonl"
+    lines = [
+        _message("user", "uploads keep failing under load, what should we do about it", 1),
+        _message("assistant", PROPOSED, 2),
+        _message("user", answer, 3),
+        _message("assistant", "Done: uploads retry with jittered backoff.", 4),
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    facts = scan.analyze(path)
+    assert facts.goal == (
+        "Retry backoff for uploads — Uploads fail under load, so retry them with jitter. "
+        "(the plan the session followed)"
+    )
+    assert [(c.rule, c.text) for c in facts.candidates] == [
+        ("plan-check", "`pytest tests/test_upload.py` passes")
+    ]
+
+
+def test_a_proposed_plan_not_carried_out_is_not_followed(tmp_path: Path) -> None:
+    path = tmp_path / "rollout.jsonl"
+    lines = [
+        _message("user", "uploads keep failing under load, what should we do about it", 1),
+        _message("assistant", PROPOSED, 2),
+        _message("user", "no, make the retries linear and add a cap", 3),
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    facts = scan.analyze(path)
+    assert facts.goal == "uploads keep failing under load, what should we do about it"
+    assert all(c.rule != "plan-check" for c in facts.candidates)
