@@ -2,14 +2,14 @@
 
 A plan (Claude Code's ExitPlanMode, or the "Implement the following plan:" it starts a
 cleared session with; Codex's `<proposed_plan>` the user has it implement) often ends on
-how to check the work: "## Verification — 1. `cargo
-test` — all new tests pass; 2. `docker build -f agent/Dockerfile .`". A step that names a
-command nobody ran afterwards is work the session left undone, said in the plan's own words.
-Only steps with a command are read — "check the page looks right" leaves no trace to look
-for — and a step counts as run when any of its commands was: its program and first argument,
-with every path it names, in one shell command of the session's (`cd x && cargo test -q`
-runs `cargo test`). A later plan replaces the earlier one's steps; a plan the user rejected
-has none.
+how to check the work: "## Verification — 1. `cargo test` — all new tests pass; 2. `docker
+build -f agent/Dockerfile .`". A step that names a command nobody ran afterwards is work the
+session left undone, said in the plan's own words. Only steps with a command are read —
+"check the page looks right" leaves no trace to look for — and a step counts as run when any
+of its commands was: its program and first argument, with every path it names, in one shell
+command of the session's (`cd x && cargo test -q` runs `cargo test`); commands the plan
+chains with `&&` or `;` must all have run, in one call or several. A later plan replaces the
+earlier one's steps; a plan the user rejected has none.
 """
 
 from __future__ import annotations
@@ -82,7 +82,25 @@ def runs(command: str, shell: str) -> bool:
 _SHELL_CHARS = 16_000  # a command's head; a heredoc writing a file can be megabytes
 
 
+# Commands chained in one span of the plan: `swift build --package-path a && swift test
+# --package-path a` is run when both are, in one shell call or several.
+_CHAIN = Lazy(r"\s*(?:&&|;)\s*")
+
+
 def unrun(pending: list[Check], shell: str) -> list[Check]:
-    """The checks still pending once `shell` has run."""
+    """The checks still pending once `shell` has run; a chained command of theirs keeps the
+    parts still to run."""
     flat = " ".join(shell[:_SHELL_CHARS].split())
-    return [c for c in pending if not any(runs(cmd, flat) for cmd in c.commands)]
+    left: list[Check] = []
+    for check in pending:
+        commands: list[str] = []
+        for command in check.commands:
+            parts = _CHAIN.split(command) if ("&&" in command or ";" in command) else [command]
+            rest = [part for part in parts if part and not runs(part, flat)]
+            if not rest:
+                break  # one of its commands has run whole: the step was checked
+            commands.append(" && ".join(rest))
+        else:
+            same = tuple(commands) == check.commands
+            left.append(check if same else Check(check.step, tuple(commands), check.line, check.ts))
+    return left

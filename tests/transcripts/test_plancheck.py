@@ -96,3 +96,28 @@ def test_a_rejected_or_replaced_plan_leaves_no_checks(tmp_path: Path) -> None:
 def test_the_plan_a_cleared_session_starts_with(tmp_path: Path) -> None:
     facts = run(tmp_path, [user(f"Implement the following plan:\n\n{PLAN}"), say("Starting.")])
     assert (UNFINISHED, "`cargo test` — all new tests pass") in kinds(facts)
+
+
+def test_a_chained_step_is_run_only_when_every_command_of_it_is(tmp_path: Path) -> None:
+    plan = (
+        "# Plan: Bring the libraries in\n\n## Verification\n"
+        "1. `swift build --package-path libs/scim && swift test --package-path libs/scim`"
+        " — the library builds and tests\n"
+        "2. `swift build --package-path agent; swift test --package-path agent`\n"
+    )
+    records = [
+        user("Bring the libraries into the monorepo"),
+        *_approve(plan),
+        call("b1", "Bash", command="swift build --package-path libs/scim 2>&1 | tail -5"),
+        result("b1", "ok"),
+        call("b2", "Bash", command="swift build --package-path agent"),
+        result("b2", "ok"),
+        call("b3", "Bash", command="swift test --package-path agent"),  # the rest, later
+        result("b3", "ok"),
+        say("Done: everything builds."),
+    ]
+    steps = [c.text for c in run(tmp_path, records).candidates if c.rule == "plan-check"]
+    assert steps == [
+        "`swift build --package-path libs/scim && swift test --package-path libs/scim`"
+        " — the library builds and tests"
+    ]
