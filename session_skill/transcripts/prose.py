@@ -358,18 +358,19 @@ def mostly_pasted(text: str) -> bool:
     return bool(lines) and pasted >= max(2, len(lines) // 2)
 
 
-# A line only a terminal's output has: led by a glyph a client prints before a reply or a
-# tool's result (Claude Code's ● ⏺ ⎿, a box's │), or padded out to the terminal's width.
-_GLYPH_LINE = Lazy(r"^\s*[●⏺⎿│✻]|[ ]{8,}$")
+# What only a terminal's output has: a line led by a glyph a client prints before a reply or
+# a tool's result (Claude Code's ● ⏺ ⎿, a box's │), or padded out to the terminal's width.
+_GLYPHS = frozenset("●⏺⎿│✻")
+_PADDING = 8
 _PARAGRAPHS = Lazy(r"\n[ \t]*\n")
 
 
 def _output_line(line: str) -> bool:
     """Surely output: a client's glyph or padding, or a shell prompt, log or error line
     (not a Markdown heading or quote, which a user types too)."""
-    if _GLYPH_LINE.search(line) is not None:
-        return True
     bare = line.lstrip()
+    if bare[:1] in _GLYPHS or len(line) - len(line.rstrip(" ")) >= _PADDING:
+        return True
     return bare[:1] not in ("#", ">") and _PASTE_LINE.match(bare) is not None
 
 

@@ -342,7 +342,6 @@ def _unwrap(text: str) -> str:
 
 # Codex's plan mode: the plan comes as the assistant's `<proposed_plan>…</proposed_plan>`,
 # and the prompt Codex offers to carry it out is "Implement the plan."
-_PROPOSED = Lazy(r"<proposed_plan>\s*(.*?)\s*(?:</proposed_plan>|\Z)", re.DOTALL)
 _IMPLEMENT = Lazy(
     r"^\W*(?:(?:ok(?:ay)?|yes|great|sure|please|go\s+ahead\s+and|now)[,.!\s]+)*"
     r"implement\s+(?:the|this|that|your)\s+(?:proposed\s+)?plan\b",
@@ -351,11 +350,14 @@ _IMPLEMENT = Lazy(
 
 
 def proposed_plan(text: str) -> str | None:
-    """The plan a Codex reply proposes (`<proposed_plan>`), or None."""
-    if "<proposed_plan>" not in text:
+    """The plan a Codex reply proposes (`<proposed_plan>…</proposed_plan>`), or None."""
+    start = text.find("<proposed_plan>")
+    if start < 0:
         return None
-    found = _PROPOSED.search(text)
-    return found.group(1) if found is not None and found.group(1).strip() else None
+    start += len("<proposed_plan>")
+    end = text.find("</proposed_plan>", start)
+    plan = text[start : end if end >= 0 else len(text)].strip()
+    return plan or None
 
 
 def implements_plan(text: str) -> bool:
