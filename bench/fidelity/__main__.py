@@ -28,7 +28,7 @@ if str(REPO) not in sys.path:
 
 from bench.fidelity import keys as keymod  # noqa: E402
 from bench.fidelity.score import Candidate, Found, SessionScore, Totals, score  # noqa: E402
-from bench.fidelity.split import split  # noqa: E402
+from bench.fidelity.split import split_of  # noqa: E402
 
 
 def observe(path: Path, root: str) -> Found:
@@ -163,10 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no corpus at {corpus} (set SESSION_SKILL_SHARED): nothing to score")
         return 0
     all_keys = keymod.all_keys()
-    repos: dict[str, list[str]] = {}
-    for k in all_keys:
-        repos.setdefault(k.repo, []).append(k.file)
-    splits = split(repos)
+    splits = split_of(all_keys)
     if args.list:
         return _list(args.list, all_keys, splits)
     started = time.monotonic()
@@ -174,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     for k in all_keys:
         scores.append(score(k, observe(corpus / k.file, k.project_root), splits[k.repo]))
     out = [
-        f"fidelity: {len(scores)} labelled sessions from {len(repos)} repositories "
+        f"fidelity: {len(scores)} labelled sessions from {len(splits)} repositories "
         f"(keys: tests/fidelity/keys/, split by repository: bench/fidelity/split.py)",
         "",
     ]

@@ -26,8 +26,8 @@ if str(REPO) not in sys.path:
 
 from bench.fidelity import keys as keymod  # noqa: E402
 from bench.fidelity.keys import Item, Key  # noqa: E402
-from bench.fidelity.score import Found, _path_key, score, text_matches  # noqa: E402
-from bench.fidelity.split import split  # noqa: E402
+from bench.fidelity.score import Found, SessionScore, _path_key, score, text_matches  # noqa: E402
+from bench.fidelity.split import split_of  # noqa: E402
 
 SECOND = REPO / "tests" / "fidelity" / "second"
 
@@ -73,38 +73,36 @@ class Row:
 
 def compare(a: Key, b: Key, row: Row | None = None) -> Row:
     """Add key `b`, read as what a tool found, scored against key `a`, to `row`."""
-    row = row if row is not None else Row()
+    s = SessionScore(a.file, "train")
     a_open = a.items["open_tasks"] + a.items["open_questions"]
     b_open = b.items["open_tasks"] + b.items["open_questions"]
-    row.sessions += 1
-    row.tasks += len(a.items["open_tasks"])
-    row.tasks_found += sum(any(same_item(i, j) for j in b_open) for i in a.items["open_tasks"])
-    row.questions += len(a.items["open_questions"])
-    row.questions_found += sum(
-        any(same_item(i, j) for j in b_open) for i in a.items["open_questions"]
-    )
+    for what in ("tasks", "questions"):
+        items = a.items[f"open_{what}"]
+        setattr(s, what, len(items))
+        setattr(s, f"{what}_found", sum(any(same_item(i, j) for j in b_open) for i in items))
     for j in b_open:
         right = any(same_item(i, j) for i in a_open)
         if not right and any(same_item(i, j) for i in a.items["borderline"]):
             continue
-        row.listed += 1
-        row.listed_right += right
-        row.answered_open += not right and any(
+        s.candidates += 1
+        s.candidates_right += right
+        s.answered_reported_open += not right and any(
             same_item(i, j) for i in a.items["answered_questions"]
         )
     goal = b.goal_text.lower()
-    row.goals_right += any(all(w in goal for w in group) for group in a.goal_keywords)
+    s.goal_right = any(all(w in goal for w in group) for group in a.goal_keywords)
     want = {_path_key(f) for f in a.files_written}
     have = {_path_key(f) for f in b.files_written}
-    row.files_key += len(want)
-    row.files_read += len(have)
-    row.files_right += len(want & have)
-    return row
+    s.files_key, s.files_found, s.files_right = len(want), len(have), len(want & have)
+    return _add(row if row is not None else Row(), s)
 
 
 def scored(key: Key, found: Found, row: Row) -> Row:
     """Add the sweep's reading of a session (`found`), scored against `key`, to `row`."""
-    s = score(key, found, "train")
+    return _add(row, score(key, found, "train"))
+
+
+def _add(row: Row, s: SessionScore) -> Row:
     row.sessions += 1
     row.tasks += s.tasks
     row.tasks_found += s.tasks_found
@@ -139,10 +137,7 @@ def pairs(folder: Path = SECOND) -> list[tuple[Key, Key]]:
     """(first key, second key) of every twice-labelled session; ValueError for a second key
     with no first, or of a test session."""
     firsts = {k.file: k for k in keymod.all_keys()}
-    repos: dict[str, list[str]] = {}
-    for k in firsts.values():
-        repos.setdefault(k.repo, []).append(k.file)
-    splits = split(repos)
+    splits = split_of(firsts.values())
     found = []
     for b in second_keys(folder):
         a = firsts.get(b.file)

@@ -9,6 +9,11 @@ result, so a change to it shows.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from bench.fidelity.keys import Key
 
 SALT = "session-skill-fidelity-split:"
 TEST_MAX = 13  # a third of the corpus's 39 sessions
@@ -27,3 +32,11 @@ def split(sessions_by_repo: dict[str, list[str]]) -> dict[str, str]:
         else:
             result[repo] = "train"
     return result
+
+
+def split_of(keys: Iterable[Key]) -> dict[str, str]:
+    """`split` for the repositories of these keys."""
+    repos: dict[str, list[str]] = {}
+    for k in keys:
+        repos.setdefault(k.repo, []).append(k.file)
+    return split(repos)

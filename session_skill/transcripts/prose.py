@@ -362,7 +362,8 @@ def mostly_pasted(text: str) -> bool:
 # a tool's result (Claude Code's ● ⏺ ⎿, a box's │), or padded out to the terminal's width.
 _GLYPHS = frozenset("●⏺⎿│✻")
 _PADDING = 8
-_PARAGRAPHS = Lazy(r"\n[ \t]*\n")
+# Between two paragraphs: a line with nothing but blanks on it.
+PARAGRAPH_BREAK = recache.compile(r"\n\s*\n")
 
 
 def _output_line(line: str) -> bool:
@@ -387,7 +388,7 @@ def without_pastes(text: str) -> str:
         return text
     kept: list[str] = []
     pasted = False
-    for para in _PARAGRAPHS.split(text):
+    for para in PARAGRAPH_BREAK.split(text):
         lines = [ln for ln in para.splitlines() if ln.strip()]
         if not lines:
             continue

@@ -22,8 +22,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from session_skill import recache
-from session_skill.records import field, record
+from session_skill.records import field, record, replace
 from session_skill.transcripts.asks import answers, asks
 from session_skill.transcripts.candidates import (
     CANDIDATE_TYPES,
@@ -43,6 +42,7 @@ from session_skill.transcripts.loose import Loose as _Loose
 from session_skill.transcripts.prose import (
     _FENCE,
     CLIP_CHARS,
+    PARAGRAPH_BREAK,
     clip,
     redact,
 )
@@ -386,8 +386,7 @@ class _Sweep:
             # Approved with "clear context", the plan is the next session's work (issue 20)
             # and the request it answers is still to do: not a task interrupted, but open.
             # (Refused, the transcript reads the same, and the request is open too.)
-            unfinished = Unfinished(unfinished.text, _PLANNED, unfinished.ts, unfinished.seq,
-                                    unfinished.line)  # fmt: skip
+            unfinished = replace(unfinished, why=_PLANNED)
         latest = unfinished is not None and unfinished.seq > self.tools.task_seq
         if unfinished is not None:
             why = f"the last request; {unfinished.why}"
@@ -494,13 +493,10 @@ def _plan_exit(call: ToolCall) -> PlanExit | None:
     )
 
 
-_PARAGRAPH = recache.compile(r"\n\s*\n")
-
-
 def _last_paragraph(text: str) -> str | None:
     """The last paragraph of prose in `text` (code blocks and tables left out), redacted."""
     body = _FENCE.sub("\n\n", text[-16_000:])
-    for para in reversed(_PARAGRAPH.split(body)):
+    for para in reversed(PARAGRAPH_BREAK.split(body)):
         lines = [ln for ln in para.splitlines() if ln.strip() and not ln.lstrip().startswith("|")]
         if lines and sum(len(ln.split()) for ln in lines) >= 3:
             return clip(redact(" ".join(ln.strip() for ln in lines)), _STOPPED_CHARS)
