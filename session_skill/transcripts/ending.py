@@ -1,5 +1,5 @@
-"""What the text that closes a session says is left: the caveats of its summary, whether it
-hands the work back to the user, whether it reports the work done.
+"""What the text that closes a session says is left: the caveats of its summary, the lists
+of what is left, whether it hands the work back to the user.
 
 The closing text is the one place where a summary states the state of the work handed over
 — "`.codex/` stays untracked, yours to decide", "the README still says Level 1", "you'll
@@ -94,7 +94,7 @@ _HANDBACK = Lazy(
       | take\s+a\s+look | please\s+(?:test|check|verify|try|confirm|review|run|restart))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
-# The closing text reports the work done.
+# An item of a one-line list that reports the work done ("Remaining: all done, pushed.").
 _DONE = Lazy(
     r"""^(?:\W*)(?:done|pushed|committed|merged|deployed|fixed|shipped|all\s+set|that's\s+it
       |all\s+\d+\s+tests?\s+pass|all\s+tests?\s+pass|✅)\b
@@ -137,10 +137,18 @@ def _taken_up(lines: list[str], n: int) -> bool:
     return _TAKEN_UP.match(after) is not None
 
 
+def _heading(line: str, bare: str) -> bool:
+    """A Markdown heading of a few words ("## Still open"): a lead-in without its colon."""
+    return line.startswith("#") and 0 < len(bare.split()) <= _HEADING_WORDS
+
+
+_HEADING_WORDS = 6
+
+
 def open_lists(text: str) -> list[tuple[str, str]]:
     """(item, lead-in) for the list items under a line that introduces what is left."""
     head = text[:_SCAN_CHARS]
-    if ":\n" not in head and ":**\n" not in head and ":*\n" not in head:
+    if ":\n" not in head and ":**\n" not in head and ":*\n" not in head and "#" not in head:
         return []
     lines = _FENCE.sub("\n", head).splitlines()
     found: list[tuple[str, str]] = []
@@ -149,7 +157,9 @@ def open_lists(text: str) -> list[tuple[str, str]]:
         line = lines[n].strip()
         n += 1
         bare = line.strip("#*_ ").rstrip("*_ ")
-        if not bare.endswith(":") or _LIST_MARK.match(line) or NEXT_LIST.match(line):
+        if not (bare.endswith(":") or _heading(line, bare)) or _LIST_MARK.match(line):
+            continue
+        if NEXT_LIST.match(line):
             continue  # NEXT_LIST headings are `prose.listed_items`' own
         if not _OPEN_LEAD.search(bare) and not _STILL_SO_LEAD.search(bare):
             continue
@@ -249,7 +259,3 @@ def hands_back(text: str) -> bool:
     """Does the closing text give the work back to the user (to try, check, decide)?"""
     tail = text[-_SCAN_CHARS:]
     return _HANDBACK.search(tail) is not None
-
-
-def reports_done(text: str) -> bool:
-    return _DONE.search(text[-_SCAN_CHARS:]) is not None

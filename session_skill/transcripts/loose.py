@@ -209,7 +209,7 @@ class Loose:
 
     def _read(self, text: str, ts: str | None, role: str) -> None:
         """Scan one message: the loose ends it raises, and those it shows have landed."""
-        if role == "assistant" and (":\n" in text or ":**\n" in text):
+        if role == "assistant":
             for item, lead in open_lists(text):
                 why = f"listed under “{lead}”{_at(ts)}"
                 self._said(loose_end(item, DEFERRED, why, ts, self.stats.line, "open-list"))

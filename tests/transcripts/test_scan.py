@@ -1256,7 +1256,12 @@ def test_an_old_list_never_raised_again_is_dropped(
 
 @pytest.mark.parametrize(
     "lead",
-    ["A few small loose ends, none urgent:", "Open items:", "Two open threads from before:"],
+    [
+        "A few small loose ends, none urgent:",
+        "Open items:",
+        "Two open threads from before:",
+        "## Still open",  # a Markdown heading leads without its colon
+    ],
 )
 def test_a_list_of_loose_ends_in_the_closing_reply_is_open(tmp_path: Path, lead: str) -> None:
     text = (
@@ -1268,6 +1273,14 @@ def test_a_list_of_loose_ends_in_the_closing_reply_is_open(tmp_path: Path, lead:
     facts = run(tmp_path, [user("Ship the finale"), say(text)])
     texts = [c.text for c in facts.candidates]
     assert any("Launch Clearance" in t for t in texts) and any(".codex/" in t for t in texts)
+
+
+def test_a_heading_leads_a_list_only_when_it_says_what_is_left(tmp_path: Path) -> None:
+    text = (
+        "## What changed\n\n- Added jitter to the upload retry backoff.\n\n"
+        "## Where it landed\n\n- The retry flags are documented in the README.\n"
+    )
+    assert run(tmp_path, [user("Add jitter to the retries"), say(text)]).candidates == []
 
 
 @pytest.mark.parametrize(
