@@ -38,6 +38,11 @@ _COMMIT_MESSAGE = Lazy(
 )
 
 
+# Tools that put questions to the user and wait: Claude Code's, and Codex's (Plan mode),
+# which takes the same `questions` list.
+_QUESTION_TOOLS = frozenset({"AskUserQuestion", "request_user_input"})
+
+
 @record(frozen=True)
 class PendingTask:
     text: str
@@ -79,8 +84,8 @@ class ToolState:
         self.tasks: list[_Task] = []
         self.tasks_by_id: dict[str, _Task] = {}
         self.task_calls: dict[str, tuple[_Task, str | None, str | None]] = {}
-        # AskUserQuestion calls waiting for their result, and those the user rejected:
-        # (question, ts, line).
+        # AskUserQuestion (Codex: request_user_input) calls waiting for their result, and
+        # those the user rejected: (question, ts, line).
         self.questions: dict[str, tuple[str, str | None, int]] = {}
         self.dismissed: list[tuple[str, str | None, int]] = []
         # What the calls report as done, for the loose-end evidence: completed tasks,
@@ -141,7 +146,7 @@ class ToolState:
             if isinstance(plan, str) and not self.follow_files:
                 self.plan_checks = checks(plan, line or None, call.ts)
                 self.plan_call = call.id
-        elif call.name == "AskUserQuestion" and call.id:
+        elif call.name in _QUESTION_TOOLS and call.id:
             questions = args.get("questions")
             first = questions[0] if isinstance(questions, list) and questions else None
             text = first.get("question") if isinstance(first, dict) else args.get("question")

@@ -1082,6 +1082,34 @@ def test_codex_reports_which_patches_applied(tmp_path: Path) -> None:
     assert facts.written_files == ["/srv/app/src/b.py"]
 
 
+@pytest.mark.parametrize("answered", [False, True])
+def test_a_codex_question_left_unanswered_is_open(tmp_path: Path, answered: bool) -> None:
+    """Codex's Plan mode asks through request_user_input (AskUserQuestion's `questions`)."""
+
+    def line(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": _ts(), "type": kind, "payload": payload})
+
+    ask = {"questions": [{"header": "Store", "id": "store", "question":
+                          "Which store should the cache use?", "options": [
+                              {"label": "Redis (Recommended)", "description": "shared"},
+                              {"label": "SQLite", "description": "local"}]}]}  # fmt: skip
+    records = [
+        line("session_meta", {"id": "t-1", "cwd": "/srv/app", "originator": "codex_cli_rs"}),
+        line("response_item", {"type": "message", "role": "user",
+                               "content": [{"type": "input_text", "text": "Plan the cache"}]}),
+        line("response_item", {"type": "function_call", "name": "request_user_input",
+                               "call_id": "q1", "arguments": json.dumps(ask)}),
+    ]  # fmt: skip
+    if answered:
+        answer = {"answers": {"store": {"answers": ["Redis (Recommended)"]}}}
+        records.append(line("response_item", {"type": "function_call_output", "call_id": "q1",
+                                              "output": json.dumps(answer)}))  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(records) + "\n", encoding="utf-8")
+    asked = [c.text for c in analyze(path).candidates if c.type == UNANSWERED]
+    assert asked == ([] if answered else ["Which store should the cache use?"])
+
+
 def test_where_it_stopped_is_kept_verbatim(tmp_path: Path) -> None:
     facts = run(
         tmp_path,
