@@ -90,6 +90,12 @@ def test_the_report_runs_prints_totals_only_and_the_docs_give_its_tables() -> No
     docs = (REPO / "docs" / "fidelity.md").read_text(encoding="utf-8")
     for row in rows:
         assert row in docs.splitlines(), row
+    # The README's words for the test split's agreement are that row's counts.
+    agree = next(r for r in rows if r.startswith("| test: the second key, against the first"))
+    tasks, questions = (cell.split()[0].split("/") for cell in agree.split(" | ")[1:3])
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    said = f"test: {tasks[0]} of {tasks[1]} open tasks, {questions[0]} of {questions[1]} questions"
+    assert said in readme
     # Whoever tunes extraction reads these totals: never a held-out session's words.
     for a, b, split in agreement.pairs():
         if split != "test":
