@@ -139,9 +139,10 @@ def _taken_up(lines: list[str], n: int) -> bool:
 
 def _heading(line: str, bare: str) -> bool:
     """A Markdown heading of a few words ("## Still open"): a lead-in without its colon."""
-    return line.startswith("#") and 0 < len(bare.split()) <= _HEADING_WORDS
+    return _HEADING.match(line) is not None and 0 < len(bare.split()) <= _HEADING_WORDS
 
 
+_HEADING = Lazy(r"#{1,6}\s")  # not "#123 is still open"
 _HEADING_WORDS = 6
 
 
@@ -149,7 +150,7 @@ def open_lists(text: str) -> list[tuple[str, str]]:
     """(item, lead-in) for the list items under a line that introduces what is left."""
     head = text[:_SCAN_CHARS]
     if ":\n" not in head and ":**\n" not in head and ":*\n" not in head and "#" not in head:
-        return []
+        return []  # no lead-in line ending in a colon, no heading
     lines = _FENCE.sub("\n", head).splitlines()
     found: list[tuple[str, str]] = []
     n = 0

@@ -1306,7 +1306,8 @@ def test_a_list_of_loose_ends_in_the_closing_reply_is_open(tmp_path: Path, lead:
 def test_a_heading_leads_a_list_only_when_it_says_what_is_left(tmp_path: Path) -> None:
     text = (
         "## What changed\n\n- Added jitter to the upload retry backoff.\n\n"
-        "## Where it landed\n\n- The retry flags are documented in the README.\n"
+        "## Where it landed\n\n- The retry flags are documented in the README.\n\n"
+        "#412 is still open\n- nothing else in the tracker mentions the retries\n"  # no heading
     )
     assert run(tmp_path, [user("Add jitter to the retries"), say(text)]).candidates == []
 
