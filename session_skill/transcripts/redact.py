@@ -57,6 +57,47 @@ _ASSIGNMENT = recache.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 
+# A password said in prose rather than assigned: "the password is Tr0ub4dor", "valid
+# credentials include: admin, a1d2m3i4n5", "log in as admin / s3cr3t!". What follows the
+# word (one value, or two joined by a comma, a slash or "and") is masked only where it is
+# shaped like a secret (`_secret_shaped`), so "the password is wrong", "credentials are in
+# the vault" and the user name "admin" stay.
+_PROSE_SECRET = recache.compile(
+    r"""\b(?:passwords?|passwd|passcode|passphrase|pwd|pw|credentials?|logins?)\b
+        (?P<sep>\s+(?:is|was|are|were|includes?|included|=)\s*:?\s*|\s*:\s*|\s+as\s+)
+        (?P<value>[^\s,;/]+(?:\s*(?:,|/|\band\b)\s*[^\s,;/]+)?)
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+_VALUE_PART = recache.compile(r"[^\s,;/]+")
+_SYMBOLS = frozenset("!@#$%^&*+=?~")
+
+
+def _secret_shaped(token: str) -> bool:
+    """A token that reads as a password: letters with digits ("hunter2", "a1d2m3i4n5"), or
+    letters with symbols ("Tr!ck$yPass"); not a word, a path, a URL or a placeholder."""
+    bare = token.strip("\"'`.()[]<>")
+    if len(bare) < 6 or bare.startswith(("REDACTED", "$", "~", "{", "%")) or "://" in bare:
+        return False
+    if bare.lower() in _NOT_SECRET:
+        return False
+    letters = any(c.isalpha() for c in bare)
+    return letters and (
+        any(c.isdigit() for c in bare) or (len(bare) >= 8 and not _SYMBOLS.isdisjoint(bare))
+    )
+
+
+def _mask_prose(match: re.Match[str]) -> str:
+    value = match.group("value")
+    masked = _VALUE_PART.sub(
+        lambda part: "[REDACTED:password]" if _secret_shaped(part.group(0)) else part.group(0),
+        value,
+    )
+    if masked == value:
+        return match.group(0)
+    return match.group(0)[: match.start("value") - match.start()] + masked
+
+
 # Values that are not secrets: type annotations, empties, placeholders, env references.
 _NOT_SECRET = frozenset(
     "none null nil true false str string bytes int bool any optional required undefined "
@@ -106,6 +147,7 @@ _SECRET_SHAPES: tuple[str, ...] = (
 )
 _SECRET_SHAPES += ("github_pat_", "xox", "eyJ", "Bearer ")
 _SECRET_WORDS = ("passw", "secret", "token", "apikey", "api_key", "api-key", "access")
+_SECRET_WORDS += ("passcode", "passphrase", "pwd", "pw", "credential", "login")
 
 
 def redact(text: str) -> str:
@@ -127,4 +169,5 @@ def scan(text: str) -> str:
     text = _PEM.sub("[REDACTED:private_key]", text)
     for kind, pattern in _TOKENS:
         text = pattern.sub(f"[REDACTED:{kind}]", text)
-    return _ASSIGNMENT.sub(_mask_assignment, text)
+    text = _ASSIGNMENT.sub(_mask_assignment, text)
+    return _PROSE_SECRET.sub(_mask_prose, text)

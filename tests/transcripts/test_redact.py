@@ -70,6 +70,12 @@ POSITIVES = [
         "0123456789abcdefFAKEfake0123",
         "bearer_token",
     ),
+    # said in prose, not assigned
+    ("valid credentials include: admin, a1d2m3i4n5", "a1d2m3i4n5", "password"),
+    ("The staging password is hunter2fake, rotate it.", "hunter2fake", "password"),
+    ("my pw is Tr!ck$yFake", "Tr!ck$yFake", "password"),
+    ("login: admin / s3cr3t-fake", "s3cr3t-fake", "password"),
+    ("credentials: root and toor1234fake", "toor1234fake", "password"),
 ]
 
 NEGATIVES = [
@@ -96,6 +102,13 @@ NEGATIVES = [
     "passwords = load_passwords()",
     "access key rotation is scheduled for Monday",
     "already masked: password = [REDACTED:password]",
+    "the password is wrong, try the reset link",
+    "credentials are in the vault",
+    "passwords are hashed with argon2id",
+    "pwd is /Users/me/src/app",
+    "login as admin to see the panel",
+    "The password was reset for user42 yesterday.",
+    "Login page: https://example.com/login2",
 ]
 
 
@@ -116,6 +129,12 @@ def test_ordinary_text_is_untouched(text: str) -> None:
 def test_corpus_size() -> None:
     assert len(POSITIVES) >= 25
     assert len(NEGATIVES) >= 20
+
+
+def test_a_user_name_beside_a_password_in_prose_is_kept() -> None:
+    assert redact("valid credentials include: admin, a1d2m3i4n5") == (
+        "valid credentials include: admin, [REDACTED:password]"
+    )
 
 
 def test_context_around_a_secret_is_kept() -> None:
