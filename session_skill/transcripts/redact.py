@@ -146,8 +146,8 @@ _SECRET_SHAPES: tuple[str, ...] = (
     "ghr_",
 )
 _SECRET_SHAPES += ("github_pat_", "xox", "eyJ", "Bearer ")
-_SECRET_WORDS = ("passw", "secret", "token", "apikey", "api_key", "api-key", "access")
-_SECRET_WORDS += ("passcode", "passphrase", "pwd", "pw", "credential", "login")
+_SECRET_WORDS: tuple[str, ...] = ("passw", "secret", "token", "apikey", "api_key", "api-key")
+_SECRET_WORDS += ("access", "passcode", "passphrase", "pwd", "pw", "credential", "login")
 
 
 def redact(text: str) -> str:
