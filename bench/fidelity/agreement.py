@@ -3,8 +3,8 @@
     python -m bench.fidelity.agreement
 
 `tests/fidelity/second/` holds keys written a second time, independently — by a labeller
-who saw neither the first key nor anything session-skill made of the session — for some
-train sessions and every test session. A second key is scored against the first exactly as
+who saw neither the first key nor anything session-skill made of the session — for every
+session, train and test. A second key is scored against the first exactly as
 the sweep is: its open tasks and questions are the candidates (the same item when they cite
 a line in common or say the same thing, `score.text_matches`), its Goal text is the Goal,
 its files the files; and the other way round, since neither key is the truth. The sweep is
