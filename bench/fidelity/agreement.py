@@ -148,6 +148,9 @@ def pairs(folder: Path = SECOND) -> list[tuple[Key, Key, str]]:
     return found
 
 
+SPLITS = ("train", "test")
+
+
 def report(folder: Path = SECOND) -> list[str]:
     from bench.fidelity.__main__ import observe
 
@@ -184,9 +187,6 @@ def report(folder: Path = SECOND) -> list[str]:
             ),
         ]
     return lines
-
-
-SPLITS = ("train", "test")
 
 
 def main(argv: list[str] | None = None) -> int:

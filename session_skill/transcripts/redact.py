@@ -57,6 +57,40 @@ _ASSIGNMENT = recache.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 
+# Values that are not secrets: type annotations, empties, placeholders, env references.
+_NOT_SECRET = frozenset(
+    "none null nil true false str string bytes int bool any optional required undefined "
+    "secret password token *** ... <redacted> xxx changeme".split()
+)
+
+
+def _kind_of(word: str) -> str:
+    word = word.lower().replace("-", "_")
+    if word == "passwd":
+        return "password"
+    if word in ("apikey", "api_key"):
+        return "api_key"
+    if word.startswith("access"):
+        return "access_key"
+    return word
+
+
+def _mask_assignment(match: re.Match[str]) -> str:
+    value = match.group("value")
+    bare = value.strip("\"'")
+    lowered = bare.lower()
+    if (
+        len(bare) < 3
+        or lowered in _NOT_SECRET
+        or bare.startswith(("$", "[REDACTED", "<", "{{", "%("))
+        or lowered.startswith(("os.environ", "process.env", "env.", "getenv"))
+    ):
+        return match.group(0)
+    quote = value[0] if value[0] in "\"'" and value[-1] == value[0] and len(value) > 1 else ""
+    masked = f"{quote}[REDACTED:{_kind_of(match.group('word'))}]{quote}"
+    return match.group("key") + match.group("close") + match.group("sep") + masked
+
+
 # A password said in prose rather than assigned: "the password is Tr0ub4dor", "valid
 # credentials include: admin, a1d2m3i4n5", "log in as admin / s3cr3t!". What follows the
 # word (one value, or two joined by a comma, a slash or "and") is masked only where it is
@@ -96,40 +130,6 @@ def _mask_prose(match: re.Match[str]) -> str:
     if masked == value:
         return match.group(0)
     return match.group(0)[: match.start("value") - match.start()] + masked
-
-
-# Values that are not secrets: type annotations, empties, placeholders, env references.
-_NOT_SECRET = frozenset(
-    "none null nil true false str string bytes int bool any optional required undefined "
-    "secret password token *** ... <redacted> xxx changeme".split()
-)
-
-
-def _kind_of(word: str) -> str:
-    word = word.lower().replace("-", "_")
-    if word == "passwd":
-        return "password"
-    if word in ("apikey", "api_key"):
-        return "api_key"
-    if word.startswith("access"):
-        return "access_key"
-    return word
-
-
-def _mask_assignment(match: re.Match[str]) -> str:
-    value = match.group("value")
-    bare = value.strip("\"'")
-    lowered = bare.lower()
-    if (
-        len(bare) < 3
-        or lowered in _NOT_SECRET
-        or bare.startswith(("$", "[REDACTED", "<", "{{", "%("))
-        or lowered.startswith(("os.environ", "process.env", "env.", "getenv"))
-    ):
-        return match.group(0)
-    quote = value[0] if value[0] in "\"'" and value[-1] == value[0] and len(value) > 1 else ""
-    masked = f"{quote}[REDACTED:{_kind_of(match.group('word'))}]{quote}"
-    return match.group("key") + match.group("close") + match.group("sep") + masked
 
 
 # Every pattern of `redact` needs one of these (the token shapes, case and all; the
