@@ -2,10 +2,13 @@
 
 The goal names the work, read the way a person would: the plan the session followed (its
 title); a session opened with a slash command asks for the command's arguments, or for what
-the command does when it has none or only a name ("PR 90"); else the first request the
-session worked on — not an opener that only orients ("where did we leave off", "continue"),
-a pasted error or log, a question answered in prose while nothing was changed, Claude Code's
-"Implement the following plan:" wrapper, or an IDE's or a skill's tags around the words. A
+the command does when it has none or only a name ("PR 90"); else the first substantive
+request — not an opener that only orients ("where did we leave off", "continue"), a chore
+that only brings the branch up to date, a one-line reply ("ok go ahead"), a pasted error or
+log, Claude Code's "Implement the following plan:" wrapper, or an IDE's or a skill's tags
+around the words. (A first question the session answered in prose without changing anything
+still counts: taking the first request it wrote for instead measured no better on the
+labelled sessions, and named worse Goals, "can we just implement both?".) A
 message that only points at a file ("@plan.md ultrathink this") is completed by the
 assistant's restatement of the task or the next request. The first request often only opens
 the work ("what about level 3 plans"), so when the session committed, the subjects of its
