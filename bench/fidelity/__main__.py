@@ -104,6 +104,13 @@ def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
         "  as the docs' tables     " + table_cells(t),
     ]
     if rules:  # the tool's own rules: for tuning, so shown for the train split only
+        if "reach" in t:
+            r = t["reach"]
+            lines.append(
+                f"  reach, nothing let go   tasks {_pct(r['open_tasks'])}, questions "
+                f"{_pct(r['open_questions'])}, precision {_pct(r['candidates'])}   (every "
+                "turn's caveats, lists and deferrals kept: what the rules can see at all)"
+            )
         ages = t["open_by_age"]
         lines.append(
             "  open items found, by when said (user messages after it): "
@@ -119,6 +126,25 @@ def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
             )
         )
     return lines
+
+
+def reach(keys: list[keymod.Key]) -> dict[str, Any]:
+    """These sessions scored with nothing let go: the caveats of every closing text and the
+    lists and deferrals of every turn kept (`loose.CAVEAT_TURNS`, `loose.LIST_TURNS`), not
+    only the last ones. What the rules find at all — the recall no choice of what to let go
+    can pass. For the train split only: it is a tuning measure."""
+    from session_skill.transcripts import loose
+
+    kept = loose.CAVEAT_TURNS, loose.LIST_TURNS
+    loose.CAVEAT_TURNS = loose.LIST_TURNS = None
+    try:
+        totals = Totals()
+        for k in keys:
+            totals.add(score(k, observe(keymod.corpus_dir() / k.file, k.project_root), "train"))
+    finally:
+        loose.CAVEAT_TURNS, loose.LIST_TURNS = kept
+    numbers = totals.as_dict()
+    return {n: numbers[n] for n in ("open_tasks", "open_questions", "candidates")}
 
 
 def older_report() -> tuple[list[str], dict[str, int]]:
@@ -182,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
             if s.split == name:
                 totals.add(s)
         result[name] = totals.as_dict()
+        if name == "train":
+            result[name]["reach"] = reach([k for k in all_keys if splits[k.repo] == name])
         out += render_totals(f"{name} split", result[name], name == "train") + [""]
     missed, counts = older_report() if not args.only else ([], {"files": 0, "right": 0,
                                                                  "wrong": 0, "unjudged": 0,

@@ -187,6 +187,12 @@ def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
     assert numbers["train"]["sessions"] == 26 and numbers["test"]["sessions"] == 13
     assert "test split (13 sessions)" in r.stdout and "train split (26 sessions)" in r.stdout
     assert "(test)" not in r.stdout  # no test session is listed in detail
+    # What the rules see with nothing let go: at least what they keep; train split only.
+    reach, train = numbers["train"]["reach"], numbers["train"]
+    for what in ("open_tasks", "open_questions"):
+        assert reach[what][1] == train[what][1] and reach[what][0] >= train[what][0]
+    assert reach["candidates"][1] > train["candidates"][1]  # old caveats and lists kept
+    assert "reach" not in numbers["test"] and r.stdout.count("reach, nothing let go") == 1
     # The README and docs/fidelity.md give the numbers as measured, both splits.
     from bench.fidelity.__main__ import _pct, table_cells
 
@@ -210,3 +216,12 @@ def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
         capture_output=True, text=True, cwd=REPO, timeout=120,
     )  # fmt: skip
     assert "in the test split — not shown" in listed.stdout
+
+
+def test_the_reach_lets_nothing_go_and_puts_the_settings_back() -> None:
+    from bench.fidelity.__main__ import reach
+    from session_skill.transcripts import loose
+
+    kept = loose.CAVEAT_TURNS, loose.LIST_TURNS
+    assert reach([]) == {"open_tasks": [0, 0], "open_questions": [0, 0], "candidates": [0, 0]}
+    assert (loose.CAVEAT_TURNS, loose.LIST_TURNS) == kept
