@@ -272,7 +272,7 @@ class _Sweep:
         elif isinstance(event, PatchApplied):
             self.tools.patched(event, self.cwd)
         elif isinstance(event, CommandPrompt):
-            self.turns.prompt(event, self.seq, self.stats.line)
+            self.turns.prompt(event, self.seq, self.stats.line, self.tools.writes)
         elif isinstance(event, Interrupted):
             self.turns.interrupted()
         if self.loose is not None:
@@ -289,7 +289,7 @@ class _Sweep:
             head = event.text[: 4 * _REQUEST_CHARS]
             self.first_request = clip(redact(head), _REQUEST_CHARS)
         self.last_request = event.text
-        self.turns.user(event, self.seq, taken, self.stats.line)
+        self.turns.user(event, self.seq, taken, self.stats.line, self.tools.writes)
         self.requests += 1
         if self.tail is not None:
             self.tail.append((self.stats.offset, self.stats.line))
@@ -381,7 +381,7 @@ class _Sweep:
             for t in pending
         ]
         plan = _plan_exit(self.exit_plan) if self.exit_plan is not None else None
-        unfinished = self.turns.unfinished()
+        unfinished = self.turns.unfinished(self.tools.writes)
         if plan is not None and unfinished is not None:
             # Approved with "clear context", the plan is the next session's work (issue 20)
             # and the request it answers is still to do: not a task interrupted, but open.

@@ -77,6 +77,8 @@ class ToolState:
         # (Successful results are not read: only errors, which the reader always hands out;
         # so the calls are remembered for a while, not until their result.)
         self.attempts: dict[str, int] = {}
+        # File writes so far that did not fail, a plan file aside: has a turn changed anything?
+        self.writes = 0
         self.write_calls: OrderedDict[str, str] = OrderedDict()
         self.patch_calls: OrderedDict[str, list[str]] = OrderedDict()
         self.todos: list[PendingTask] = []
@@ -163,6 +165,7 @@ class ToolState:
         written = self.write_calls.pop(result.tool_use_id, None)
         if written is not None and result.is_error:
             self.attempts[written] -= 1  # rejected by the user, or failed: nothing changed
+            self.writes -= _changes_work(written)
         subjects = self.commit_calls.pop(result.tool_use_id, None)
         if subjects is not None and result.is_error and not _MADE.search(result.text[:4000]):
             self.commits = [c for c in self.commits if c not in subjects]
@@ -217,6 +220,7 @@ class ToolState:
             if not event.success:
                 for path in claimed:
                     self.attempts[path] -= 1
+                    self.writes -= _changes_work(path)
             return
         if event.success:
             for path in event.paths:
@@ -239,6 +243,7 @@ class ToolState:
         if path not in self.written:
             self.written[path] = redact(path)
         self.attempts[path] = self.attempts.get(path, 0) + 1
+        self.writes += _changes_work(path)
 
     def _completed(self, old: list[PendingTask], new: list[PendingTask]) -> None:
         before = {t.text: t.status for t in old}
@@ -334,6 +339,12 @@ def _commit_messages(command: str) -> list[str]:
                 text = inner.group(4)
         found.append(text.strip())
     return found
+
+
+def _changes_work(path: str) -> bool:
+    """Is writing this file work on the request, not the plan Claude Code's plan mode writes
+    (`~/.claude/plans/<name>.md`) before anything is changed?"""
+    return "/.claude/plans/" not in path.replace("\\", "/")
 
 
 def _task_list(items: list[Any], text_key: str, source: str, line: int) -> list[PendingTask]:

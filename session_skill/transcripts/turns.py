@@ -16,9 +16,11 @@ commits follow it: they say what the work was, in the words the session chose fo
 
 A request is unfinished when its turn did not end on the assistant's closing text (the user
 interrupted it, or the transcript stops in the middle of the work), or when that text hands
-it back — asks the user something, asks them to try it — or when the request reported a
-failure and the reply does not report it fixed. The sweep's own command (`/session …`,
-`$session …`) is not a request, and the turn it starts is not the user's work.
+it back — asks the user something before its work changed any file (after changes, what it
+asks — "Want me to commit?" — is the loose end, not the request), or asks them to try it —
+or when the request reported a failure and the reply does not report it fixed. The sweep's
+own command (`/session …`, `$session …`) is not a request, and the turn it starts is not the
+user's work.
 """
 
 from __future__ import annotations
@@ -171,6 +173,7 @@ class Turns:
         self._ended_on: str | None = None  # "text" | "tool" | None since the request
         self._closing: str | None = None  # the reply's last text, when nothing came after it
         self._interrupted = False
+        self._writes_at = 0  # the conversation's file writes when the request was made
         self._frozen = False  # our own command is running: its turn is not the user's work
         # The goal's candidates: requests in order (text, worked on), the plan's title.
         self.plan_title: str | None = None
@@ -179,16 +182,17 @@ class Turns:
 
     # ---------------------------------------------------------------- events
 
-    def user(self, event: UserText, seq: int, asked: Asked, line: int = 0) -> None:
+    def user(self, event: UserText, seq: int, asked: Asked, line: int = 0, writes: int = 0) -> None:
         """A typed message; `asked` is the question the previous turn ended on, if any — or
-        a function finding it, called only if this request is the one reported unfinished."""
+        a function finding it, called only if this request is the one reported unfinished.
+        `writes`: the file writes of the conversation so far (`ToolState.writes`)."""
         self._pending_command = None
         self._frozen = False
         text = _unwrap(event.text)
         if text.startswith(_PLAN_WRAPPER):
             if self.plan_title is None:
                 self.plan_title = plan_title(text[len(_PLAN_WRAPPER) :]) or None
-            return self._start(text, event.ts, seq, line)
+            return self._start(text, event.ts, seq, line, writes=writes)
         if self._proposed is not None and self.plan_title is None and implements_plan(text):
             self.plan_title = plan_title(self._proposed) or None  # Codex's plan, carried out
         ack = len(text) <= 80 and _ACK.match(text) is not None
@@ -204,7 +208,7 @@ class Turns:
         if self._goal is None and could_be_goal(text):
             self._goal = without_pastes(text[: 4 * _REQUEST_CHARS])
         short = len(text.split(None, 4)) <= 4  # four words at most, without splitting it all
-        self._start(text, event.ts, seq, line, asked if short else None)
+        self._start(text, event.ts, seq, line, asked if short else None, writes)
 
     def command(self, event: UserText, seq: int) -> None:
         """A slash command: ours freezes the request state; another may open with a prompt."""
@@ -214,7 +218,7 @@ class Turns:
             return
         self._pending_command = event
 
-    def prompt(self, event: CommandPrompt, seq: int, line: int = 0) -> None:
+    def prompt(self, event: CommandPrompt, seq: int, line: int = 0, writes: int = 0) -> None:
         """The expansion of the command just typed: a prompt command, so a request."""
         command, self._pending_command = self._pending_command, None
         if command is None:
@@ -235,7 +239,7 @@ class Turns:
         if self.goal_command is None and self.first_text is None:
             self.goal_command = wanted
             self.command_had_args = bool(given)
-        self._start(wanted, command.ts, seq, line)
+        self._start(wanted, command.ts, seq, line, writes=writes)
 
     def assistant(self, event: AssistantText) -> None:
         proposed = proposed_plan(event.text) if "<proposed_plan>" in event.text else None
@@ -290,7 +294,8 @@ class Turns:
             return f"{self.goal_command} Then: {first}"
         return self.goal_command
 
-    def unfinished(self) -> Unfinished | None:
+    def unfinished(self, writes: int = 0) -> Unfinished | None:
+        """The last request, when its work did not finish; `writes` as for `user`."""
         if self._request is None:
             return None
         raw, ts, seq, line, asked = self._request
@@ -309,7 +314,9 @@ class Turns:
 
             if _FAILING.search(raw[:2000]):
                 why = "it reported something still wrong; no one has seen the fix work since"
-            elif asks(closing):
+            elif asks(closing) and writes <= self._writes_at:
+                # Asked before anything was changed: the work waits on the answer. After
+                # changes, what it asks (commit? also update the docs?) is the loose end.
                 why = "the reply ends by asking the user"
             elif hands_back(closing):
                 why = "the reply hands it back to be tried"
@@ -322,13 +329,20 @@ class Turns:
         return Unfinished(text, why, ts, seq, line or None)
 
     def _start(
-        self, text: str, ts: str | None, seq: int, line: int = 0, asked: Asked = None
+        self,
+        text: str,
+        ts: str | None,
+        seq: int,
+        line: int = 0,
+        asked: Asked = None,
+        writes: int = 0,
     ) -> None:
         # Redacted and clipped only if it is reported: most requests are finished.
         self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line, asked)
         self._ended_on = None
         self._closing = None
         self._interrupted = False
+        self._writes_at = writes
 
 
 def _unwrap(text: str) -> str:

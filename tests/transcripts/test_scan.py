@@ -204,13 +204,13 @@ def test_session_command_is_not_a_request_or_a_candidate() -> None:
 
 def test_clear_split_fixtures() -> None:
     before = analyze(FIXTURES / "claude_clear_before.jsonl")
-    # The rename is handed back with a question: both are what the session stopped on.
+    # The rename was made, then a question asked: the question is what the session stopped
+    # on, not the request it followed (its work changed a file).
     assert kinds(before) == [
-        (UNFINISHED, "Rename the config loader to settings and update the imports"),
         (UNANSWERED, "Do you want me to keep a deprecated alias for the old module name?"),
     ]
-    assert before.candidates[0].why == "the last request; the reply ends by asking the user"
-    assert before.candidates[1].why == "asked at 16:00; the session ended"
+    assert before.candidates[0].why == "asked at 16:00; the session ended"
+    assert before.unfinished is None
     after = analyze(FIXTURES / "claude_clear_after.jsonl")
     assert after.first_user_request == "Now make the settings loader read TOML as well as YAML"
     assert after.candidates == []
@@ -273,16 +273,17 @@ def test_codex_fixture() -> None:
     assert facts.pending_tasks == [
         PendingTask("Add a test for /healthz", "in_progress", "update_plan")
     ]
+    # The request's work changed files, so the question after it is the loose end, not the
+    # request (`test_a_question_after_changes_leaves_the_question_open`).
     assert [(c.type, c.why) for c in facts.candidates] == [
         (UNFINISHED, "in progress in the plan"),
-        (UNFINISHED, "the last request; the reply ends by asking the user"),
         (UNANSWERED, "asked at 12:00; the session ended"),
         (DEFERRED, "deferred at 12:00"),
     ]
-    assert facts.candidates[3].text == (
+    assert facts.candidates[2].text == (
         "The readiness probe is out of scope here; it can go in a follow-up PR."
     )
-    assert [c.line for c in facts.candidates] == [15, 3, 18, 18]  # where each came from
+    assert [c.line for c in facts.candidates] == [15, 18, 18]  # where each came from
 
 
 # ---------------------------------------------------------------- precision and recall
@@ -435,6 +436,51 @@ def test_a_question_in_the_middle_of_the_last_message_is_open(tmp_path: Path) ->
     )
     facts = run(tmp_path, [user("Fix the parser"), say(text)])
     assert (UNANSWERED, "Want me to also add a fuzz test for it?") in kinds(facts)
+
+
+def test_a_question_after_changes_leaves_the_question_open(tmp_path: Path) -> None:
+    asked = "Done, and the tests pass. Want me to commit these changes?"
+    facts = run(
+        tmp_path,
+        [
+            user("Add dark mode to the settings page"),
+            call("e1", "Edit", file_path=f"{APP}/src/settings.py"),
+            result("e1"),
+            say(asked),
+        ],
+    )
+    # The request was worked on: what it asks is what is left, not the request.
+    assert facts.unfinished is None
+    assert kinds(facts) == [(UNANSWERED, "Want me to commit these changes?")]
+
+
+@pytest.mark.parametrize(
+    "work",
+    [
+        [],  # asked before doing anything: a choice the work waits on
+        # the edit was rejected: nothing changed
+        [call("e1", "Edit", file_path=f"{APP}/src/api.py"), result("e1", "denied", error=True)],
+        # plan mode wrote only its plan file
+        [call("w1", "Write", file_path="/home/dev/.claude/plans/api.md"), result("w1")],
+    ],
+)
+def test_a_question_before_any_change_leaves_the_request_open(
+    tmp_path: Path, work: list[dict[str, Any]]
+) -> None:
+    facts = run(
+        tmp_path,
+        [
+            user("Make the API return a clear error for missing users"),
+            *work,
+            say("Should a missing user be a 404 or a 400?"),
+        ],
+    )
+    assert facts.unfinished is not None
+    assert facts.unfinished.why == "the reply ends by asking the user"
+    assert kinds(facts) == [
+        (UNFINISHED, "Make the API return a clear error for missing users"),
+        (UNANSWERED, "Should a missing user be a 404 or a 400?"),
+    ]
 
 
 def test_a_check_in_answered_by_the_next_instruction_is_not_open(tmp_path: Path) -> None:
