@@ -18,9 +18,9 @@ A request is unfinished when its turn did not end on the assistant's closing tex
 interrupted it, or the transcript stops in the middle of the work), or when that text hands
 it back — asks the user something before its work changed any file (after changes, what it
 asks — "Want me to commit?" — is the loose end, not the request), or asks them to try it —
-or when the request reported a failure and the reply does not report it fixed. The sweep's
-own command (`/session …`, `$session …`) is not a request, and the turn it starts is not the
-user's work.
+or when the request reported a failure: the user's last words are that it fails, and no one
+has seen a fix work since, whatever the reply claims. The sweep's own command (`/session …`,
+`$session …`) is not a request, and the turn it starts is not the user's work.
 """
 
 from __future__ import annotations
