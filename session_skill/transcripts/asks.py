@@ -9,12 +9,14 @@ and I'll …", "Let me know if you'd like …").
 A question is answered when the user's next message replies to it or gives the next
 instruction — any reply does, to a plain question and to an offer about the work in hand
 (measured on the labelled sessions: reading more into the reply reported many answered
-offers open). An offer of extra work ("Want me to also add a note to the docs?") is
-different: the user can take the next step without taking it up, so it stays open when the
-reply says nothing of it — not short, not opening like an answer or a counter-proposal, and
-sharing none of what the offer is about. An offer about nothing in particular ("Want me to
-also fix this?") is taken up by whatever the user says next — in words: a reply that is only
-a pasted run (a shell prompt and its output, a log) shows what happened and takes up no offer.
+offers open). An offer of extra work — one that says "also", "too", "as well",
+"separately", "a follow-up" ("Want me to also add a note to the docs?") — is different: the
+user can take the next step without taking it up, so it stays open when the reply says
+nothing of it — not short, not opening like an answer or a counter-proposal, and sharing none
+of what the offer is about. An offer about nothing in particular ("Want me to also fix
+this?") is taken up by whatever the user says next. Any offer needs a reply in words: a reply
+that is only a pasted run (a shell prompt and its output, a log) shows what happened and
+takes up no offer, extra work or not.
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def _may_offer(text: str) -> bool:
     return any(w in low for w in ("if you", "say the word", "let me know", "tell me", "happy to"))
 
 
-# An offer of more work than was asked for: "also", "too", "next", "If you want, I can add…".
+# An offer of more work than was asked for: "Want me to also…", "… as well?", "in a follow-up".
 _EXTRA = Lazy(
     r"""\b(?:also|too|as\s+well|additionally|separately|a\s+follow[- ]?up)\b""",
     re.IGNORECASE | re.VERBOSE,

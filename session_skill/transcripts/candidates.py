@@ -1,6 +1,6 @@
 """Loose-end candidates: their types, how near-duplicates fold, and how the sweep shows them.
 
-Kept apart from the streaming pass (`sweep`) because these run once per sweep on its small
+Kept apart from the streaming pass (`scan`) because these run once per sweep on its small
 result, and they are the only place the fuzzy matcher is needed (imported lazily).
 """
 

@@ -1,7 +1,8 @@
 """Find the current session's transcript (SPEC §7.7).
 
 Order: an explicit path; the session id (given, else `CLAUDE_CODE_SESSION_ID`) under the
-project's folder in `~/.claude/projects/`; the Codex thread (the session id given, else
+project's folder in `~/.claude/projects/`, else in any folder there (a session started in a
+subdirectory is filed under it); the Codex thread (the session id given, else
 `CODEX_THREAD_ID`, which Codex sets in every tool call) as `rollout-*-<id>.jsonl`; the
 newest transcript in the Claude Code folder; the newest Codex rollout whose `session_meta`
 names the project as its cwd. Environment and home are
@@ -180,8 +181,8 @@ def previous_codex_rollout(new_rollout: str, project_root: str) -> tuple[str, st
     """(rollout, thread id) of the Codex thread of this project that came before the one
     `new_rollout` starts — what Codex's `/clear` left, its SessionStart(clear) naming only
     the new thread (seen, 0.171.0). Found under the sessions folder holding `new_rollout`
-    (`sessions/YYYY/MM/DD/`), newest first, by `session_meta.cwd`, in plain strings but
-    for reading a rollout's first record."""
+    (`sessions/YYYY/MM/DD/`), newest first, by `session_meta.cwd` (the project root or a
+    directory inside it), in plain strings but for reading a rollout's first record."""
     day = os.path.dirname(os.path.abspath(new_rollout))
     sessions = os.path.dirname(os.path.dirname(os.path.dirname(day)))
     if os.path.basename(sessions) != "sessions":

@@ -216,9 +216,9 @@ def caveats(
     with its kind: DEFERRED when it puts work off in so many words ("can go in a follow-up
     PR", "later") — those stand wherever they are said —, None for the others ("still
     says", "you'll need to", a failure set aside as "pre-existing" or "unrelated to this
-    change"), what the session stopped on only when it stopped there; and,
-    with `ideas` (the session's last closing text), DIVERGING for a side idea ("we could
-    also …") that nothing after it took up.
+    change") — the state of the work, which the caller keeps for the last closing texts only
+    (`loose.CAVEAT_TURNS`); and, with `ideas` (the session's last closing text), DIVERGING
+    for a side idea ("we could also …") that nothing after it took up.
 
     `low` and `tokens` are the text lowercased and its split tokens, when the caller has
     them (for a text of at most _SCAN_CHARS characters)."""

@@ -1,7 +1,7 @@
 """The events a transcript is read as, shared by the Claude Code and the Codex parsers.
 
-Kept apart from the reader (`transcript`) and the Codex parser (`codex`) so that both can
-build events without importing each other; `transcript` re-exports everything public here.
+Kept apart from the reader (`reader`) and the Codex parser (`codex`) so that both can
+build events without importing each other; `reader` re-exports the event classes.
 
 The events made for nearly every line (texts, tool calls and results) are slotted and not
 frozen: a frozen record costs twice as much to build, and a long conversation builds

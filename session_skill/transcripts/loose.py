@@ -3,16 +3,19 @@ session that settles them.
 
 Evidence over phrase lists: what a session leaves open is mostly said where it stops. So the
 closing text of every turn is read for what it asks the user (`asks`: a question anywhere in
-it, an offer) and whether the user's next message took that up; the session's last closing
-text for the caveats of its summary as well (`ending`); a "Next steps" list is read in any
-text of the assistant's; a deferral or side idea only when the user says it (the assistant's
-"for now" is mostly narration of the next step). Whatever the session later does — a
+it, an offer) and whether the user's next message took that up, for the caveats of its
+summary and the work it puts off (`ending`), and — the session's last closing text only —
+for side ideas ("we could also …"); a "Next steps" list is read in any text of the
+assistant's. Elsewhere the assistant's "for now" or "later" is mostly narration of the next
+step, so it is not read there; the user's deferrals are read wherever they say them (their
+side ideas are requests, not loose ends). Whatever the session later does — a
 commit, a completed task, a "done" sentence naming it, the user taking it up — settles a
 loose end (`landed`). What the assistant listed or put off long ago and never raised again
-is dropped at the end (`LIST_TURNS`, as the caveats of old summaries are): the session has
-mostly dealt with it or let it go since. The plan the session followed names its own checks:
-a verification step with a command no shell call ever ran is left open (`plancheck`). Every
-candidate keeps the transcript line it came from.
+is dropped at the end (`LIST_TURNS`), and so are the caveats of all but the last closing
+texts (`CAVEAT_TURNS`): the session has mostly dealt with them or let them go since. The
+plan the session followed names its own checks: a verification step with a command no shell
+call ever ran is left open (`plancheck`). Every candidate keeps the transcript line it came
+from.
 """
 
 from __future__ import annotations

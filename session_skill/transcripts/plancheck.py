@@ -6,8 +6,9 @@ how to check the work: "## Verification — 1. `cargo test` — all new tests pa
 build -f agent/Dockerfile .`". A step that names a command nobody ran afterwards is work the
 session left undone, said in the plan's own words. Only steps with a command are read —
 "check the page looks right" leaves no trace to look for — and a step counts as run when any
-of its commands was: its program and first argument, with every path it names, in one shell
-command of the session's (`cd x && cargo test -q` runs `cargo test`); commands the plan
+of its commands was: its program and the words naming what to run (`cargo test`, `npm run
+dev`), with every path it names, in one shell command of the session's (`cd x && cargo test
+-q` runs `cargo test`; `npm run build` does not run `npm run dev`); commands the plan
 chains with `&&` or `;` must all have run, in one call or several. A later plan replaces the
 earlier one's steps; a plan the user rejected has none.
 """

@@ -48,8 +48,8 @@ __all__ = [
 ]
 
 CLIP_CHARS = 160
-# Only the head of a long message is scanned: a pasted log is not where ideas live, and
-# regexes over megabytes would dominate the pass.
+# Only 16,000 characters of a long message are scanned — its head, or the tail of a closing
+# text: a pasted log is not where ideas live, and regexes over megabytes would dominate.
 _SCAN_CHARS = 16_000
 _LIST_ITEMS_MAX = 8
 

@@ -309,8 +309,9 @@ class _Sweep:
         """A very long conversation: from here on only what the session did is followed;
         its loose ends are read again at the end, from where the newest of them begin.
 
-        Only when it pays: the tail must be a small part of what is left (from the rate of
-        loose ends so far and the bytes left to read), else one pass reads it all anyway.
+        Only when it pays: the tail (its requests, from the rate of loose ends so far) must
+        be under a third of the requests the whole conversation holds at this pace, else one
+        pass reads it all anyway.
         """
         assert self.loose is not None
         done = max(self.requests - 1, 1)

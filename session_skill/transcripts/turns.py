@@ -175,7 +175,8 @@ class Turns:
         self._interrupted = False
         self._writes_at = 0  # the conversation's file writes when the request was made
         self._frozen = False  # our own command is running: its turn is not the user's work
-        # The goal's candidates: requests in order (text, worked on), the plan's title.
+        # The Goal's candidates: the followed plan's title, the first request that could be
+        # the goal.
         self.plan_title: str | None = None
         self._proposed: str | None = None  # the last plan a Codex reply proposed
         self._goal: str | None = None  # the first request that could be the goal
