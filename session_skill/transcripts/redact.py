@@ -92,12 +92,13 @@ def _mask_assignment(match: re.Match[str]) -> str:
 
 
 # A password said in prose rather than assigned: "the password is Tr0ub4dor", "valid
-# credentials include: admin, a1d2m3i4n5", "log in as admin / s3cr3t!". What follows the
-# word (one value, or two joined by a comma, a slash or "and") is masked only where it is
-# shaped like a secret (`_secret_shaped`), so "the password is wrong", "credentials are in
-# the vault" and the user name "admin" stay.
+# credentials include: admin, a1d2m3i4n5", "log in as admin / s3cr3t!" ("sign in" too).
+# What follows the word (one value, or two joined by a comma, a slash or "and") is masked
+# only where it is shaped like a secret (`_secret_shaped`), so "the password is wrong",
+# "credentials are in the vault" and the user name "admin" stay.
 _PROSE_SECRET = recache.compile(
-    r"""\b(?:passwords?|passwd|passcode|passphrase|pwd|pw|credentials?|logins?)\b
+    r"""\b(?:passwords?|passwd|passcode|passphrase|pwd|pw|credentials?|logins?
+          |(?:log|sign)[\s-]?in)\b
         (?P<sep>\s+(?:is|was|are|were|includes?|included|=)\s*:?\s*|\s*:\s*|\s+as\s+)
         (?P<value>[^\s,;/]+(?:\s*(?:,|/|\band\b)\s*[^\s,;/]+)?)
     """,
@@ -105,16 +106,18 @@ _PROSE_SECRET = recache.compile(
 )
 _VALUE_PART = recache.compile(r"[^\s,;/]+")
 _SYMBOLS = frozenset("!@#$%^&*+=?~")
+_EMAIL = recache.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 def _secret_shaped(token: str) -> bool:
     """A token that reads as a password: letters with digits ("hunter2", "a1d2m3i4n5"), or
-    letters with symbols ("Tr!ck$yPass"); not a word, a path, a URL or a placeholder."""
+    letters with symbols ("Tr!ck$yPass"); not a word, a path, a URL, an email address or a
+    placeholder."""
     bare = token.strip("\"'`.()[]<>")
     if len(bare) < 6 or bare.startswith(("REDACTED", "$", "~", "{", "%")) or "://" in bare:
         return False
-    if bare.lower() in _NOT_SECRET:
-        return False
+    if bare.lower() in _NOT_SECRET or _EMAIL.fullmatch(bare):
+        return False  # a user name: an email address is one
     letters = any(c.isalpha() for c in bare)
     return letters and (
         any(c.isdigit() for c in bare) or (len(bare) >= 8 and not _SYMBOLS.isdisjoint(bare))
@@ -148,6 +151,7 @@ _SECRET_SHAPES: tuple[str, ...] = (
 _SECRET_SHAPES += ("github_pat_", "xox", "eyJ", "Bearer ")
 _SECRET_WORDS: tuple[str, ...] = ("passw", "secret", "token", "apikey", "api_key", "api-key")
 _SECRET_WORDS += ("access", "passcode", "passphrase", "pwd", "pw", "credential", "login")
+_SECRET_WORDS += ("log in", "log-in", "sign in", "sign-in", "signin")
 
 
 def redact(text: str) -> str:

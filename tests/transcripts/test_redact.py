@@ -76,6 +76,8 @@ POSITIVES = [
     ("my pw is Tr!ck$yFake", "Tr!ck$yFake", "password"),
     ("login: admin / s3cr3t-fake", "s3cr3t-fake", "password"),
     ("credentials: root and toor1234fake", "toor1234fake", "password"),
+    ("log in as admin / s3cr3t-fake!", "s3cr3t-fake!", "password"),
+    ("Sign-in as qa@example.com / Pa55w0rdFake to test it", "Pa55w0rdFake", "password"),
 ]
 
 NEGATIVES = [
@@ -107,6 +109,9 @@ NEGATIVES = [
     "passwords are hashed with argon2id",
     "pwd is /Users/me/src/app",
     "login as admin to see the panel",
+    "log in as the admin user to see it",
+    "sign in as admin / viewer, either works",
+    "Sign in with GitHub first, then log in to the dashboard.",
     "The password was reset for user42 yesterday.",
     "Login page: https://example.com/login2",
 ]
@@ -129,6 +134,11 @@ def test_ordinary_text_is_untouched(text: str) -> None:
 def test_corpus_size() -> None:
     assert len(POSITIVES) >= 25
     assert len(NEGATIVES) >= 20
+
+
+def test_an_email_as_the_user_name_is_kept() -> None:
+    out = redact("Sign-in as qa@example.com / Pa55w0rdFake to test it")
+    assert out == "Sign-in as qa@example.com / [REDACTED:password] to test it"
 
 
 def test_a_user_name_beside_a_password_in_prose_is_kept() -> None:
