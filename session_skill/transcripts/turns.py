@@ -299,11 +299,7 @@ class Turns:
         """The last request, when its work did not finish; `writes` as for `user`."""
         if self._request is None:
             return None
-        raw, ts, seq, line, asked = self._request
-        question = asked() if callable(asked) else asked
-        if question:  # "yes" says little alone: the question it answers leads
-            raw = f"{question} — {raw}"[: 4 * _REQUEST_CHARS]
-        text = clip(redact(raw), 300)
+        said, ts, seq, line, asked = self._request
         closing = self._closing
         if self._interrupted:
             why = "the user interrupted it"
@@ -313,7 +309,7 @@ class Turns:
             from session_skill.transcripts.asks import asks
             from session_skill.transcripts.ending import hands_back
 
-            if _FAILING.search(raw[:2000]):
+            if _FAILING.search(said[:2000]):  # the user's words, not the question they answer
                 why = "it reported something still wrong; no one has seen the fix work since"
             elif asks(closing) and writes <= self._writes_at:
                 # Asked before anything was changed: the work waits on the answer. After
@@ -327,7 +323,10 @@ class Turns:
             # Not begun: a message with nothing after it may still be being read when
             # the file is swept, and says nothing of work left half done.
             return None
-        return Unfinished(text, why, ts, seq, line or None)
+        question = asked() if callable(asked) else asked
+        # "yes" says little alone: the question it answers leads
+        raw = f"{question} — {said}"[: 4 * _REQUEST_CHARS] if question else said
+        return Unfinished(clip(redact(raw), 300), why, ts, seq, line or None)
 
     def _start(
         self,
