@@ -269,6 +269,7 @@ class _Sweep:
             self.tools.call(event, self.cwd, self.seq, self.stats.line)
         elif isinstance(event, ToolResult):
             self.tools.result(event)
+            self.turns.result(event)
         elif isinstance(event, PatchApplied):
             self.tools.patched(event, self.cwd)
         elif isinstance(event, CommandPrompt):

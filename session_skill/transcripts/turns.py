@@ -28,7 +28,13 @@ from __future__ import annotations
 import re
 
 from session_skill.records import record
-from session_skill.transcripts.events import AssistantText, CommandPrompt, ToolCall, UserText
+from session_skill.transcripts.events import (
+    AssistantText,
+    CommandPrompt,
+    ToolCall,
+    ToolResult,
+    UserText,
+)
 from session_skill.transcripts.landed import STOPWORDS
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
@@ -178,6 +184,7 @@ class Turns:
         # The Goal's candidates: the followed plan's title, the first request that could be
         # the goal.
         self.plan_title: str | None = None
+        self._plan_call: str | None = None  # the ExitPlanMode call that gave it
         self._proposed: str | None = None  # the last plan a Codex reply proposed
         self._goal: str | None = None  # the first request that could be the goal
 
@@ -260,9 +267,16 @@ class Turns:
                 plan = call.input.get("plan")
                 if isinstance(plan, str):
                     self.plan_title = plan_title(plan) or None
+                    self._plan_call = call.id
         if not self._frozen and self._request is not None:
             self._ended_on = "tool"
             self._closing = None
+
+    def result(self, result: ToolResult) -> None:
+        """A plan the user rejected is not the plan the session followed: the next one is."""
+        if result.is_error and result.tool_use_id is not None:
+            if result.tool_use_id == self._plan_call:
+                self.plan_title = self._plan_call = None
 
     def interrupted(self) -> None:
         if not self._frozen and self._request is not None:

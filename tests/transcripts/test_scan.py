@@ -1189,6 +1189,20 @@ def test_the_goal_names_the_work(tmp_path: Path, first: str, goal: str) -> None:
     assert facts.goal == goal
 
 
+def test_a_rejected_plan_is_not_the_plan_followed(tmp_path: Path) -> None:
+    ask = "Add caching to the image proxy"
+    first = call("p1", "ExitPlanMode", plan="# Cache in Redis\n\nPut a Redis cache in front.")
+    rejected = result("p1", "The user doesn't want to proceed with this tool use.", error=True)
+    second = call("p2", "ExitPlanMode", plan="# Cache on disk\n\nAn LRU cache on local disk.")
+    facts = run(tmp_path, [user(ask), first, rejected, second, result("p2"), say("Done.")])
+    assert facts.goal == (
+        "Cache on disk — An LRU cache on local disk. (the plan the session followed)"
+    )
+    # Refused and not replaced: the request names the work.
+    alone = run(tmp_path, [user(ask), first, rejected, say("Sure, what would you prefer?")])
+    assert alone.goal == ask
+
+
 def _command(name: str, args: str, prompt: str) -> list[dict[str, Any]]:
     typed = (
         f"<command-message>{name}</command-message>\n<command-name>/{name}</command-name>\n"
