@@ -380,9 +380,10 @@ def without_pastes(text: str) -> str:
     ("it reports this: […] The level was saved in CPM, but reported in CPS. Can you
     correct that?"); the text itself when nothing was pasted.
 
-    A paragraph is pasted when most of its lines are surely output, or when it is indented
-    like copied output and holds such a line or follows a pasted paragraph: an indented
-    list the user typed ("  - docs/memo.md") stays.
+    A paragraph is pasted when most of its lines are surely output, when it opens on such a
+    line (a paste starts its paragraph; the user's own words come in one of theirs), or when
+    it is indented like copied output and holds such a line or follows a pasted paragraph:
+    an indented list the user typed ("  - docs/memo.md") stays.
     """
     if "\n" not in text:
         return text
