@@ -7,6 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
 
+
+def _lead_in(word: str) -> tuple[str, ...]:
+    """A word leading a caveat the way the caveat rule takes it: "note:", "note —", "note -"."""
+    return tuple(f"{word}{gap}{mark}" for mark in ":—–-" for gap in ("", " "))
+
+
 # Words at least one class needs, each with the phrases that confirm it in the lowered
 # text (none: the word alone is enough to run the classes).
 _ANCHOR_PHRASES: dict[str, tuple[str, ...]] = {
@@ -40,6 +46,7 @@ _ANCHOR_PHRASES: dict[str, tuple[str, ...]] = {
         "future time",
         "different time",
         "had time to",
+        "this time",
     ),
     "separate": ("a separate",),
     "subsequent": (),
@@ -73,10 +80,10 @@ _ANCHOR_PHRASES: dict[str, tuple[str, ...]] = {
     "caveat": (),
     "known": ("known issue", "known limitation", "known problem", "known bug"),
     "limitation": (),
-    "note": ("note:",),
-    "warning": ("warning:",),
+    "note": _lead_in("note"),
+    "warning": _lead_in("warning"),
     "fyi": (),
-    "important": ("important:",),
+    "important": _lead_in("important"),
     "nb": (),
     "forget": (),
     "remind": (),

@@ -47,10 +47,13 @@ TAKEN = [
     ("caveat", "Heads-up: the ARM build is still red."),
     ("caveat", "Known issue: the importer drops rows with an empty tenant."),
     ("caveat", "Note: the Windows path handling is still broken."),
+    ("caveat", "Important — the nightly export remains broken on ARM."),
+    ("caveat", "Warning - the staging deploy is still failing."),
     # the user's side: asides kept for another time
     ("aside", "save the pagination idea for another time, the bug matters more"),
     ("aside", "don't forget we owe the docs a pass"),
     ("aside", "not today, but the cache needs an eviction policy"),
+    ("aside", "not this time, but the importer should validate tenants"),
     ("aside", "remind me to rotate the staging keys"),
     ("aside", "put it on the backlog, it is not urgent"),
     # TODO notes
