@@ -1309,25 +1309,13 @@ def test_a_user_saying_something_still_fails_leaves_it_open(tmp_path: Path) -> N
 def test_a_yes_to_fixing_something_broken_is_no_failure_report(tmp_path: Path) -> None:
     # The question a short reply answers leads the request when it is reported, but only
     # the user's own words say whether something still fails: "yes" does not.
-    facts = run(
-        tmp_path,
-        [
-            user("Check the README links"),
-            say("One link is broken. Want me to fix the broken link?"),
-            user("yes"),
-            say("Fixed the link."),
-        ],
-    )
-    assert facts.unfinished is None
-    interrupted = run(
-        tmp_path,
-        [
-            user("Check the README links"),
-            say("One link is broken. Want me to fix the broken link?"),
-            user("yes"),
-            user("[Request interrupted by user]"),
-        ],
-    )
+    asked = [
+        user("Check the README links"),
+        say("One link is broken. Want me to fix the broken link?"),
+        user("yes"),
+    ]
+    assert run(tmp_path, [*asked, say("Fixed the link.")]).unfinished is None
+    interrupted = run(tmp_path, [*asked, user("[Request interrupted by user]")])
     assert interrupted.unfinished is not None
     assert interrupted.unfinished.text == "Want me to fix the broken link? — yes"
 
