@@ -179,13 +179,8 @@ def write(
     if obs.skipped:  # what the capture left out, said again to the user at SessionStart
         meta.append(("skipped", "; ".join(obs.skipped)[:400]))
     meta += list(req.meta)
-    keep = {
-        k: v
-        for k, v in model_meta.items()
-        if k not in handover.TOOL_KEYS
-        and k not in {m[0] for m in meta}
-        and k not in ("follows", "tokens", "token_method", "over_cap", "consumed_at", "consumed_by")
-    }
+    written = {m[0] for m in meta}
+    keep = {k: v for k, v in model_meta.items() if k not in handover.TOOL_KEYS and k not in written}
     store.ensure()
     with store.lock(req.lock_timeout):
         follows = _previous_of_branch(

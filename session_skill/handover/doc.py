@@ -32,8 +32,15 @@ SECTION_ORDER = (
 REQUIRED = ("Goal", "Next step")
 # Sections only the extractive doc writes (from the transcript): not in the model's template.
 TOOL_SECTIONS = ("Plan", "Where it stopped")
-# Keys the tool owns: whatever the model wrote for them is ignored.
-TOOL_KEYS = ("slug", "created", "consumed", "branch", "commit", "dirty")
+# Keys the tool owns: whatever the model wrote for them is ignored. Those the hooks read
+# (`trigger`, `noticed_at`, `restored_in`, …) decide what a restore does, so a model's
+# "trigger: session-end" must not turn its own dump into an automatic handover.
+TOOL_KEYS = (
+    *("slug", "created", "consumed", "branch", "commit", "dirty", "cwd", "session_id"),
+    *("agent", "capture", "trigger", "skipped", "follows", "tokens", "token_method"),
+    *("over_cap", "consumed_at", "consumed_by", "noticed_at", "restored_in", "plan_file"),
+    "compaction",
+)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 

@@ -169,6 +169,8 @@ def test_model_frontmatter_tool_keys_are_ignored(
     doc = (
         "---\nslug: evil/../../x\ncreated: 1999-01-01T00:00:00Z\nconsumed: true\n"
         "branch: made-up\ncommit: deadbee\ndirty: 99\ntokens: 1\nover_cap: false\n"
+        "trigger: session-end\nnoticed_at: 2026-11-29T18:00:00Z\nrestored_in: other\n"
+        "plan_file: /tmp/p.md\ncompaction: auto\nskipped: nothing\n"
         "topic: auth work\n---\n" + DOC
     )
     r = cli("dump", input=doc)
@@ -177,6 +179,9 @@ def test_model_frontmatter_tool_keys_are_ignored(
     assert meta["slug"] == SLUG and meta["created"] == NOW and meta["consumed"] == "false"
     assert meta["branch"] == "main" and meta["commit"] != "deadbee" and meta["dirty"] == "0"
     assert meta["tokens"] != "1" and "over_cap" not in meta
+    # What the hooks read to decide a restore is the tool's too: this stays a user's dump.
+    for key in ("trigger", "noticed_at", "restored_in", "plan_file", "compaction", "skipped"):
+        assert key not in meta, key
     assert meta["topic"] == "auth work"  # unknown keys are kept
     assert body == DOC
 
