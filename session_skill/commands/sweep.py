@@ -158,7 +158,7 @@ def facts_for(
     else:
         tf = sweep.analyze(path)
     cands = list(tf.candidates)
-    skipped: list[str] = []
+    skipped = _left_out(path, tf.stats, quick)
     if filtered:
         known = known_texts(store, skipped if quick else None)
         cands = sweep.filter_known(cands, known)
@@ -182,6 +182,28 @@ def facts_for(
         started=getattr(tf, "started", None),
         stats=tf.stats,
     )
+
+
+def _left_out(path: Path, stats: ReadStats | None, quick: bool) -> list[str]:
+    """What the reading left out of the transcript, for the doc's `skipped` and the user's
+    line: its unreadable lines; the middle of a transcript too large to read whole."""
+    said: list[str] = []
+    bad = stats.malformed if stats is not None else 0
+    if bad:
+        said.append(f"{_count(bad, 'unreadable line')} of the transcript")
+    if quick:
+        from session_skill.transcripts import quick as q
+
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0
+        if size > q.QUICK_FROM and size > q.HEAD_BYTES + q.TAIL_BYTES:
+            said.append(
+                f"the middle of the {size / 2**20:.0f} MB transcript, read for files, tasks and "
+                "the plan only, not for loose ends"
+            )
+    return said
 
 
 def _open_tasks(tasks: Sequence[object], unfinished: str, latest: bool) -> list[str]:

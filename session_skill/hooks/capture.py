@@ -224,7 +224,7 @@ def _run_detached(job: Callable[[], str], out_fd: int, held: Claim) -> None:
         os.write(out_fd, out.encode("utf-8"))
     except OSError:
         if out.startswith(ERROR):  # nobody heard it: the next SessionStart says it
-            _note_failure(held.store, held.session_id, out[len(ERROR) :])
+            note_failure(held.store, held.session_id, out[len(ERROR) :])
     finally:
         os.close(out_fd)
         release(held)  # after the note: a store made for the marker keeps it
@@ -263,8 +263,9 @@ def _await(read_end: int, budget: float) -> str:
         os.close(read_end)
 
 
-def _note_failure(store: str, session_id: str, message: str) -> None:
-    """A capture that failed in the background leaves one line the next SessionStart shows:
+def note_failure(store: str, session_id: str, message: str) -> None:
+    """A capture that failed (in the background, or Codex's at SessionStart) leaves one line
+    the next SessionStart shows:
     the session's id, a tab, what went wrong (the last failure wins)."""
     line = session_id.replace("\t", " ") + "\t" + " ".join(message.split())[:300] + "\n"
     try:

@@ -1,8 +1,9 @@
 """The SessionStart hook (SPEC §8, §8.2): what a new or compacted session is given.
 
 It runs at every session start, so it imports only cheap standard-library modules, starts
-no process and never touches the network. Most session starts have nothing pending and stop
-at the `LATEST` gate; the modules only a pending doc needs are imported after that gate.
+no process (but git, for the Codex capture below) and never touches the network. Most
+session starts have nothing pending and stop at the `LATEST` gate; the modules only a
+pending doc needs are imported after that gate.
 Whatever happens, it exits 0: a failure is one line on stderr, never a broken session.
 
 By `source`:
@@ -11,7 +12,9 @@ By `source`:
   (`noticed_at`), and leaves it pending for `recall`; `inject` injects it, labelled
   automatic; `off` says nothing. A handover written at a plan approval is only pointed at:
   Claude Code gives the plan itself. In Codex, whose `/clear` fires no SessionEnd, the
-  thread just cleared is captured here first (`_capture_codex_thread`).
+  thread just cleared is captured here first (`_capture_codex_thread`), inline: the answer
+  carries the doc it writes. A failure of that capture is noted and said at once, and the
+  restore goes on.
 - `startup`: a notice that a handover is pending, nothing consumed.
 - `compact`: what the compaction dropped (`after_compact`).
 A dump too old to restore is said to be there, once. A capture still being written by the
@@ -266,6 +269,12 @@ def _capture_codex_thread(root: str, store: str, start: _Start, env: Mapping[str
         if capture.captured_already(store, thread, (gates.AUTOMATIC,)):
             return
         capture.write_doc(root, session_id=thread, transcript=rollout, trigger=gates.AUTOMATIC)
+    except Exception as exc:  # noqa: BLE001 - the restore below must still run
+        # Said at once, as a background capture's failure is: this start reads the note.
+        from session_skill.errors import SessionError
+
+        said = str(exc) if isinstance(exc, SessionError) else f"{type(exc).__name__}: {exc}"
+        capture.note_failure(store, thread, said)
     finally:
         capture.release(held)
 

@@ -218,10 +218,14 @@ def _rollout(path: Path, cwd: Path, thread: str, request: str) -> Path:
     return path
 
 
-def test_codex_clear_captures_the_thread_it_left_once(root: Path, tmp_path: Path) -> None:
+OLD_THREAD = "019a0000-0000-7000-8000-0000000000a1"
+
+
+def _codex_clear(root: Path, tmp_path: Path) -> tuple[bytes, dict[str, str]]:
+    """A Codex SessionStart(clear) whose project left thread OLD_THREAD (another project's
+    thread beside it): its payload and environment."""
     day = tmp_path / "codex" / "sessions" / "2026" / "11" / "29"
-    old = "019a0000-0000-7000-8000-0000000000a1"
-    new = "019a0000-0000-7000-8000-0000000000b2"
+    old, new = OLD_THREAD, "019a0000-0000-7000-8000-0000000000b2"
     _rollout(day / f"rollout-2026-11-29T18-20-00-{old}.jsonl", root, old, "Add the healthz route")
     elsewhere = "019a0000-0000-7000-8000-0000000000c3"
     _rollout(day / f"rollout-2026-11-29T18-21-00-{elsewhere}.jsonl", tmp_path / "other", elsewhere,
@@ -233,7 +237,12 @@ def test_codex_clear_captures_the_thread_it_left_once(root: Path, tmp_path: Path
     payload = json.dumps({"session_id": new, "transcript_path": str(fresh), "cwd": str(root),
                           "hook_event_name": "SessionStart", "model": "m",
                           "permission_mode": "default", "source": "clear"}).encode()  # fmt: skip
-    env = {**os.environ, "SESSION_SKILL_AGENT": "codex"}
+    return payload, {**os.environ, "SESSION_SKILL_AGENT": "codex"}
+
+
+def test_codex_clear_captures_the_thread_it_left_once(root: Path, tmp_path: Path) -> None:
+    payload, env = _codex_clear(root, tmp_path)
+    old = OLD_THREAD
     settings = root / ".claude" / "session-skill.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text('{"auto": "off"}')
@@ -248,6 +257,26 @@ def test_codex_clear_captures_the_thread_it_left_once(root: Path, tmp_path: Path
     assert "Add the healthz route" in (store(root) / f"{slug}.md").read_text()
     assert hook.run(payload, env=env) == ""  # once: not captured again, not told again
     assert len([p for p in store(root).glob("*.md") if p.name != "PARKED.md"]) == 1
+
+
+def test_a_codex_capture_that_fails_is_said_and_the_restore_goes_on(
+    root: Path, tmp_path: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = "## Goal\nShip it.\n\n## Next step\nTag the release.\n"
+    assert cli("dump", "ship", "--file", "-", input=body).code == 0  # pending, from elsewhere
+    payload, env = _codex_clear(root, tmp_path)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(capture, "write_doc", broken)
+    out = json.loads(hook.run(payload, env=env))
+    context = _context(out)
+    assert "Tag the release." in context  # the pending handover is restored all the same
+    retry = f"session-skill dump --extractive --session-id {OLD_THREAD}"
+    assert "(OSError: disk full)" in context and retry in context
+    assert retry in out["systemMessage"]
+    assert capture.running(str(store(root))) == []  # the claim is released
 
 
 # -- the budget (§3), racing hooks and a dump recognised by its session (issue 21) -----------
@@ -401,6 +430,36 @@ def test_a_parked_file_that_is_not_utf8_does_not_lose_the_session(
     message = start(root)["systemMessage"]  # type: ignore[index]
     assert "(note:" in message and "not UTF-8" in message  # said where the user sees it
     assert (store(root) / "PARKED.md").read_bytes().endswith(b"\xe0 revoir\n")  # untouched
+
+
+def test_unreadable_lines_of_the_transcript_are_said(root: Path, tmp_path: Path) -> None:
+    transcript = work_transcript(root, tmp_path)
+    lines = transcript.read_text(encoding="utf-8").splitlines()
+    transcript.write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
+    assert "systemMessage" in end(root, transcript)
+    slug = latest(root)
+    assert meta(store(root) / f"{slug}.md")["skipped"] == "1 unreadable line of the transcript"
+    message = start(root)["systemMessage"]  # type: ignore[index]
+    assert "(note: 1 unreadable line of the transcript)" in message
+
+
+def test_the_middle_of_a_huge_transcript_is_said_to_be_left_out(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from session_skill.transcripts import quick
+
+    transcript = work_transcript(root, tmp_path)
+    size = transcript.stat().st_size
+    # As if it were past the size read whole, with a middle between its head and tail.
+    monkeypatch.setattr(quick, "QUICK_FROM", size // 2)
+    monkeypatch.setattr(quick, "HEAD_BYTES", size // 8)
+    monkeypatch.setattr(quick, "TAIL_BYTES", size // 8)
+    end(root, transcript)
+    said = meta(store(root) / f"{latest(root)}.md")["skipped"]
+    assert said == (
+        "the middle of the 0 MB transcript, read for files, tasks and the plan only, "
+        "not for loose ends"
+    )
 
 
 def test_lone_surrogates_are_read_safely_everywhere(
