@@ -307,6 +307,11 @@ def _section_counts(body: str, total: int, count: object, method: str) -> str:
 
 
 # -- extractive -----------------------------------------------------------------
+# (outstanding items, characters of the plan, of each "Where it stopped" line): the first
+# that fits the cap; the last fits any session (its Goal and files table are capped too).
+_FIT = ((15, 3000, 400), (10, 2000, 300), (6, 1200, 200), (3, 600, 120))
+
+
 def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = None) -> Output:
     """The doc built from the transcript and git; `observed` when the caller has looked
     already (the SessionEnd hook checks for a user request first)."""
@@ -321,6 +326,19 @@ def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = N
             "--session-id ID"
         )
     check_transcript(obs.transcript, obs.stats)
+    from session_skill.handover.tokens import counter
+
+    # Nobody is there to compress it: the doc is made to fit the cap, keeping less of what
+    # is longest — the outstanding items, the plan, where it stopped — step by step.
+    count = req.token_counter or counter()
+    for fit in _FIT:
+        body = _extractive_body(obs, *fit)
+        if count.count(_merge_files(body, obs, store.root)[0]) <= TOKEN_CAP:
+            break
+    return write(store, req, body, capture="extractive", observed=obs)
+
+
+def _extractive_body(obs: Observed, items: int, plan_chars: int, stopped_chars: int) -> str:
     # The goal as the sweep reads it: the first request, or the opening slash command's
     # arguments or purpose; a lone @file mention completed by what the assistant took on.
     goal = _clip(obs.first_request or "(no user request found in the transcript)", GOAL_CHARS)
@@ -331,16 +349,19 @@ def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = N
         goal = _clip(f"Carry out the approved plan “{plan.title}”{where}.", GOAL_CHARS)
     parts = ["## Goal", goal, ""]
     if plan is not None:
-        parts += ["## Plan", _clip_block(plan.text, PLAN_CHARS), ""]
-    outstanding = [f"- {c['text']} ({c['type']})" for c in obs.candidates[:15]]
+        parts += ["## Plan", _clip_block(plan.text, plan_chars), ""]
+    outstanding = [f"- {c['text']} ({c['type']})" for c in obs.candidates[:items]]
+    more = len(obs.candidates) - items
+    if more > 0:
+        outstanding.append(f"- … and {more} more: `session-skill sweep` lists them all")
     if outstanding:
         parts += ["## Outstanding", *outstanding, ""]
     # Where it stopped, verbatim: what extraction misses is still in front of the next session.
     stopped = []
     if obs.last_request:
-        stopped.append(f"- Last request: “{_clip(obs.last_request, 400)}”")
+        stopped.append(f"- Last request: “{_clip(obs.last_request, stopped_chars)}”")
     if obs.last_reply:
-        stopped.append(f"- Last reply: “{_clip(obs.last_reply, 400)}”")
+        stopped.append(f"- Last reply: “{_clip(obs.last_reply, stopped_chars)}”")
     if stopped:
         parts += ["## Where it stopped", *stopped, ""]
     # The work in hand (a task in progress, the last request left unfinished), else the
@@ -354,23 +375,29 @@ def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = N
     else:
         nxt = "Nothing was left open: confirm the goal is met, then take the next request"
     parts += ["## Next step", _clip(nxt, 300), ""]
-    return write(store, req, "\n".join(parts), capture="extractive", observed=obs)
-
-
-PLAN_CHARS = 3000  # of the approved plan's text in the doc (~750 tokens of the 1,500 cap)
+    return "\n".join(parts)
 
 
 def _clip_block(text: str, n: int) -> str:
-    """Markdown kept as lines, cut at a line boundary."""
+    """Markdown kept as lines, cut at a line boundary — or, when that would keep less than
+    half of `n` (a plan of one long paragraph), inside the line at a word boundary."""
     if len(text) <= n:
         return text.strip()
     cut = text[:n].rsplit("\n", 1)[0].rstrip()
+    if len(cut) < n // 2:
+        cut = _at_word(text[:n])
     return cut + "\n… (the rest of the plan is in its file)"
 
 
 def _clip(text: str, n: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+    return text if len(text) <= n else _at_word(text[: n - 1]) + "…"
+
+
+def _at_word(text: str) -> str:
+    """`text` (cut short) without the word it cuts in two, when a space is near its end."""
+    head, space, _ = text.rpartition(" ")
+    return (head if space and len(head) >= len(text) * 3 // 4 else text).rstrip()
 
 
 # -- automatic ------------------------------------------------------------------------

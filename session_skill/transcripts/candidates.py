@@ -38,13 +38,18 @@ class Candidate:
 
 
 def merge_near_duplicates(candidates: list[Candidate]) -> list[Candidate]:
-    """Fold candidates saying the same thing (token_set_ratio ≥ 90); keep the stronger type."""
+    """Fold candidates saying the same thing (token_set_ratio ≥ 90); keep the stronger type.
+    Items the author set apart are never folded, however alike their words: two entries of
+    the task list, two items of one message's list ("Move the invoices handler…", "Move the
+    refunds handler…")."""
     near = _Scorer(len(candidates) <= PURE_MAX)
     kept: list[Candidate] = []
     processed: list[str] = []
     for cand in candidates:
         text = near.process(cand.text)
         for i, other in enumerate(processed):
+            if _set_apart(cand, kept[i]):
+                continue
             if _near(text, other, near, 90, min_share=0.5):
                 if PRIORITY[cand.type] < PRIORITY[kept[i].type]:
                     kept[i] = cand
@@ -53,6 +58,13 @@ def merge_near_duplicates(candidates: list[Candidate]) -> list[Candidate]:
             kept.append(cand)
             processed.append(text)
     return kept
+
+
+def _set_apart(a: Candidate, b: Candidate) -> bool:
+    """Did the author list these two as separate items (so they are not one said twice)?"""
+    if a.rule == "task-list" and b.rule == "task-list":
+        return True
+    return a.line is not None and a.line == b.line
 
 
 def _near(a: str, b: str, near: _Scorer, threshold: float, min_share: float = 0.0,

@@ -67,3 +67,41 @@ def test_the_brief_and_the_extractive_doc_list_the_same_candidates(
     listed = [c["text"] for c in brief["candidates"]]
     assert listed == ["The CSV export of failed invoices can go in a follow-up PR."]
     assert _section(body, "Outstanding") == f"- {listed[0]} (Deferred exploration)"
+
+
+def test_the_extractive_doc_fits_the_cap_whatever_the_session_left(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    from tests.transcripts.test_scan import call, say, user
+
+    words = " ".join(f"word{i}" for i in range(900))  # one paragraph, no line break
+    areas = ("invoices refunds coupons ledgers payouts disputes taxes receipts webhooks plans "
+             "seats trials dunning credits exports imports audits quotas alerts reports").split()
+    tasks = [
+        call(f"t{i}", "TaskCreate", subject=f"Move the {area} handler to the new retry policy, "
+             f"then compare the {area} error rates before and after", description="d")
+        for i, area in enumerate(areas)
+    ]  # fmt: skip
+    records = [
+        user("Plan the billing migration " + "in detail " * 80),
+        *tasks,
+        say("Here is the plan. " + "It covers every handler and its metrics. " * 30),
+        call("p1", "ExitPlanMode", plan=f"# Billing migration\n\n{words}"),
+    ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    r = cli("dump", "--extractive", "--transcript", str(transcript), "--json")
+    assert r.code == 0, r  # no "compress the prose" for a doc nobody wrote
+    out = json.loads(r.out)
+    assert out["tokens"] <= 1500 and not out["over_cap"]
+    doc = handover.parse_doc((store_dir / f"{out['slug']}.md").read_text())
+    assert doc is not None
+    body = doc.body
+    outstanding = _section(body, "Outstanding").splitlines()
+    assert outstanding[-1].startswith("- … and ") and "`session-skill sweep`" in outstanding[-1]
+    # The plan of one long paragraph keeps its words, cut between two of them.
+    plan = _section(body, "Plan").splitlines()
+    assert plan[0] == "# Billing migration" and plan[2].startswith("word0 word1 ")
+    assert plan[2].split()[-1] in words.split() and plan[-1].startswith("… (the rest")
+    for line in _section(body, "Where it stopped").splitlines():
+        assert line.endswith("…”") and not line.endswith(" …”")

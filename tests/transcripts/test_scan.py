@@ -668,6 +668,20 @@ def test_merge_near_duplicates_keeps_the_stronger_type() -> None:
     ]
 
 
+def test_items_the_author_set_apart_are_never_folded() -> None:
+    def task(area: str, rule: str = "task-list", line: int | None = None) -> Candidate:
+        text = f"Move the {area} handler to the new retry policy, then check the {area} errors"
+        return Candidate(text, UNFINISHED, "w", line=line, rule=rule)
+
+    tasks = [task("invoices"), task("refunds"), task("coupons")]
+    assert merge_near_duplicates(tasks) == tasks  # three entries of the task list
+    listed = [task("invoices", "open-list", 40), task("refunds", "open-list", 40)]
+    assert merge_near_duplicates(listed) == listed  # two items of one message's list
+    # The same loose end said again elsewhere still folds.
+    again = [task("invoices", "open-list", 40), task("invoices", "caveat", 90)]
+    assert len(merge_near_duplicates(again)) == 1
+
+
 def test_filter_known_drops_parked_and_dropped_items() -> None:
     cands = [
         Candidate("Should we revisit exponential vs linear backoff?", UNANSWERED, "w"),
