@@ -41,7 +41,9 @@ TOOL_KEYS = (
     *("over_cap", "consumed_at", "consumed_by", "noticed_at", "restored_in", "plan_file"),
     "compaction",
 )
-_FENCE = re.compile(r"^\s*(```|~~~)")
+# A fence opens with ``` or ~~~ (a backtick fence's info string holds no backtick) and
+# closes with a line of the same character, at least as long, and nothing else.
+_FENCE = re.compile(r"^[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
 
 
 class Section(Record):
@@ -60,15 +62,25 @@ class Section(Record):
 
 
 def split_sections(body: str) -> list[Section]:
-    """Cut a body at `## ` headings (outside code fences); joining the texts gives the body."""
+    """Cut a body at `## ` headings (outside code fences); joining the texts gives the body.
+    A fence closes only on its own character, at least as long (a ~~~ line inside a ```
+    block is code); one left open runs to the end."""
     sections: list[Section] = []
     title: str | None = None
     buf: list[str] = []
-    in_fence = False
+    fence = ""  # the open fence, or ""
     for line in body.splitlines(keepends=True):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        if not in_fence and line.startswith("## "):
+        if not fence:
+            opened = _FENCE.match(line) if line.lstrip(" \t")[:1] in ("`", "~") else None
+            if opened:
+                fence = opened.group(1)
+        else:
+            bare = line.strip()
+            if bare and bare == fence[0] * len(bare) and len(bare) >= len(fence):
+                fence = ""
+            buf.append(line)
+            continue
+        if not fence and line.startswith("## "):
             if buf or title is not None:
                 sections.append(Section(title, "".join(buf)))
             title = line[3:].strip().rstrip("#").strip()

@@ -60,6 +60,21 @@ def test_headings_inside_code_fences_are_not_sections() -> None:
     assert [s.title for s in ho.split_sections(body)] == ["Goal", "Next step"]
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        "```\n~~~\n## Not a section\n```\n",  # a ~~~ line inside a ``` block is code
+        "````md\n```\n## Not a section\n```\n````\n",  # a shorter fence does not close
+        "  ~~~\n```\n## Not a section\n~~~~\n",  # indented; closed by a longer run
+    ],
+)
+def test_a_fence_closes_only_on_its_own_kind(code: str) -> None:
+    body = f"## Goal\nx\n## Decisions\n{code}## Next step\ny\n"
+    sections = ho.split_sections(body)
+    assert [s.title for s in sections] == ["Goal", "Decisions", "Next step"]
+    assert "".join(s.text for s in sections) == body
+
+
 def test_find_section_ignores_case_and_punctuation() -> None:
     sections = ho.split_sections("## next STEP:\ndo it\n## Didn’t work\nz\n")
     s = ho.find_section(sections, "Next step")
