@@ -125,24 +125,32 @@ def _fresh(path: str) -> bool:
     return age < MARKER_STALE
 
 
-def running(store: str) -> list[str]:
-    """The sessions whose capture is being written now (fresh markers)."""
+COMPACT = "-compact"  # PreCompact's marker: `<session id>-compact`
+
+
+def running(store: str, compactions: bool = True) -> list[str]:
+    """The sessions whose capture is being written now (fresh markers); without
+    `compactions`, only the captures of sessions that ended (not PreCompact's)."""
     try:
         names = os.listdir(store)
     except OSError:
         return []
     return [
-        n[len(MARKER) :] for n in names if n.startswith(MARKER) and _fresh(os.path.join(store, n))
+        n[len(MARKER) :]
+        for n in names
+        if n.startswith(MARKER)
+        and (compactions or not n.endswith(COMPACT))
+        and _fresh(os.path.join(store, n))
     ]
 
 
-def wait_for_captures(store: str, limit: float = START_WAIT) -> list[str]:
+def wait_for_captures(store: str, limit: float = START_WAIT, compactions: bool = True) -> list[str]:
     """Wait up to `limit` seconds for the captures running now; those still running."""
     deadline = time.monotonic() + limit
-    busy = running(store)
+    busy = running(store, compactions)
     while busy and time.monotonic() < deadline:
         time.sleep(0.02)
-        busy = running(store)
+        busy = running(store, compactions)
     return busy
 
 

@@ -54,7 +54,7 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
     from session_skill.hooks import capture
 
     store = storepaths.store_dir(root)
-    held = capture.claim(store, f"{session_id}-compact")
+    held = capture.claim(store, f"{session_id}{capture.COMPACT}")
     if held is None:
         return ""  # the same compaction, captured by another hook already
 

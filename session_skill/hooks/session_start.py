@@ -92,7 +92,7 @@ def _answer(
 
         given = after_compact.context(store, start.session_id, env)
         return _output(*given) if given is not None else ""
-    busy = _captures_running(store)
+    busy = start.source == "clear" and _captures_running(store)
     slug = storepaths.read_latest(store)
     if slug is None:
         return _still_writing(env) if busy else ""
@@ -210,7 +210,8 @@ def _dump_beside(store: str, auto: Pending, now: float) -> tuple[str, float] | N
 
 
 def _captures_running(store: str) -> bool:
-    """A capture of the session just ended still being written: waited for briefly."""
+    """A capture of a session that ended (the one just cleared: its id is not this one's)
+    still being written: waited for briefly. A compaction's capture is not one."""
     try:
         if not any(n.startswith(".capture-") for n in os.listdir(store)):
             return False
@@ -218,7 +219,7 @@ def _captures_running(store: str) -> bool:
         return False
     from session_skill.hooks.capture import wait_for_captures
 
-    return bool(wait_for_captures(store))
+    return bool(wait_for_captures(store, compactions=False))
 
 
 def _still_writing(env: Mapping[str, str]) -> str:

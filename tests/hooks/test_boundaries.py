@@ -280,6 +280,23 @@ def test_a_codex_capture_that_fails_is_said_and_the_restore_goes_on(
 
 
 # -- the budget (§3), racing hooks and a dump recognised by its session (issue 21) -----------
+def test_only_an_ended_sessions_capture_is_waited_for_at_a_clear(root: Path) -> None:
+    compacting = capture.claim(str(store(root)), f"{SESSION}{capture.COMPACT}")
+    assert compacting is not None
+    try:
+        # A compaction still being saved is no cleared conversation on its way.
+        assert start(root) is None
+    finally:
+        capture.release(compacting)
+    ending = capture.claim(str(store(root)), SESSION)
+    assert ending is not None
+    try:
+        assert start(root, "startup") is None  # nothing was cleared at a startup
+        assert "still writing the automatic handover" in _context(start(root))
+    finally:
+        capture.release(ending)
+
+
 def test_a_capture_past_the_budget_finishes_detached_and_the_next_start_says_so(
     root: Path, detaching: None, tmp_path: Path
 ) -> None:
