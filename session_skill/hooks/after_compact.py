@@ -94,18 +94,23 @@ def context(store: str, session_id: str, env: Mapping[str, str]) -> tuple[str, s
 
 
 def _sections(body: str, room: int) -> str:
-    """The head of a handover — Goal, Decisions, Files touched, Next step — within `room`."""
+    """The head of a handover — Goal, Decisions, Files touched, Next step, else the start of
+    its body — within `room` characters, the line breaks between them counted: what follows
+    it (the parked items, the compaction's doc) is never cut for it."""
     from session_skill.handover.doc import find_section, split_sections
 
     sections = split_sections(body)
     found = [(t, find_section(sections, t)) for t in SECTIONS]
-    chunks = [s.text.strip("\n") for _t, s in found if s is not None]
-    share = max(room // max(len(chunks), 1), 80)
+    chunks = [s.text.strip("\n") for _t, s in found if s is not None] or [body.strip("\n")]
+    share = max((room - len(chunks) + 1) // len(chunks), 80)
     out = []
     for chunk in chunks:
         limit = min(share, _SECTION_MAX)
         out.append(chunk if len(chunk) <= limit else chunk[: limit - 1].rstrip() + "…")
-    return "\n".join(out)
+    text = "\n".join(out)
+    if len(text) <= room:
+        return text
+    return text[: room - 1].rstrip() + "…" if room > 1 else ""
 
 
 def _parked(store: str) -> tuple[int, list[str]]:

@@ -190,6 +190,30 @@ def test_after_compaction_what_the_summary_drops_comes_back_once_and_small(
     assert "cache-work" not in other and "Parked items: 4 open" in other
 
 
+def test_after_compaction_a_big_handover_never_cuts_the_lines_after_it(
+    root: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    from session_skill.hooks import after_compact
+
+    long = " ".join(f"clause{n} of the plan" for n in range(60))
+    decisions = "\n".join(f"- decision {n} about {long[:120]} — why: reason {n}" for n in range(12))
+    body = f"## Goal\n{long}\n\n## Decisions\n{decisions}\n\n## Next step\n{long}\n"
+    assert cli("dump", "big-work", "--file", "-", input=body).code == 0
+    assert start(root) is not None  # restored into session "next"
+    for n in range(6):
+        assert cli("park", f"idea number {n} with a long enough name to fill the line").code == 0
+    pre_compact.run(
+        compact_payload(root, work_transcript(root, tmp_path)).replace(SESSION.encode(), b"next"),
+        env=dict(os.environ),
+    )
+    context = _context(compact_start(root))
+    assert len(context) <= after_compact.LIMIT
+    assert context.splitlines()[-1].endswith("shows them.")  # the parked line, whole
+    assert "The state before this compaction is saved as `" in context
+    # A handover with none of the four sections gives its head.
+    assert after_compact._sections("## Summary\nShipped it.\n", 200) == "## Summary\nShipped it."
+
+
 def test_recall_records_the_session_it_restores_into(
     root: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
