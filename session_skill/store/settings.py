@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,12 +69,22 @@ def read_file(path: str) -> tuple[dict[str, object], str | None]:
     """(the file's object, None) — ({}, None) when it does not exist, ({}, problem) when it
     cannot be used."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(FILE_LIMIT + 1)
+        # Non-blocking, and a regular file only (a symlink to one is fine): a FIFO here
+        # would hold every hook that reads the settings until someone wrote to it.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return {}, None
     except OSError as exc:
         return {}, f"{path}: cannot read it ({exc.strerror})"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return {}, f"{path}: not a regular file"
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(FILE_LIMIT + 1)
+    except OSError as exc:
+        return {}, f"{path}: cannot read it ({exc.strerror})"
+    finally:
+        os.close(fd)
     if len(raw) > FILE_LIMIT:
         return {}, f"{path}: over {FILE_LIMIT} bytes, not a settings file"
     if not raw.strip():

@@ -307,6 +307,36 @@ def test_a_broken_settings_file_is_said_and_skipped(
     assert err.count("\n") == 1 and 'session-skill.json: auto is "always"' in err
 
 
+def test_a_settings_file_that_is_a_fifo_never_holds_the_hook(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (root / ".claude").mkdir()
+    os.mkfifo(root / ".claude" / "session-skill.json")  # nobody will ever write to it
+    import signal
+
+    def stalled(*_: object) -> None:
+        raise AssertionError("the hook waited on the FIFO")
+
+    old = signal.signal(signal.SIGALRM, stalled)
+    signal.alarm(10)  # a regression fails here instead of holding the suite
+    try:
+        end(root, work_transcript(root, tmp_path))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert latest(root)  # the default (notice) applies
+    assert "session-skill.json: not a regular file" in capsys.readouterr().err
+    # A settings file reached through a symlink is read as usual.
+    real = tmp_path / "settings.json"
+    real.write_text('{"auto": "off"}\n')
+    (root / ".claude" / "session-skill.json").unlink()
+    (root / ".claude" / "session-skill.json").symlink_to(real)
+    from session_skill.store import settings
+
+    linked = str(root / ".claude" / "session-skill.json")
+    assert settings.read_file(linked) == ({"auto": "off"}, None)
+
+
 IDEAS = (
     "memoise the tariff lookup", "shard the ledger table by month", "precompute invoice totals",
     "stream the CSV export", "cache the currency rates hourly", "batch the webhook retries",
