@@ -75,8 +75,9 @@ def _package_path_if_not_importable(python: str) -> str | None:
 
 
 def install_hook(place: Place, command: str) -> list[Step]:
-    """One step writing the client's hook entries (SessionStart, and SessionEnd for Claude
-    Code): each added when missing, its command updated when the interpreter moved."""
+    """One step writing the client's hook entries (SessionStart and PreCompact, and
+    SessionEnd for Claude Code): each added when missing, its command updated when the
+    interpreter moved, a timeout set when it has none."""
     shown = place.show(place.settings)
     original = read_json(place.settings, shown)
     data = json.loads(json.dumps(original))  # a deep copy to edit
@@ -104,7 +105,8 @@ def install_hook(place: Place, command: str) -> list[Step]:
 
 
 def merge_hook(entries: list[Any], command: str, matcher: str, mark: str) -> bool:
-    """Our hook in one event's entries, with `command`; False when it had to be added."""
+    """Our hook in one event's entries, with `command` (and a timeout, unless one is set);
+    False when it had to be added."""
     found = False
     for entry in list(entries):
         hooks = entry.get("hooks") if isinstance(entry, dict) else None
@@ -120,6 +122,8 @@ def merge_hook(entries: list[Any], command: str, matcher: str, mark: str) -> boo
                 continue
             found = True
             hook["command"] = command  # the interpreter may have moved
+            if isinstance(hook, dict) and "timeout" not in hook:
+                hook["timeout"] = HOOK_TIMEOUT  # without one, SessionEnd gets ~1.5 s (above)
             if isinstance(entry, dict) and entry.get("matcher") != matcher:
                 if len(hooks) == 1:  # our own entry: it matches what this version needs
                     entry["matcher"] = matcher
@@ -151,7 +155,7 @@ def uninstall_hook(place: Place) -> list[Step]:
     data = json.loads(json.dumps(original))
     hooks_obj = data.get("hooks")
     removed: list[str] = []
-    # Both events, whatever the client: an entry of ours is removed wherever it is.
+    # Every event, whatever the client: an entry of ours is removed wherever it is.
     for event, _matcher, mark in EVENTS["claude"]:
         entries = event_entries(data, shown, create=False, event=event)
         if entries is None or not isinstance(hooks_obj, dict):

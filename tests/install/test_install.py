@@ -239,10 +239,9 @@ def test_changed_interpreter_is_replaced_not_duplicated(
     )
     assert f"  - {line}" in report
     hooks = json.loads(settings.read_text())["hooks"]["SessionStart"]
-    # One entry of ours, its matcher now including compact (issue 20).
-    assert hooks == [
-        {"matcher": "startup|clear|compact", "hooks": [{"type": "command", "command": command}]}
-    ]
+    # One entry of ours, its matcher now including compact (issue 20), with a timeout.
+    ours = {"type": "command", "command": command, "timeout": 10}
+    assert hooks == [{"matcher": "startup|clear|compact", "hooks": [ours]}]
 
 
 @pytest.mark.parametrize(
@@ -602,6 +601,25 @@ def test_our_hook_in_an_entry_shared_with_another_moves_to_its_own(
     do_install(project, home)
     starts = json.loads(settings.read_text())["hooks"]["SessionStart"]
     assert starts == [{"matcher": "startup|clear", "hooks": [theirs]}, our_entry(command)]
+
+
+def test_our_hook_without_a_timeout_gets_one_and_a_set_one_is_kept(
+    project: Path, home: Path
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    end = our_end_entry(inst_hooks.hook_command())
+    del end["hooks"][0]["timeout"]  # hand-edited: SessionEnd would get ~1.5 s
+    start = our_entry(inst_hooks.hook_command())
+    start["hooks"][0]["timeout"] = 30  # the user's own choice
+    settings.write_text(json.dumps({"hooks": {"SessionEnd": [end], "SessionStart": [start]}}))
+    do_install(project, home)
+    hooks = json.loads(settings.read_text())["hooks"]
+    assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] == 10
+    assert hooks["SessionStart"][0]["hooks"][0]["timeout"] == 30
+    before = settings.read_bytes()
+    do_install(project, home)
+    assert settings.read_bytes() == before  # a second run changes no byte
 
 
 def test_uninstall_removes_a_session_end_hook_left_alone(project: Path, home: Path) -> None:
