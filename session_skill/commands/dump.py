@@ -257,10 +257,18 @@ def _create(
 
 
 def _previous_of_branch(store: Store, branch: str | None, exclude: str | None = None) -> str | None:
-    """The newest doc of `branch`; `exclude` is the doc being replaced (never its own link)."""
+    """The newest doc of `branch`; `exclude` is the doc being replaced, which keeps the link
+    it had: its place in the chain does not change (a link to a doc newer than it would
+    close a loop, `aaa` → `bbb` → `aaa`), and it never links to itself."""
     if not branch:
         return None
-    for d in all_docs(store):  # newest first
+    docs = all_docs(store)  # newest first
+    if exclude is not None:
+        replaced = next((d for d in docs if d.slug == exclude), None)
+        if replaced is not None:
+            kept = replaced.meta.get("follows", "").strip().strip("\"'")
+            return kept if kept and kept != exclude else None
+    for d in docs:
         if d.branch == branch and d.slug != exclude:
             return d.slug
     return None

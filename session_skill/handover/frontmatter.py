@@ -202,7 +202,8 @@ def flip_consumed(text: str, by: str, at: str) -> str | None:
 
 
 def set_key(text: str, key: str, value: str) -> str | None:
-    """`key: value` in the frontmatter (replacing that key's line, else appended to it).
+    """`key: value` in the frontmatter: its line, if any, removed, and the key written at
+    the end (a key rewritten is the one changed last).
 
     Returns None when the text has no frontmatter. The body's bytes are untouched.
     """

@@ -81,9 +81,10 @@ STALE_NOTICE = 14 * 24 * 3600  # seconds: a dump older than this is not even sai
 
 
 def gate(slug: str, path: str, text: str | None, now: float) -> Pending | None:
-    """The frontmatter gates: `consumed: false`, not noticed yet, `created` parses and is
-    not in the future. A doc more than 30 min old passes as `stale`: it is not restored,
-    but said to be there, once (issue 21: a /clear long after a dump lost it silently)."""
+    """The frontmatter gates: `consumed: false`, not noticed yet, `created` parses, is no
+    more than `MAX_FUTURE` in the future (clock skew) and no more than `STALE_NOTICE` (14
+    days) old. A doc more than 30 min old passes as `stale`: it is not restored, but said
+    to be there, once (issue 21: a /clear long after a dump lost it silently)."""
     if text is None:
         return None
     from session_skill.handover import frontmatter

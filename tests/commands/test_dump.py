@@ -144,6 +144,19 @@ def test_replace_overwrites_a_named_doc(project: Path, store_dir: Path, cli: Run
     assert sorted(p.name for p in store_dir.glob("plan*.md")) == ["plan.md"]
 
 
+def test_a_replaced_doc_keeps_its_place_in_the_chain(
+    project: Path, store_dir: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n, name in enumerate(("first", "aaa", "bbb")):
+        monkeypatch.setenv("SESSION_SKILL_NOW", f"2026-11-29T18:4{n}:00Z")
+        assert cli("dump", name, input=DOC).code == 0
+    monkeypatch.setenv("SESSION_SKILL_NOW", "2026-11-29T18:50:00Z")
+    assert cli("dump", "aaa", "--replace", input=DOC).code == 0
+    # aaa still follows first, and bbb aaa: no loop aaa → bbb → aaa.
+    assert _doc(store_dir, "aaa")[0]["follows"] == "first"
+    assert _doc(store_dir, "bbb")[0]["follows"] == "aaa"
+
+
 def test_replace_needs_a_name(project: Path, cli: RunCli) -> None:
     r = cli("dump", "--replace", input=DOC)
     assert (r.code, r.err) == (1, "error: --replace needs the NAME of the doc to overwrite\n")
