@@ -138,7 +138,6 @@ def write(
     if replace and not name:
         raise SessionError("--replace needs the NAME of the doc to overwrite")
     src = frontmatter.split(text)
-    model_meta = frontmatter.parse(src.lines) if src.has_frontmatter else {}
     body = src.body.lstrip("\r\n")
     if not body.strip():
         raise SessionError("the handover is empty: write the doc on stdin or with --file")
@@ -179,8 +178,9 @@ def write(
     if obs.skipped:  # what the capture left out, said again to the user at SessionStart
         meta.append(("skipped", "; ".join(obs.skipped)[:400]))
     meta += list(req.meta)
+    # The model's own keys, exactly as it wrote them (a nested list, a quoted number).
     written = {m[0] for m in meta}
-    keep = {k: v for k, v in model_meta.items() if k not in handover.TOOL_KEYS and k not in written}
+    keep = frontmatter.blocks(src.lines, {*handover.TOOL_KEYS, *written})
     store.ensure()
     with store.lock(req.lock_timeout):
         follows = _previous_of_branch(
@@ -194,10 +194,9 @@ def write(
             extra.append(("token_method", count.method))
         if over:
             extra.append(("over_cap", True))
-        extra += list(keep.items())
         if req.latest:
             store.check_latest()  # before the doc: nothing half-done, no `-2` on the retry
-        slug = _create(store, slug, meta, extra, body, replace=replace)
+        slug = _create(store, slug, meta, extra, body, keep, replace=replace)
         try:
             if req.latest:
                 store.write_latest(slug)
@@ -245,14 +244,16 @@ def _create(
     meta: list[tuple[str, object]],
     extra: list[tuple[str, object]],
     body: str,
+    verbatim: list[str],
     *,
     replace: bool,
 ) -> str:
     if replace:
-        store.replace_doc(slug, handover.render_doc(meta + extra, body))
+        store.replace_doc(slug, handover.render_doc(meta + extra, body, verbatim))
         return slug
     return store.create_doc(
-        slug, lambda cand: handover.render_doc([("slug", cand), *meta[1:]] + extra, body)
+        slug,
+        lambda cand: handover.render_doc([("slug", cand), *meta[1:]] + extra, body, verbatim),
     )
 
 

@@ -145,12 +145,13 @@ def parse_doc(text: str) -> Doc | None:
     return Doc(meta, s.body, text)
 
 
-def render_doc(meta: list[tuple[str, object]], body: str) -> str:
-    """Frontmatter + body. The body keeps its own line endings."""
+def render_doc(meta: list[tuple[str, object]], body: str, verbatim: list[str] | None = None) -> str:
+    """Frontmatter (`meta`, then the model's own `verbatim` lines) + body. The body keeps
+    its own line endings."""
     newline = "\r\n" if "\r\n" in body else "\n"
     if body and not body.endswith("\n"):
         body += newline
-    return frontmatter.render(meta, newline) + body
+    return frontmatter.render(meta, newline, verbatim) + body
 
 
 def missing_required(body: str) -> list[str]:

@@ -161,9 +161,30 @@ def _looks_numeric(text: str) -> bool:
     return True
 
 
-def render(pairs: list[tuple[str, object]], newline: str = "\n") -> str:
-    body = newline.join(f"{k}: {format_value(v)}" for k, v in pairs)
+def render(
+    pairs: list[tuple[str, object]], newline: str = "\n", verbatim: list[str] | None = None
+) -> str:
+    """The frontmatter block: `pairs` formatted, then the `verbatim` lines as they are."""
+    lines = [f"{k}: {format_value(v)}" for k, v in pairs] + (verbatim or [])
+    body = newline.join(lines)
     return f"---{newline}{body}{newline}---{newline}"
+
+
+def blocks(lines: list[str], leave: set[str] | frozenset[str]) -> list[str]:
+    """The frontmatter `lines` of every top-level key not in `leave`, each with the lines
+    under it (a nested list or map, a folded string), exactly as written; a comment before
+    the first key is kept too."""
+    kept: list[str] = []
+    keeping = True  # a comment before the first key is the model's too
+    for line in lines:
+        top = line[:1] not in (" ", "\t", "-", "#", "") and pair(line) is not None
+        if top:
+            keeping = pair(line)[0] not in leave  # type: ignore[index]
+        if keeping:
+            kept.append(line)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return kept
 
 
 def is_false(value: str | None) -> bool:

@@ -199,6 +199,26 @@ def test_model_frontmatter_tool_keys_are_ignored(
     assert body == DOC
 
 
+def test_the_models_own_frontmatter_is_kept_as_written(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    own = [
+        "# written by the model",
+        "tags:",
+        "  - auth",
+        "  - tokens",
+        "refs: [a, b]",
+        "count: 3",
+        'note: "quoted: with a colon"',
+    ]
+    doc = "---\n" + "\n".join(own) + "\ntrigger: session-end\nslug: x\n---\n" + DOC
+    assert cli("dump", input=doc).code == 0
+    text = next(p for p in store_dir.glob("*.md") if p.name != "PARKED.md").read_text()
+    head = text.split("---\n")[1].splitlines()
+    assert head[-len(own) :] == own  # after the tool's keys, exactly as written
+    assert "trigger: session-end" not in head and "slug: x" not in head
+
+
 def test_over_cap_is_refused_with_section_counts(
     project: Path, store_dir: Path, cli: RunCli
 ) -> None:
