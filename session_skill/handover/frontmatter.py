@@ -177,9 +177,9 @@ def blocks(lines: list[str], leave: set[str] | frozenset[str]) -> list[str]:
     kept: list[str] = []
     keeping = True  # a comment before the first key is the model's too
     for line in lines:
-        top = line[:1] not in (" ", "\t", "-", "#", "") and pair(line) is not None
-        if top:
-            keeping = pair(line)[0] not in leave  # type: ignore[index]
+        key = pair(line) if line[:1] not in (" ", "\t", "-", "#", "") else None
+        if key is not None:
+            keeping = key[0] not in leave
         if keeping:
             kept.append(line)
     while kept and not kept[-1].strip():
