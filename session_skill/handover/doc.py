@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from session_skill.handover import frontmatter
+from session_skill.handover.fences import FENCE_OPEN, closes_fence
 from session_skill.records import Record
 from session_skill.times import parse_time
 
@@ -41,9 +42,6 @@ TOOL_KEYS = (
     *("over_cap", "consumed_at", "consumed_by", "noticed_at", "restored_in", "plan_file"),
     "compaction",
 )
-# A fence opens with ``` or ~~~ (a backtick fence's info string holds no backtick) and
-# closes with a line of the same character, at least as long, and nothing else.
-_FENCE = re.compile(r"^[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
 
 
 class Section(Record):
@@ -71,12 +69,11 @@ def split_sections(body: str) -> list[Section]:
     fence = ""  # the open fence, or ""
     for line in body.splitlines(keepends=True):
         if not fence:
-            opened = _FENCE.match(line) if line.lstrip(" \t")[:1] in ("`", "~") else None
+            opened = FENCE_OPEN.match(line) if line.lstrip(" \t")[:1] in ("`", "~") else None
             if opened:
                 fence = opened.group(1)
         else:
-            bare = line.strip()
-            if bare and bare == fence[0] * len(bare) and len(bare) >= len(fence):
+            if closes_fence(line, fence):
                 fence = ""
             buf.append(line)
             continue

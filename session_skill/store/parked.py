@@ -11,15 +11,13 @@ import re
 import unicodedata
 from datetime import date
 
+from session_skill.handover.fences import FENCE_OPEN, closes_fence
 from session_skill.records import FrozenRecord
 
 HEADING = "# Parked items"
 _init = object.__setattr__  # Item is frozen: its __init__ sets fields past __setattr__
 _BULLET = re.compile(r"^(?:[-*] \[[ xX]\] |[-*] )(.*)$")
 _DONE = re.compile(r"^[-*] \[[xX]\](?: |$)")
-# A fence opens with ``` or ~~~ (a backtick fence's info string holds no backtick) and
-# closes with a line of the same character, at least as long, and nothing else.
-_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}(?=[^`]*$)|~{3,})")
 _PARTS = re.compile(r"\b(Why|Next):\s*", re.IGNORECASE)
 _SLUG = re.compile(r"^\*\*([^*\n]{1,120})\*\*\s*(?:[—–:-]+\s*)?(.*)$")
 _RAISED = re.compile(r"\bRaised:\s*(\d{4}-\d{2}-\d{2})\b\.?")
@@ -136,13 +134,12 @@ def fenced_lines(parts: list[str]) -> set[int]:
     for i, part in enumerate(parts):
         line = part.rstrip("\r")
         if opened is None:
-            m = _FENCE_OPEN.match(line)
+            m = FENCE_OPEN.match(line)
             if m:
                 opened = (i, m.group(1))
         else:
             start, fence = opened
-            bare = line.strip(" \t")
-            if bare and bare == fence[0] * len(bare) and len(bare) >= len(fence):
+            if closes_fence(line, fence):
                 inside.update(range(start, i + 1))
                 opened = None
     return inside

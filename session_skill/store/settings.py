@@ -76,11 +76,12 @@ def read_file(path: str) -> tuple[dict[str, object], str | None]:
         return {}, None
     except OSError as exc:
         return {}, f"{path}: cannot read it ({exc.strerror})"
+    from session_skill.store.fileio import read_upto
+
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return {}, f"{path}: not a regular file"
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            raw = fh.read(FILE_LIMIT + 1)
+        raw = read_upto(fd, FILE_LIMIT + 1)
     except OSError as exc:
         return {}, f"{path}: cannot read it ({exc.strerror})"
     finally:
