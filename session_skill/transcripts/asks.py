@@ -27,12 +27,11 @@ from session_skill.records import record
 from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, subject
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
-    _GENERIC_GATE,
-    _GENERIC_QUESTION,
     _OR,
     _units,
     direct_reply,
     only_pasted,
+    sign_off,
 )
 
 _SCAN_CHARS = 16_000
@@ -84,8 +83,6 @@ def asks(text: str) -> list[Ask]:
         if question:
             if len(sentence.split()) < 2:
                 continue
-            if _GENERIC_GATE.search(sentence) and _GENERIC_QUESTION.search(sentence):
-                continue
             last = n == len(units) - 1
             if not last and _WH.match(sentence) and not _TO_USER.search(sentence.split(" ", 1)[-1]):
                 continue  # "Why does it fail? Because …": the text answers it
@@ -97,6 +94,8 @@ def asks(text: str) -> list[Ask]:
                     continue
         elif not _PLAIN_OFFER.search(sentence):
             continue
+        if sign_off(sentence):
+            continue  # "Anything else?", "Let me know if you'd like any changes."
         options = tuple(u for u, is_item in units[n + 1 : n + 9] if is_item)
         found.append(Ask(sentence, bool(_OFFER.search(sentence)), options))
     return found

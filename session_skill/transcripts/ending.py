@@ -26,6 +26,7 @@ from session_skill.transcripts.prose import (
     classify,
     list_under,
     redact,
+    sign_off,
 )
 
 _SCAN_CHARS = 16_000
@@ -88,6 +89,8 @@ _STILL_DONE = Lazy(
 _HANDBACK = Lazy(
     r"""\b(?:try\s+(?:it|again|restarting|running|reloading|now|the)|give\s+it\s+a\s+(?:try|go)
       | (?:let\s+me\s+know|tell\s+me)\s+(?:if|whether|how|what)
+        # "… if you'd like me to add tests": an offer of more work, not the work handed back
+        (?!\s+you(?:'d|\s+would)?\s+(?:want|like|need|prefer)\b)
       | should\s+now\s+(?:be|work|show|appear|load|pass)
       | (?:ready|left)\s+for\s+you\s+to | when\s+you're\s+ready
       | (?:re-?run|rerun)\s+(?:it|your|the)
@@ -259,4 +262,11 @@ def caveats(
 def hands_back(text: str) -> bool:
     """Does the closing text give the work back to the user (to try, check, decide)?"""
     tail = text[-_SCAN_CHARS:]
-    return _HANDBACK.search(tail) is not None
+    for found in _HANDBACK.finditer(tail):
+        # "Let me know if anything else comes up" closes finished work: it hands nothing back.
+        start = max(tail.rfind(". ", 0, found.start()), tail.rfind("\n", 0, found.start())) + 1
+        stop = min((i for i in (tail.find(". ", found.end()), tail.find("\n", found.end())) if i >= 0),
+                   default=len(tail))  # fmt: skip
+        if not sign_off(tail[start:stop]):
+            return True
+    return False

@@ -84,9 +84,28 @@ _GENERIC_QUESTION = Lazy(
     r"|what\s+(?:would|do|should)\s+(?:you|we)\s+(?:like|want)\s+(?:me\s+)?to\s+"
     r"(?:do|work\s+on|tackle|look\s+at|focus\s+on|try)"
     r"|what\s+should\s+(?:i|we)\s+(?:do|work\s+on|tackle|look\s+at)\s+next"
-    r"|(?:does|did)\s+(?:this|that)\s+(?:help|work\s+for\s+you)|any\s+(?:other\s+)?questions)\b",
+    r"|(?:does|did)\s+(?:this|that)\s+(?:help|work\s+for\s+you)|any\s+(?:other\s+)?questions"
+    # The sign-off said without a question mark: "Let me know if anything else comes up",
+    # "… if you'd like any changes", "… if you run into any issues".
+    r"|if\s+(?:anything|something)\s+(?:else\s+)?(?:comes\s+up|needs)"
+    r"|if\s+(?:there(?:'s|\s+is)\s+)?anything\s+else"
+    r"|if\s+you\s+(?:have|run\s+into|hit|see|encounter|notice|find)\s+any\s+(?:other\s+|more\s+"
+    r"|further\s+)?(?:issues|problems|questions|errors|bugs|trouble)"
+    r"|if\s+you(?:'d|\s+would)?\s+(?:like|want|need)\s+(?:any|some)\s+(?:other\s+|more\s+"
+    r"|further\s+)?(?:changes|adjustments|tweaks|modifications|help|edits)"
+    r"|if\s+you(?:'d|\s+would)?\s+(?:like|want)\s+(?:me\s+to\s+)?(?:change|adjust|tweak"
+    r"|modify)\s+anything"
+    r"|if\s+you\s+need\s+anything)\b",
     re.IGNORECASE,
 )
+
+
+def sign_off(sentence: str) -> bool:
+    """Is `sentence` a closing pleasantry that asks for nothing in particular ("Anything
+    else?", "Let me know if you'd like any changes")?"""
+    return _GENERIC_GATE.search(sentence) is not None and (
+        _GENERIC_QUESTION.search(sentence) is not None
+    )
 
 
 # The last text split and its units: a closing text is split for its questions (`asks`)
@@ -305,7 +324,9 @@ _LIST_WORDS = (
 
 
 # Each closing pleasantry holds one of these: the cheap test before the regex.
-_GENERIC_GATE = recache.compile(r"else|next|help|like|want|question|work\s+for", re.IGNORECASE)
+_GENERIC_GATE = recache.compile(
+    r"else|next|help|like|want|need|question|work\s+for|comes\s+up|any\s", re.IGNORECASE
+)
 
 
 def _last_sentence(line: str) -> str:

@@ -319,6 +319,43 @@ def test_chit_chat_is_not_a_candidate(tmp_path: Path, chatter: str) -> None:
     assert facts.candidates == []
 
 
+def _edit(tool_id: str, name: str) -> list[dict[str, Any]]:
+    return [call(tool_id, "Edit", file_path=f"{APP}/{name}"), result(tool_id)]
+
+
+SIGN_OFFS = [
+    "Let me know if anything else comes up!",
+    "Let me know if you'd like any changes.",
+    "Let me know if you run into any issues.",
+    "Feel free to let me know if you need anything else.",
+    "If you have any other questions, let me know.",
+]
+
+
+@pytest.mark.parametrize("sign_off", SIGN_OFFS)
+def test_a_sign_off_after_finished_work_leaves_nothing_open(tmp_path: Path, sign_off: str) -> None:
+    """A stock closing line asks for nothing in particular and hands nothing back: neither
+    it nor the request it closes is a loose end."""
+    facts = run(tmp_path, [user("Fix the off-by-one in the pager"), *_edit("t1", "pager.py"),
+                           say(f"Fixed the slice bound; all 42 tests pass. {sign_off}")])  # fmt: skip
+    assert facts.candidates == []
+    assert facts.unfinished is None
+
+
+def test_an_offer_is_not_the_work_handed_back(tmp_path: Path) -> None:
+    """"Let me know if you want me to add tests" offers more work: the offer is open, the
+    request it follows is done. "Try it and let me know if it works" hands the work back."""
+    offer = "Fixed the slice bound. Let me know if you want me to add tests for the pager."
+    facts = run(tmp_path, [user("Fix the off-by-one in the pager"), *_edit("t1", "pager.py"),
+                           say(offer)])  # fmt: skip
+    assert [(c.rule, c.text) for c in facts.candidates] == [("final-ask", offer.split(". ")[1])]
+    tried = "Fixed the slice bound. Try it and let me know if it works."
+    facts = run(tmp_path, [user("Fix the off-by-one in the pager"), *_edit("t1", "pager.py"),
+                           say(tried)])  # fmt: skip
+    assert facts.unfinished is not None
+    assert facts.unfinished.why == "the reply hands it back to be tried"
+
+
 MARKED = [
     ("We can come back to the caching question once the API is stable.", DEFERRED),
     ("Let's revisit the error messages after the release.", DEFERRED),
