@@ -40,12 +40,12 @@ _SCAN_CHARS = 16_000
 _OFFER = Lazy(
     r"""\b(?:want\s+me\s+to|would\s+you\s+like\s+(?:me\s+)?to|do\s+you\s+want\s+(?:me\s+)?to
       |shall\s+i|should\s+i|like\s+me\s+to|happy\s+to|i\s+can\s+(?:also\s+)?|i\s+could
-      |say\s+the\s+word|if\s+you\s+(?:want|'d\s+like|would\s+like|prefer)|let\s+me\s+know)\b""",
+      |say\s+the\s+word|if\s+you(?:\s+want|'d\s+like|\s+would\s+like|\s+prefer)|let\s+me\s+know)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # An offer said without a question mark.
 _PLAIN_OFFER = Lazy(
-    r"""^(?:(?:and\s+)?if\s+you\s+(?:want|'d\s+like|would\s+like|prefer)(?:\s+it)?,?\s+
+    r"""^(?:(?:and\s+)?if\s+you(?:\s+want|'d\s+like|\s+would\s+like|\s+prefer)(?:\s+it)?,?\s+
           (?:i\s+can|i\s+could|i'll|i\s+will|we\s+can)\b
       | (?:just\s+)?say\s+the\s+word\b
       | happy\s+to\b[^.!?]*\bif\s+you\b)

@@ -18,7 +18,6 @@ from session_skill import recache
 from session_skill.transcripts.events import (
     CLAUDE,
     WRITE_TOOLS,
-    AssistantText,
     ClearSplit,
     CommandPrompt,
     CompactBoundary,
@@ -29,6 +28,7 @@ from session_skill.transcripts.events import (
     ToolCall,
     ToolResult,
     UserText,
+    assistant_text,
     blocks_text,
     lone_surrogate,
     mentions,
@@ -206,7 +206,7 @@ class ClaudeParser:
             if key not in seen:
                 seen.add(key)
                 if text.strip():
-                    events.append(AssistantText(text, ts, msg_id))
+                    events.append(assistant_text(text, ts, msg_id))
         else:
             event = _user_text(text, ts)
             if event is not None:
@@ -398,7 +398,7 @@ class ClaudeParser:
                     continue
                 seen.add(key)
                 if block["text"].strip():
-                    yield AssistantText(block["text"], ts, msg_id)
+                    yield assistant_text(block["text"], ts, msg_id)
             elif btype == "tool_use" and isinstance(block.get("name"), str):
                 tool_id = str_or_none(block.get("id"))
                 key = ("tool", tool_id or hash(json.dumps(block, sort_keys=True, default=str)))

@@ -14,7 +14,6 @@ from collections.abc import Collection, Iterator
 from session_skill import recache
 from session_skill.transcripts.events import (
     CODEX,
-    AssistantText,
     CompactBoundary,
     Event,
     Interrupted,
@@ -24,6 +23,7 @@ from session_skill.transcripts.events import (
     ToolCall,
     ToolResult,
     UserText,
+    assistant_text,
     blocks_text,
     first_type,
     mentions,
@@ -149,7 +149,7 @@ class CodexParser:
                 elif not text.startswith(_CODEX_INJECTED):
                     yield _user_text(text, ts)
             elif role == "assistant":
-                yield AssistantText(text, ts, str_or_none(item.get("id")))
+                yield assistant_text(text, ts, str_or_none(item.get("id")))
         elif itype == "function_call":
             yield ToolCall(
                 str(item.get("name") or ""),

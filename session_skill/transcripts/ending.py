@@ -33,12 +33,12 @@ _SCAN_CHARS = 16_000
 
 # Something still so, or not yet done.
 _NOT_YET = Lazy(
-    r"""\b(?:still\s+(?:says|shows|has|have|points?|uses|needs?|refers|reads|references|lists
+    r"""(?:\bstill\s+(?:says|shows|has|have|points?|uses|needs?|refers|reads|references|lists
           |contains|mentions|open|pending|missing|broken|failing|red|blocked|unresolved|untested
           |unverified|uncommitted|untracked|unpushed|in\s+progress|to\s+do|todo|hangs?|empty
           |stale|out\s+of\s+date|wrong|not\b)
-      | (?:not|n't|never)\s+(?:been\s+|be\s+)?(?:yet\s+)?(?:pushed|committed|merged|deployed|tested
-          |verified|run|exercised|released|published|checked|confirmed|wired|implemented
+      | (?:\bnot|n't|\bnever)\s+(?:been\s+|be\s+)?(?:yet\s+)?(?:pushed|committed|merged|deployed
+          |tested|verified|run|exercised|released|published|checked|confirmed|wired|implemented
           |covered|handled|supported|migrated|updated|fixed|done|finished)\b[^.?!\n]{0,40}?
           \b(?:yet|so\s+far)\b
       | \bnot\s+yet\b | \byet\s+to\b
@@ -65,8 +65,8 @@ _LEFT_WORDS = recache.compile(
 # A failure the session saw and set aside as not its own: still broken.
 _SET_ASIDE = Lazy(
     r"""\b(?:pre-?existing|unrelated\s+to\s+(?:this|our|the|my|these))\b[^.!?\n]{0,80}?
-        \b(?:errors?|fail(?:s|ed|ing|ures?)|broken|crash(?:es|ed|ing)?)\b
-      | \b(?:errors?|fail(?:s|ed|ing|ures?)|broken|crash(?:es|ed|ing)?)\b[^.!?\n]{0,80}?
+        \b(?:errors?|fail(?:s|ed|ing|ures?)?|broken|crash(?:es|ed|ing)?)\b
+      | \b(?:errors?|fail(?:s|ed|ing|ures?)?|broken|crash(?:es|ed|ing)?)\b[^.!?\n]{0,80}?
         \b(?:pre-?existing|unrelated\s+to\s+(?:this|our|the|my|these))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -115,7 +115,8 @@ _OPEN_LEAD = Lazy(
       |parked|not\s+(?:yet\s+)?(?:implemented|wired|tested|verified|handled|addressed|covered)
       |outstanding|remaining\s+(?:work|items|tasks|steps|issues|gaps)|pending|next\s+up
       |you\s+(?:may|might)\s+(?:want|need)\s+to|needs?\s+your|known\s+(?:issues|gaps|limitations)
-      |follow[- ]?ups?\s*(?:for\s+later)?\s*:|loose\s+ends?|open\s+(?:items|threads|points))""",
+      |follow[- ]?ups?\s*(?:for\s+later)?\s*:|loose\s+ends?|open\s+(?:items|threads|points)
+      |what(?:'s|\s+is)\s+(?:still\s+)?left|what\s+remains|still\s+missing|deferred|out\s+of\s+scope)""",
     re.IGNORECASE | re.VERBOSE,
 )
 _LIST_MAX = 8
@@ -264,9 +265,9 @@ def hands_back(text: str) -> bool:
     tail = text[-_SCAN_CHARS:]
     for found in _HANDBACK.finditer(tail):
         # "Let me know if anything else comes up" closes finished work: it hands nothing back.
-        start = max(tail.rfind(". ", 0, found.start()), tail.rfind("\n", 0, found.start())) + 1
-        stop = min((i for i in (tail.find(". ", found.end()), tail.find("\n", found.end())) if i >= 0),
-                   default=len(tail))  # fmt: skip
-        if not sign_off(tail[start:stop]):
+        at, end = found.start(), found.end()
+        start = max(tail.rfind(". ", 0, at), tail.rfind("\n", 0, at)) + 1
+        stops = [i for i in (tail.find(". ", end), tail.find("\n", end)) if i >= 0]
+        if not sign_off(tail[start : min(stops, default=len(tail))]):
             return True
     return False

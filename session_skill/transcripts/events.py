@@ -60,6 +60,12 @@ class AssistantText:
     msg_id: str | None
 
 
+def assistant_text(text: str, ts: str | None, msg_id: str | None) -> AssistantText:
+    """The assistant's text, its typographic apostrophe made plain: Codex writes "isn’t",
+    "I’ll", "What’s left", and every phrase the sweep reads is spelt "isn't"."""
+    return AssistantText(text.replace("\u2019", "'") if "\u2019" in text else text, ts, msg_id)
+
+
 @record
 class ToolCall:
     name: str

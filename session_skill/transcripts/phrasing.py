@@ -178,9 +178,10 @@ RULES: tuple[Rule, ...] = (
         "not-done",
         DEFERRED,
         "yet",
-        rf"""\b(?:(?:not|n't|never)\s+(?:been\s+|be\s+)?{_DONE_VERB}(?:\s+up)?\b[^.?!\n]{{0,40}}?\byet\b
-          | (?:not|n't)\s+yet\s+(?:been\s+)?(?:{_DONE_VERB}|supported)\b
-          | yet\s+to\s+be\s+[a-z]+ed\b)""",
+        # "n't" is inside its word ("isn't"): no word boundary before it.
+        rf"""(?:(?:\bnot|n't|\bnever)\s+(?:been\s+|be\s+)?{_DONE_VERB}(?:\s+up)?\b[^.?!\n]{{0,40}}?\byet\b
+          | (?:\bnot|n't)\s+yet\s+(?:been\s+)?(?:{_DONE_VERB}|supported)\b
+          | \byet\s+to\s+be\s+[a-z]+ed\b)""",
     ),
     _rule(
         "not-done",

@@ -196,3 +196,15 @@ def test_a_proposed_plan_not_carried_out_is_not_followed(tmp_path: Path) -> None
     facts = scan.analyze(path)
     assert facts.goal == "uploads keep failing under load, what should we do about it"
     assert all(c.rule != "plan-check" for c in facts.candidates)
+
+
+def test_codex_typographic_apostrophes_read_as_plain_ones(tmp_path: Path) -> None:
+    """Codex writes "isn’t", "If you’d like": the phrases the sweep reads are spelt "isn't"."""
+    path = tmp_path / "rollout.jsonl"
+    said = "Added the retries. Jitter isn’t implemented yet. If you’d like, I can add it next."
+    lines = [_message("user", "add retries to the uploader", 1), _message("assistant", said, 2)]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    facts = scan.analyze(path)
+    found = [c.text for c in facts.candidates]
+    assert "Jitter isn't implemented yet." in found
+    assert "If you'd like, I can add it next." in found

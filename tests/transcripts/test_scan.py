@@ -323,6 +323,35 @@ def _edit(tool_id: str, name: str) -> list[dict[str, Any]]:
     return [call(tool_id, "Edit", file_path=f"{APP}/{name}"), result(tool_id)]
 
 
+LEFT_IN_THE_CLOSING = [
+    "Error handling for network timeouts isn't implemented yet.",
+    "Two flaky tests in tests/test_sync.py are unrelated to this change and still fail.",
+    "If you'd like, I can also add a --dry-run flag.",
+]
+
+
+@pytest.mark.parametrize("left", LEFT_IN_THE_CLOSING)
+@pytest.mark.parametrize("apostrophe", ["'", "\u2019"])
+def test_what_the_closing_text_leaves_open_whatever_its_apostrophe(
+    tmp_path: Path, left: str, apostrophe: str
+) -> None:
+    """A caveat, a failure set aside, an offer — with Codex's typographic apostrophe too."""
+    said = left.replace("'", apostrophe)
+    facts = run(tmp_path, [user("Add the sync retries"), *_edit("t1", "sync.py"),
+                           say(f"Added the retries. {said}")])  # fmt: skip
+    assert [c.text for c in facts.candidates] == [left]
+
+
+@pytest.mark.parametrize(
+    "heading", ["### What's left", "**What remains:**", "Deferred:", "Out of scope:", "Not done:"]
+)
+def test_what_is_left_heads_an_open_list(tmp_path: Path, heading: str) -> None:
+    item = "the billing service still calls the old client"
+    facts = run(tmp_path, [user("Refactor the payments client"), *_edit("t1", "client.py"),
+                           say(f"Refactor complete.\n\n{heading}\n- {item}\n")])  # fmt: skip
+    assert [(c.rule, c.text) for c in facts.candidates] == [("open-list", item)]
+
+
 SIGN_OFFS = [
     "Let me know if anything else comes up!",
     "Let me know if you'd like any changes.",
@@ -336,8 +365,9 @@ SIGN_OFFS = [
 def test_a_sign_off_after_finished_work_leaves_nothing_open(tmp_path: Path, sign_off: str) -> None:
     """A stock closing line asks for nothing in particular and hands nothing back: neither
     it nor the request it closes is a loose end."""
+    closing = f"Fixed the slice bound; all 42 tests pass. {sign_off}"
     facts = run(tmp_path, [user("Fix the off-by-one in the pager"), *_edit("t1", "pager.py"),
-                           say(f"Fixed the slice bound; all 42 tests pass. {sign_off}")])  # fmt: skip
+                           say(closing)])  # fmt: skip
     assert facts.candidates == []
     assert facts.unfinished is None
 
