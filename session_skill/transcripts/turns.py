@@ -15,7 +15,8 @@ the work ("what about level 3 plans"), so when the session committed, the subjec
 commits follow it: they say what the work was, in the words the session chose for it.
 
 A request is unfinished when its turn did not end on the assistant's closing text (the user
-interrupted it, or the transcript stops in the middle of the work), or when that text hands
+interrupted it, the transcript stops in the middle of the work, or before any reply: the
+session ended on it — a thanks or "that fixed it" is no request), or when that text hands
 it back — asks the user something before its work changed any file (after changes, what it
 asks — "Want me to commit?" — is the loose end, not the request), or asks them to try it —
 or when the request reported a failure: the user's last words are that it fails, and no one
@@ -72,7 +73,9 @@ _FIRST_SENTENCE = Lazy(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
 _ACK = Lazy(
     r"^\s*(?:(?:thanks?|thank\s+you|thx|ty|great|nice|perfect|cool|awesome|excellent|good"
     r"|lgtm|ok(?:ay)?|sounds\s+good|looks\s+good|works(?:\s+(?:great|now|fine))?"
-    r"|(?:it|that)\s+(?:worked|works)|got\s+it|understood|wonderful|amazing|brilliant|sweet"
+    r"|(?:it|that)\s+(?:worked|works|fixed\s+it|did\s+it|did\s+the\s+trick)|nailed\s+it"
+    r"|(?:(?:it's|it\s+is)\s+)?(?:working|fixed)(?:\s+now)?|all\s+(?:working|green|passing)"
+    r"|got\s+it|understood|wonderful|amazing|brilliant|sweet"
     r"|so\s+much|a\s+lot|very\s+much|all\s+good|yay)[\s!.,:)]*)+$",
     re.IGNORECASE,
 )
@@ -333,9 +336,16 @@ class Turns:
                 why = "the reply hands it back to be tried"
             else:
                 return None
+        elif self._ended_on is None:
+            # Nothing after it: the session ended on it (a checkpoint, a /clear before any
+            # reply) and it is the work in hand — in the user's last words, if they say it
+            # still fails. (A sweep run from inside the session comes after our own command,
+            # which is no request; one run by a turn of work comes after that turn's call.)
+            if _FAILING.search(said[:2000]):
+                why = "it reported something still wrong; the transcript ends before any reply"
+            else:
+                why = "the transcript ends before any reply to it"
         else:
-            # Not begun: a message with nothing after it may still be being read when
-            # the file is swept, and says nothing of work left half done.
             return None
         question = asked() if callable(asked) else asked
         # "yes" says little alone: the question it answers leads

@@ -137,7 +137,10 @@ def test_a_typed_skill_is_a_command_not_a_request(
     assert not second.is_command
     facts = scan.analyze(path)
     assert facts.first_user_request == "Make login() reject expired tokens."
-    assert facts.candidates == []  # "later" in a park command is not a deferral to sweep
+    # "later" in a park command is not a deferral to sweep; the request, unanswered, is open
+    assert [(c.rule, c.text) for c in facts.candidates] == [
+        ("unfinished", "Make login() reject expired tokens.")
+    ]
 
 
 def test_dollar_session_inside_a_sentence_is_a_request(tmp_path: Path) -> None:

@@ -315,7 +315,7 @@ CHIT_CHAT = [
 def test_chit_chat_is_not_a_candidate(tmp_path: Path, chatter: str) -> None:
     facts = run(tmp_path, [user("Please fix the build"), say(chatter)])
     assert facts.candidates == []
-    facts = run(tmp_path, [say("Fixed."), user(chatter)])
+    facts = run(tmp_path, [say("Fixed."), user(chatter), say("Done.")])
     assert facts.candidates == []
 
 
@@ -352,6 +352,30 @@ def test_what_is_left_heads_an_open_list(tmp_path: Path, heading: str) -> None:
     assert [(c.rule, c.text) for c in facts.candidates] == [("open-list", item)]
 
 
+_STILL_WRONG = "it reported something still wrong; the transcript ends before any reply"
+
+
+@pytest.mark.parametrize(
+    ("last", "why"),
+    [
+        ("still broken", _STILL_WRONG),
+        ("nope, the test still fails", _STILL_WRONG),
+        ("now add a test for the redirect", "the transcript ends before any reply to it"),
+        ("great, that fixed it", None),
+        ("works now, thanks", None),
+    ],
+)
+def test_the_users_last_words_with_no_reply_are_the_work_in_hand(
+    tmp_path: Path, last: str, why: str | None
+) -> None:
+    """A session that ends on the user's message (a checkpoint, a /clear before the reply)
+    ends on work nobody did — "It is still failing" above all (issue 19). Thanks are not."""
+    facts = run(tmp_path, [user("Fix the login redirect"), *_edit("t1", "login.py"),
+                           say("Fixed: the redirect keeps next= now."), user(last)])  # fmt: skip
+    found = [(c.rule, c.text, c.why) for c in facts.candidates]
+    assert found == ([] if why is None else [("unfinished", last, f"the last request; {why}")])
+
+
 SIGN_OFFS = [
     "Let me know if anything else comes up!",
     "Let me know if you'd like any changes.",
@@ -373,8 +397,9 @@ def test_a_sign_off_after_finished_work_leaves_nothing_open(tmp_path: Path, sign
 
 
 def test_an_offer_is_not_the_work_handed_back(tmp_path: Path) -> None:
-    """"Let me know if you want me to add tests" offers more work: the offer is open, the
-    request it follows is done. "Try it and let me know if it works" hands the work back."""
+    """An offer ("Let me know if you want me to add tests") asks for more work: the offer
+    is open, the request it follows is done. "Try it and let me know if it works" hands the
+    work back."""
     offer = "Fixed the slice bound. Let me know if you want me to add tests for the pager."
     facts = run(tmp_path, [user("Fix the off-by-one in the pager"), *_edit("t1", "pager.py"),
                            say(offer)])  # fmt: skip
@@ -431,8 +456,9 @@ def test_markers_are_found(tmp_path: Path, sentence: str, kind: str) -> None:
 
 
 def test_user_deferrals_count_too(tmp_path: Path) -> None:
-    facts = run(tmp_path, [user("Fix the parser first; we'll deal with the logging later.")])
-    assert kinds(facts) == [(DEFERRED, "Fix the parser first; we'll deal with the logging later.")]
+    said = "Fix the parser first; we'll deal with the logging later."
+    facts = run(tmp_path, [user(said), say("Fixed the parser: empty input is handled.")])
+    assert kinds(facts) == [(DEFERRED, said)]
 
 
 def test_long_sentences_are_clipped_and_tool_output_is_ignored(tmp_path: Path) -> None:
@@ -473,12 +499,19 @@ def test_question_answered_or_left(tmp_path: Path, reply: str, answered: bool) -
     facts = run(
         tmp_path, [user("Fix the retries"), say(f"Retries are fixed. {question}"), user(reply)]
     )
+    asked = [c for c in facts.candidates if c.type == UNANSWERED]
     if answered:
-        assert facts.candidates == []
+        assert asked == []
     else:
-        asked = [c for c in facts.candidates if c.type == UNANSWERED]
         assert [(c.type, c.text) for c in asked] == [(UNANSWERED, question)]
         assert asked[0].why.endswith("; the user moved on")
+    # The reply is the session's last message: the work in hand. Our own command is no
+    # request: the last one is "Fix the retries", whose reply asked before changing anything.
+    rest = [(c.rule, c.why) for c in facts.candidates if c.type != UNANSWERED]
+    why = "the transcript ends before any reply to it"
+    if reply.startswith("<command-name>/session"):
+        why = "the reply ends by asking the user"
+    assert rest == [("unfinished", f"the last request; {why}")]
 
 
 def test_question_before_an_options_list(tmp_path: Path) -> None:
@@ -487,9 +520,11 @@ def test_question_before_an_options_list(tmp_path: Path) -> None:
         "1. An in-process LRU\n2. Redis with a short TTL\n"
     )
     # The next instruction answers a question put to the user (issue 19).
-    facts = run(tmp_path, [say(text), user("Let's fix the flaky login test instead.")])
+    moved_on = user("Let's fix the flaky login test instead.")
+    facts = run(tmp_path, [say(text), moved_on, say("Fixed: the login test waits for the form.")])
     assert kinds(facts) == []
-    picked = run(tmp_path, [say(text), user("Let's go with Redis, it is already deployed.")])
+    picked = user("Let's go with Redis, it is already deployed.")
+    picked = run(tmp_path, [say(text), picked, say("Added the Redis cache with a 60 s TTL.")])
     assert picked.candidates == []
     # With nothing after it, it is open, its options kept with it.
     ended = run(tmp_path, [user("Add a cache"), say(text)])
