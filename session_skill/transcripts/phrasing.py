@@ -128,7 +128,15 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule("explicit", DEFERRED, "next", r"\bnext\s+time\b", before=rf"\b{_DO}\b[^.?!\n]{{0,40}}?"),
     _rule("explicit", DEFERRED, "scope", r"\bout\s+of\s+scope\b"),
-    _rule("explicit", DEFERRED, "park", r"\bpark\s+(?:this|that|it|these|those)\b"),
+    _rule("explicit", DEFERRED, "park", r"\bpark\s+(?:this|that|it|these|those|the|our|my)\b"),
+    # "we'll handle that in another PR"
+    _rule(
+        "explicit",
+        DEFERRED,
+        "another",
+        r"""\b(?:in|into|for|as|with)\s+another\s+(?:pr|pull\s+request|change|commit|issue
+            |ticket|session|task|patch|iteration)\b""",
+    ),
     _rule(
         "explicit",
         DEFERRED,
@@ -163,7 +171,11 @@ RULES: tuple[Rule, ...] = (
     _rule("explicit", DEFERRED, "wait", r"\b(?:can|could)\s+wait\b"),
     _rule("explicit", DEFERRED, "now", r"\bnot\s+(?:right\s+)?now\b"),
     _rule(
-        "explicit", DEFERRED, "now", r"\bfor\s+now\b", before=rf"\b{_LEAVE}\b[^.?!\n]{{0,60}}?\W"
+        "explicit",
+        DEFERRED,
+        "now moment being",
+        r"\bfor\s+(?:now|the\s+moment|the\s+time\s+being)\b",
+        before=rf"\b{_LEAVE}\b[^.?!\n]{{0,60}}?\W",
     ),
     _rule(
         "explicit",
@@ -222,7 +234,8 @@ RULES: tuple[Rule, ...] = (
             (?:postponing|deferring|punting(?:\s+on)?|parking|shelving|holding\s+off\s+on)
             \s+{_DET}
           | \b(?:postponed|deferred|punted(?:\s+on)?|shelved|parked)\s+{_DET}
-          | \b(?:postpone|defer|shelve|punt\s+on|hold\s+off\s+on)\s+{_DET}
+          | \b(?:postpone|defer|shelve|punt\s+on)\s+{_DET}
+          | \bhold(?:ing)?\s+off\s+(?:on|with)\b
           | \bon\s+hold\b)""",
     ),
     # -- caveat: a standing warning left open ("Heads-up: the ARM build is still red")
@@ -273,8 +286,8 @@ RULES: tuple[Rule, ...] = (
         "aside",
         DEFERRED,
         "backlog roadmap parking todo",
-        r"""\b(?:put|add|throw|move|log)\s+(?:it|this|that|them|these)?\s*(?:on|to|in|into)
-            \s+(?:the|our)\s+(?:backlog|todo\s+list|roadmap|parking\s+lot)\b""",
+        r"""\b(?:put|add|throw|move|log)\b[^.?!\n]{0,60}?\b(?:on|to|in|into)
+            \s+(?:the|our|my)\s+(?:backlog|todo\s+list|roadmap|parking\s+lot)\b""",
     ),
     # -- TODO: a marker only in capitals and as a note ("TODO:", "left a TODO"), never
     # "TODO app"
