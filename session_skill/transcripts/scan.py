@@ -17,12 +17,14 @@ Everything lifted from the transcript passes through `redact.redact` before it i
 from __future__ import annotations
 
 import os
+import re
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 from session_skill.records import field, record, replace
+from session_skill.transcripts.anchors import DONE_WORDS
 from session_skill.transcripts.asks import answers, asks
 from session_skill.transcripts.candidates import (
     CANDIDATE_TYPES,
@@ -37,12 +39,16 @@ from session_skill.transcripts.candidates import (
     to_json,
 )
 from session_skill.transcripts.forked import Forked
+from session_skill.transcripts.landed import WORD, content_stems, subject
+from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.loose import POOL_MAX, loose_end, parse_ts
 from session_skill.transcripts.loose import Loose as _Loose
+from session_skill.transcripts.phrasing import DONE, UNDONE
 from session_skill.transcripts.prose import (
     _FENCE,
     CLIP_CHARS,
     PARAGRAPH_BREAK,
+    _units,
     clip,
     redact,
 )
@@ -88,6 +94,12 @@ _REQUEST_CHARS = 1000
 # Requests read in full before a very long conversation is read cheaply (see `analyze`),
 # and the bounds and safety factor of the tail read again.
 _DEEP_REQUESTS = 300
+# Task-list tools: a call to one may change what is still pending.
+_TASK_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "update_plan"})
+_DONE_CHARS = 16_000  # of an assistant text read for reports of work done
+_DONE_KEPT = 64  # reports of work done kept, the newest
+# Where a sentence's clauses part: what one reports done, the next may put ahead.
+_CLAUSE = Lazy(r"\s*[;:—–]\s*|,?\s+(?:but|then|next|and\s+then|and\s+next)\b\s*", re.IGNORECASE)
 _TAIL_MIN = 500
 _TAIL_MAX = 20_000
 _TAIL_FACTOR = 2.0
@@ -215,6 +227,9 @@ class _Sweep:
         self.final_text: str | None = None  # the last text the assistant wrote, whatever came after
         self.last_request: str | None = None
         self.exit_plan: ToolCall | None = None  # the last call, when it is ExitPlanMode
+        # The content stems of each sentence reporting work done since the task list last
+        # changed (`_done_said`): a task reported done is done, ticked or not.
+        self.done_since: list[set[str]] = []
         self.loose: _Loose | None = _Loose(ToolState(self.watched, files=False), self.stats)
         self.early: _Loose | None = None  # the loose ends read before going cheap
         self.requests = 0
@@ -233,6 +248,7 @@ class _Sweep:
                 self.last_text = event
                 self.final_text = event.text
                 self.turns.assistant(event)
+                self._done_said(event.text)
                 if self.loose is not None:
                     self.loose.feed(event)
                 return
@@ -262,8 +278,11 @@ class _Sweep:
             self.last_text = event
             self.final_text = event.text
             self.turns.assistant(event)
+            self._done_said(event.text)
         elif isinstance(event, ToolCall):
             self.exit_plan = event if event.name == "ExitPlanMode" else None
+            if event.name in _TASK_TOOLS:
+                self.done_since.clear()
             self.last_text = None
             self.turns.tool(event)
             self.tools.call(event, self.cwd, self.seq, self.stats.line)
@@ -278,6 +297,31 @@ class _Sweep:
             self.turns.interrupted()
         if self.loose is not None:
             self.loose.feed(event)
+
+    def _done_said(self, text: str) -> None:
+        """Keep the sentences of an assistant text that report work done, while the task
+        list holds anything: its last item is often left in progress when the closing text
+        says it is done ("Added the export and wrote its test")."""
+        tools = self.tools
+        if not (tools.todos or tools.tasks or tools.plan):
+            return
+        head = text[:_DONE_CHARS]
+        if DONE_WORDS.isdisjoint(head.lower().split()):
+            return  # the cheap test: no word a report of work done needs
+        for sentence, _ in _units(head):
+            # Clause by clause: "The layout is in place; next is the CLI entry point."
+            for clause in _CLAUSE.split(sentence):
+                if DONE.search(clause) and not UNDONE.search(clause):
+                    self.done_since.append(content_stems(clause))
+        del self.done_since[:-_DONE_KEPT]
+
+    def _reported_done(self, task: PendingTask) -> bool:
+        """Does a report since the list last changed name all of the task's object? Its
+        leading verb is left out ("Write a test for the export": "wrote the export's test");
+        "Added /healthz" is not "Add a test for /healthz"."""
+        words = WORD.findall(task.text.lower())
+        wanted = set(subject(task.text, words[1:]))
+        return bool(wanted) and any(wanted <= stems for stems in self.done_since)
 
     def _user(self, event: UserText) -> None:
         own = is_own_command(event)
@@ -377,7 +421,7 @@ class _Sweep:
             read = loose.finish() if loose is not None else ([], [])
         self.close_helper()
         pool, settled = read
-        pending = self.tools.pending()
+        pending = [t for t in self.tools.pending() if not self._reported_done(t)]
         tasks = [
             loose_end(t.text, UNFINISHED, _task_why(t), line=t.line, rule="task-list")
             for t in pending

@@ -1725,3 +1725,47 @@ def test_a_failure_set_aside_as_pre_existing_is_left_open(
 def test_a_commits_subject_whichever_way_it_is_given(tmp_path: Path, command: str) -> None:
     facts = run(tmp_path, [user("Retry the uploads with backoff"), *_commit("c1", command)])
     assert facts.goal == "Retry the uploads with backoff — committed: Add jittered retries"
+
+
+def _todos(tool_id: str, *items: tuple[str, str]) -> list[dict[str, Any]]:
+    todos = [{"content": text, "status": status, "activeForm": text} for text, status in items]
+    return [call(tool_id, "TodoWrite", todos=todos), result(tool_id)]
+
+
+@pytest.mark.parametrize(
+    ("closing", "open_"),
+    [
+        ("Done: added the CSV export endpoint and wrote a test for the CSV export.", False),
+        ("Added the CSV export endpoint. The test for the CSV export is not written yet.", True),
+        ("Added the CSV export endpoint and a retry on timeouts.", True),
+    ],
+)
+def test_a_task_the_closing_text_reports_done_is_done_ticked_or_not(
+    tmp_path: Path, closing: str, open_: bool
+) -> None:
+    """The task list's last item is often left in progress when the closing text says it is
+    done: a task reported done after the list last changed is not pending."""
+    export, test = "Add the CSV export endpoint", "Write a test for the CSV export"
+    records = [
+        user("Add a CSV export and a test for it"),
+        *_todos("a", (export, "in_progress"), (test, "pending")),
+        *_edit("e1", "export.py"),
+        *_todos("b", (export, "completed"), (test, "in_progress")),
+        *_edit("e2", "test_export.py"),
+        say(closing),
+    ]
+    facts = run(tmp_path, records)
+    assert [t.text for t in facts.pending_tasks] == ([test] if open_ else [])
+    assert (("task-list", test) in [(c.rule, c.text) for c in facts.candidates]) == open_
+
+
+def test_a_report_before_the_list_last_changed_settles_no_task(tmp_path: Path) -> None:
+    """The list is the later word: a task it still holds after the report is pending."""
+    test = "Write a test for the CSV export"
+    records = [
+        user("Add a CSV export and a test for it"),
+        say("Wrote a test for the CSV export."),
+        *_todos("a", (test, "in_progress")),
+        say("Working on it."),
+    ]
+    assert [t.text for t in run(tmp_path, records).pending_tasks] == [test]
