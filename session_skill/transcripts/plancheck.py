@@ -8,7 +8,8 @@ session left undone, said in the plan's own words. Only steps with a command are
 "check the page looks right" leaves no trace to look for — and a step counts as run when any
 of its commands was: its program and the words naming what to run (`cargo test`, `npm run
 dev`), with every path it names, in one shell command of the session's (`cd x && cargo test
--q` runs `cargo test`; `npm run build` does not run `npm run dev`); commands the plan
+-q` runs `cargo test`; `npm run build` does not run `npm run dev`; `npm run test` runs
+`npm test`, as npm has it); commands the plan
 chains with `&&` or `;` must all have run, in one call or several. A later plan replaces the
 earlier one's steps; a plan the user rejected has none.
 """
@@ -69,7 +70,8 @@ def runs(command: str, shell: str) -> bool:
     program and the words naming what to run (up to three, before the first option or path:
     `npm run dev`, `cargo test`), with every path it names (`go test ./...` is not `go test
     ./api`)?"""
-    words = command.split()
+    words = _RUN.sub(r"\1 ", command).split()
+    shell = _RUN.sub(r"\1 ", shell) if " run " in shell else shell
     head = [words[0]]
     for word in words[1:3]:
         if word.startswith("-") or "/" in word or "." in word or "<" in word:
@@ -81,6 +83,8 @@ def runs(command: str, shell: str) -> bool:
 
 
 _SHELL_CHARS = 16_000  # a command's head; a heredoc writing a file can be megabytes
+# `npm run test` is `npm test` (and `yarn run`, `pnpm run`, `bun run`): read both the short way.
+_RUN = Lazy(r"\b(npm|yarn|pnpm|bun)\s+run\s+(?=[a-z])")
 
 
 # Commands chained in one span of the plan: `swift build --package-path a && swift test

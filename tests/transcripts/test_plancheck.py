@@ -47,6 +47,9 @@ def test_only_the_verification_steps_that_name_a_command() -> None:
         ("docker build -f agent/Dockerfile .", "docker build -f agent/Dockerfile .", True),
         ("docker build -f agent/Dockerfile .", "docker build -f control/Dockerfile .", False),
         ("npm run dev", "npm run build", False),
+        ("npm test", "cd web && npm run test -- --watch=false", True),  # npm's own alias
+        ("pnpm run test", "pnpm test", True),
+        ("npm test", "npm run build", False),
         ("go test ./...", "go test ./api", False),
         ("entire collab join <key>", "entire collab join k-123", True),
     ],
