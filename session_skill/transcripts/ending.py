@@ -116,7 +116,8 @@ _OPEN_LEAD = Lazy(
       |outstanding|remaining\s+(?:work|items|tasks|steps|issues|gaps)|pending|next\s+up
       |you\s+(?:may|might)\s+(?:want|need)\s+to|needs?\s+your|known\s+(?:issues|gaps|limitations)
       |follow[- ]?ups?\s*(?:for\s+later)?\s*:|loose\s+ends?|open\s+(?:items|threads|points)
-      |what(?:'s|\s+is)\s+(?:still\s+)?left|what\s+remains|still\s+missing|deferred|out\s+of\s+scope)""",
+      |what(?:'s|\s+is)\s+(?:still\s+)?left|what\s+remains|still\s+missing|deferred|out\s+of\s+scope
+      |(?:need|want)\s+from\s+you|questions?\s+for\s+you|for\s+you\s+to\s+(?:confirm|decide|check))""",
     re.IGNORECASE | re.VERBOSE,
 )
 _LIST_MAX = 8

@@ -376,6 +376,17 @@ def test_the_users_last_words_with_no_reply_are_the_work_in_hand(
     assert found == ([] if why is None else [("unfinished", last, f"the last request; {why}")])
 
 
+@pytest.mark.parametrize(
+    "lead", ["Two things I need from you:", "**Questions for you:**", "For you to decide:"]
+)
+def test_what_the_assistant_needs_from_the_user_is_open(tmp_path: Path, lead: str) -> None:
+    items = ["The production database URL", "Whether downtime is acceptable"]
+    listed = "\n".join(f"{n}. {item}" for n, item in enumerate(items, 1))
+    facts = run(tmp_path, [user("Add the migration"), *_edit("t1", "migrate.py"),
+                           say(f"The migration is written. {lead}\n{listed}")])  # fmt: skip
+    assert [c.text for c in facts.candidates] == items
+
+
 SIGN_OFFS = [
     "Let me know if anything else comes up!",
     "Let me know if you'd like any changes.",
