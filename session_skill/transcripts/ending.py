@@ -50,6 +50,20 @@ _NOT_YET = Lazy(
       | (?<!instead\sof\s)(?<!without\s)\bwaiting\s+(?:on|for)\s+(?:you|your|the|a)\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# Said of nothing: "there are no uncommitted changes", "nothing is pending", "no tasks are
+# pending" — the marker a word or two after a negation.
+_NEGATED = Lazy(r"\b(?:no|nothing|none|zero|without)(?:\s+[\w'-]+){0,2}\s+$", re.IGNORECASE)
+
+
+def _still_so(sentence: str) -> bool:
+    """Does `sentence` say something is still so or not yet done (`_NOT_YET`), of something
+    it does not say is none?"""
+    for found in _NOT_YET.finditer(sentence):
+        if not _NEGATED.search(sentence[max(0, found.start() - 40) : found.start()]):
+            return True
+    return False
+
+
 # What _NOT_YET or _YOURS cannot match without (in the lowered text): the cheap test first.
 # Every branch of either pattern holds one of these literally ("not … yet" holds "yet").
 _LEFT_WORDS = recache.compile(
@@ -247,7 +261,7 @@ def caveats(
                 left
                 and _LEFT_WORDS.search(said) is not None
                 and (
-                    _NOT_YET.search(sentence)
+                    _still_so(sentence)
                     or _YOURS.search(sentence)
                     or _SET_ASIDE.search(sentence)
                 )

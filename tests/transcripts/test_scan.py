@@ -387,6 +387,27 @@ def test_what_the_assistant_needs_from_the_user_is_open(tmp_path: Path, lead: st
     assert [c.text for c in facts.candidates] == items
 
 
+@pytest.mark.parametrize(
+    ("said", "open_"),
+    [
+        ("There are no uncommitted changes.", False),
+        ("The working tree is clean, with nothing uncommitted.", False),
+        ("All migrations are applied and nothing is pending.", False),
+        ("No tasks are pending.", False),
+        ("Committed and pushed, no untracked files left.", False),
+        ("There are uncommitted changes in src/app.py.", True),
+        ("Three tasks are pending.", True),
+        ("The two new files are still untracked.", True),
+    ],
+)
+def test_a_state_said_of_nothing_is_not_left_open(tmp_path: Path, said: str, open_: bool) -> None:
+    """Many a summary closes on "no uncommitted changes": the marker is negated, nothing
+    is left."""
+    facts = run(tmp_path, [user("Fix the export"), *_edit("t1", "export.py"),
+                           say(f"Fixed the export. {said}")])  # fmt: skip
+    assert [c.text for c in facts.candidates] == ([said] if open_ else [])
+
+
 SIGN_OFFS = [
     "Let me know if anything else comes up!",
     "Let me know if you'd like any changes.",
