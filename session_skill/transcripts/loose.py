@@ -271,7 +271,10 @@ class Loose:
             ending = "the session ended" if ended else "the user moved on"
             rule = "final-ask" if ended else "moved-on"
             why = f"asked{_at(ts)}; {ending}"
-            self._add(loose_end(redact(ask.text), UNANSWERED, why, ts, line, rule))
+            said = ask.text
+            if said.endswith(":") and ask.options:
+                said = f"{said} {'; '.join(ask.options)}"  # "If you want, I can: 1. … 2. …"
+            self._add(loose_end(redact(said), UNANSWERED, why, ts, line, rule))
         words = self._words
         if words is not None and words[0] is text:
             found = caveats(text, ended, words[1], words[2])

@@ -408,6 +408,16 @@ def test_a_state_said_of_nothing_is_not_left_open(tmp_path: Path, said: str, ope
     assert [c.text for c in facts.candidates] == ([said] if open_ else [])
 
 
+def test_an_offer_that_leads_a_list_carries_its_items(tmp_path: Path) -> None:
+    """An offer ending "If you want, I can:" says what it offers in the items after it."""
+    offer = "If you want, I can:\n1. Add a max-retry setting\n2. Log each retry at debug level"
+    facts = run(tmp_path, [user("Add retries"), *_edit("t1", "upload.py"),
+                           say(f"Added retry with jitter.\n\n{offer}")])  # fmt: skip
+    assert [(c.rule, c.text) for c in facts.candidates] == [
+        ("final-ask", "If you want, I can: Add a max-retry setting; Log each retry at debug level")
+    ]
+
+
 SIGN_OFFS = [
     "Let me know if anything else comes up!",
     "Let me know if you'd like any changes.",
