@@ -381,8 +381,14 @@ def _extractive_body(obs: Observed, items: int, plan_chars: int, stopped_chars: 
         nxt = obs.pending_tasks[0]
     elif outstanding:
         nxt = "Review the outstanding items"
+    elif stopped:
+        # The sweep finds what the rules read, not all that is open: no claim that nothing is.
+        nxt = (
+            "No open item was found: read Where it stopped, confirm the goal is met, then take "
+            "the next request"
+        )
     else:
-        nxt = "Nothing was left open: confirm the goal is met, then take the next request"
+        nxt = "No open item was found: confirm the goal is met, then take the next request"
     parts += ["## Next step", _clip(nxt, 300), ""]
     return "\n".join(parts)
 

@@ -260,11 +260,7 @@ def caveats(
             if (
                 left
                 and _LEFT_WORDS.search(said) is not None
-                and (
-                    _still_so(sentence)
-                    or _YOURS.search(sentence)
-                    or _SET_ASIDE.search(sentence)
-                )
+                and (_still_so(sentence) or _YOURS.search(sentence) or _SET_ASIDE.search(sentence))
             ):
                 kind = None  # left open, whatever else it says
             elif not (kind == DIVERGING and ideas):

@@ -52,8 +52,9 @@ def test_review_the_outstanding_items_only_when_there_are_some(
     assert "Should I also add jitter to the retry backoff" in _section(body, "Outstanding")
     done = _extractive(cli, store_dir, FIXTURES / "claude_init_goal.jsonl")
     assert "## Outstanding" not in done
-    assert _section(done, "Next step") == (
-        "Nothing was left open: confirm the goal is met, then take the next request"
+    assert _section(done, "Next step") == (  # the sweep cannot know that nothing is open
+        "No open item was found: read Where it stopped, confirm the goal is met, then take the "
+        "next request"
     )
 
 
@@ -105,3 +106,22 @@ def test_the_extractive_doc_fits_the_cap_whatever_the_session_left(
     assert plan[2].split()[-1] in words.split() and plan[-1].startswith("… (the rest")
     for line in _section(body, "Where it stopped").splitlines():
         assert line.endswith("…”") and not line.endswith(" …”")
+
+
+def test_with_nothing_found_the_next_step_claims_nothing_is_open() -> None:
+    """The sweep reads what its rules read: with no item found, the Next step points at
+    where the session stopped, when there is such a section, and never says nothing is
+    open."""
+    from session_skill.commands.dump import _extractive_body
+    from session_skill.commands.observe import Observed
+    from session_skill.git.info import GitState
+
+    def next_step(**seen: str) -> str:
+        body = _extractive_body(Observed(GitState(), first_request="Fix it", **seen), 15, 3000, 400)
+        return _section(body, "Next step")
+
+    stopped = next_step(last_request="fix the login", last_reply="Fixed the login.")
+    assert stopped.startswith("No open item was found: read Where it stopped,")
+    assert next_step() == (
+        "No open item was found: confirm the goal is met, then take the next request"
+    )
