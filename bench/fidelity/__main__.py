@@ -10,7 +10,8 @@ rows — over every session of `../shared/fixtures/transcripts/corpus/` and scor
 against `tests/fidelity/keys/` (how: tests/fidelity/README.md). The test split
 (`bench/fidelity/split.py`) is reported in totals only: its sessions are never read to tune
 extraction, and no option here shows one of them in detail. The older fixtures are scored
-against the hand judgements of `bench/fidelity/older.py`. Nothing is gated: CI prints it.
+against the hand judgements of `bench/fidelity/older.py`, and everyday phrasings of loose
+ends against `bench/fidelity/forms.py`. Nothing is gated: CI prints it.
 """
 
 from __future__ import annotations
@@ -223,6 +224,11 @@ def main(argv: list[str] | None = None) -> int:
         + f", {counts['unjudged']} unjudged, {counts['missed']} expected but not found"
     )
     out += missed
+    if not args.only:
+        from bench.fidelity import forms
+
+        result["forms"] = forms.run()
+        out += ["", *forms.report(result["forms"])]
     if args.detail:
         for s in scores:
             if s.split != "train":

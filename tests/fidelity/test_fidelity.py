@@ -187,6 +187,11 @@ def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
     assert numbers["train"]["sessions"] == 26 and numbers["test"]["sessions"] == 13
     assert "test split (13 sessions)" in r.stdout and "train split (26 sessions)" in r.stdout
     assert "(test)" not in r.stdout  # no test session is listed in detail
+    # The everyday phrasings, each group with its count (bench/fidelity/forms.py).
+    from bench.fidelity.forms import GROUPS
+
+    assert [g["group"] for g in numbers["forms"]] == [name for name, *_ in GROUPS]
+    assert "ordinary forms (bench/fidelity/forms.py" in r.stdout
     # What the rules see with nothing let go: at least what they keep; train split only.
     reach, train = numbers["train"]["reach"], numbers["train"]
     for what in ("open_tasks", "open_questions"):
@@ -225,3 +230,20 @@ def test_the_reach_lets_nothing_go_and_puts_the_settings_back() -> None:
     kept = loose.CAVEAT_TURNS, loose.LIST_TURNS
     assert reach([]) == {"open_tasks": [0, 0], "open_questions": [0, 0], "candidates": [0, 0]}
     assert (loose.CAVEAT_TURNS, loose.LIST_TURNS) == kept
+
+
+def test_the_ordinary_forms_count_what_the_sweep_misreads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sweep that lists nothing fails every case that should be listed, and no other."""
+    from bench.fidelity import forms
+    from session_skill.transcripts import scan
+
+    real = scan.analyze
+    monkeypatch.setattr(scan, "analyze", lambda path: _emptied(real(path)))
+    for result, (_, _, _, cases) in zip(forms.run(), forms.GROUPS, strict=True):
+        assert result["wrong"] == [text for text, listed in cases if listed]
+
+
+def _emptied(facts: object) -> object:
+    from session_skill.records import replace
+
+    return replace(facts, candidates=[], pending_tasks=[])  # type: ignore[type-var]

@@ -1,0 +1,235 @@
+"""Ordinary forms: loose ends said in everyday words, on short sessions written here.
+
+The corpus shows how 39 sessions put things; a user's next session puts them its own way.
+Each case here is a short Claude Code session built around one sentence written from how
+people and agents ordinarily say it — "Next steps:", "isn't implemented yet", "let's park
+the pagination idea", "still broken" as the last words, "There are no uncommitted changes",
+a todo list's last item left in progress when the closing text says it is done — and says
+whether the sweep should list something. None is taken from the corpus.
+
+It is a check of coverage, not of generalisation: the forms were written by whoever changes
+extraction, and fixing what it finds is tuning on it. What it is for: a rule that fails an
+ordinary form fails a user whose session says it that way, whatever the corpus holds. It
+found the bugs fixed on 2026-12-03 (docs/fidelity.md); the forms it still misses are listed
+when it runs. `python -m bench.fidelity` prints it; nothing is gated.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+_APP = "/home/dev/app"
+_clock = count()
+
+
+def _record(kind: str, message: dict[str, Any]) -> dict[str, Any]:
+    n = next(_clock)
+    return {
+        "isSidechain": False,
+        "sessionId": "forms",
+        "cwd": _APP,
+        "type": kind,
+        "message": message,
+        "timestamp": f"2026-12-03T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+    }
+
+
+def _user(text: str) -> list[dict[str, Any]]:
+    return [_record("user", {"role": "user", "content": text})]
+
+
+def _reply(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return _record("assistant", {"id": f"m{next(_clock)}", "role": "assistant", "content": blocks})
+
+
+def _say(text: str) -> list[dict[str, Any]]:
+    return [_reply({"type": "text", "text": text})]
+
+
+def _call(name: str, **inputs: Any) -> list[dict[str, Any]]:
+    tool_id = f"t{next(_clock)}"
+    call = _reply({"type": "tool_use", "id": tool_id, "name": name, "input": inputs})
+    done = {"type": "tool_result", "tool_use_id": tool_id, "content": "ok"}
+    return [call, _record("user", {"role": "user", "content": [done]})]
+
+
+def _edit(name: str) -> list[dict[str, Any]]:
+    return _call("Edit", file_path=f"{_APP}/{name}", old_string="a", new_string="b")
+
+
+def _todos(*items: tuple[str, str]) -> list[dict[str, Any]]:
+    todos = [{"content": text, "status": status, "activeForm": text} for text, status in items]
+    return _call("TodoWrite", todos=todos)
+
+
+# ---------------------------------------------------------------- the sessions
+
+
+def _closing(text: str) -> list[dict[str, Any]]:
+    """A request, its work, and the closing text."""
+    return [*_user("Fix issue 42 and make sure the tests pass"), *_edit("fix.py"), *_say(text)]
+
+
+def _deferred(text: str) -> list[dict[str, Any]]:
+    """The user puts something off; the work they asked for then lands, and so does more."""
+    return [
+        *_user(text),
+        *_edit("crash.py"),
+        *_say("Fixed the crash: the null check was missing."),
+        *_user("now bump the version to 1.4"),
+        *_edit("pyproject.toml"),
+        *_say("Bumped the version to 1.4."),
+    ]
+
+
+def _last_words(text: str) -> list[dict[str, Any]]:
+    """The session ends on the user's message, after a fix was reported."""
+    return [
+        *_user("fix the login redirect"),
+        *_edit("login.py"),
+        *_say("Fixed the redirect: it keeps the next= parameter now."),
+        *_user(text),
+    ]
+
+
+def _ticked(closing: str) -> list[dict[str, Any]]:
+    """A todo list whose last item is left in progress; the closing text reports on it."""
+    export, test = "Add the CSV export endpoint", "Write a test for the CSV export"
+    return [
+        *_user("Add a CSV export and a test for it"),
+        *_todos((export, "in_progress"), (test, "pending")),
+        *_edit("export.py"),
+        *_todos((export, "completed"), (test, "in_progress")),
+        *_edit("test_export.py"),
+        *_say(closing),
+    ]
+
+
+_OPEN_CLOSINGS = [
+    "Done.\n\nNext steps:\n- Wire the parser into the import command\n- Add a fixture for CRLF",
+    "The migration runs.\n\n**Remaining work:**\n1. Backfill the audit_log table\n2. Drop a column",
+    "Implemented the cache.\n\nStill to do:\n- eviction when the cache exceeds 500 MB",
+    "Refactor complete.\n\n### What's left\n- The billing service still calls the old client",
+    "All green.\n\nFollow-ups:\n- Rotate the staging API key",
+    "Shipped the endpoint.\n\nKnown limitations:\n- Pagination is not supported yet",
+    "Fixed the race.\n\nTODO:\n- add a regression test for the double-dispatch case",
+    "The search page works.\n\nNot done yet:\n- keyboard navigation in the results list",
+    "Added the export button.\n\nOpen items:\n- CSV escaping of embedded newlines",
+    "Deployed to staging.\n\nPending:\n- the production deploy after the change freeze",
+    "Migration written. Two things I need from you:\n1. The production URL\n2. Is downtime fine",
+    "Fixed the redirect. I left the password-reset flow alone for now; it needs its own PR.",
+    "The retries are in. Rate limiting is out of scope for this PR; it can go in a follow-up.",
+    "I've done the happy path. Error handling for network timeouts isn't implemented yet.",
+    "Build passes. Two flaky tests are unrelated to this change and still fail.",
+    "Committed as a1b2c3d. I didn't push: run `git push` when you're ready.",
+    "The changes are ready but uncommitted.",
+    "I didn't touch the reporting queries yet; they still read the old column.",
+    "The UI is updated. I haven't run the end-to-end tests; they need the docker stack.",
+    "Renamed the module. Should I also update the changelog?",
+    "It works for PostgreSQL. Do you want me to add the same fix for MySQL?",
+    "Two options: a lock around the writer, or an append-only log. Which do you prefer?",
+    "Done. Would you like me to open a PR?",
+    "Let me know if you want me to add tests for the new helper.",
+    "If you'd like, I can also add a --dry-run flag.",
+    "Added the flag. Should the default be on or off? For now it's off.",
+]
+_QUIET_CLOSINGS = [
+    "Done: the parser handles nested quotes now, and all 42 tests pass.",
+    "Fixed. The root cause was an off-by-one in the slice; the test covers it now.",
+    "Committed and pushed as a1b2c3d; the PR is open at #12 and CI is green.",
+    "Next, I updated the README to describe the new flag, and added an example.",
+    "The remaining warnings were in vendored code, which I've excluded from the lint config.",
+    "The TODO comments in parser.py are resolved and removed.",
+    "Everything in the plan is implemented and tested.",
+    "Fixed the slice bound; all tests pass. Let me know if anything else comes up!",
+    "Fixed the slice bound. Let me know if you'd like any changes.",
+    "Committed as a1b2c3d. There are no uncommitted changes.",
+    "All migrations are applied and nothing is pending.",
+    "Pushed to main; the working tree is clean, with nothing uncommitted.",
+]
+_DEFERRALS = [
+    "let's do the pagination later, first fix the crash",
+    "park the pagination idea, fix the crash first",
+    "we'll handle pagination in another PR. fix the crash for now",
+    "skip pagination for now and fix the crash",
+    "make a note to add pagination later, but fix the crash first",
+    "remind me to add pagination. fix the crash now",
+    "add pagination to the backlog; the crash comes first",
+    "let's shelve the pagination work for now and fix the crash",
+    "pagination can wait, fix the crash",
+    "ignore pagination for the moment, fix the crash",
+    "hold off on pagination until the crash is fixed",
+    "pagination is out of scope for today, fix the crash",
+]
+_NOT_DEFERRALS = [
+    "fix the crash, then add pagination",
+    "fix the crash in the pagination code",
+    "the crash happens later in the flow, after pagination",
+    "fix the crash; I tested pagination earlier and it works",
+]
+_FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails"]
+_THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good"]
+_TICKED = [
+    ("Done: added the CSV export endpoint and wrote a test for the CSV export.", False),
+    ("Added the CSV export endpoint. The test for the CSV export is not written yet.", True),
+]
+
+# (group, what a right reading does, session, cases): each case is (sentence, listed?).
+Group = tuple[str, str, Callable[[str], list[dict[str, Any]]], list[tuple[str, bool]]]
+
+
+def _curly(texts: list[str]) -> list[str]:
+    return [t.replace("'", "\u2019") for t in texts if "'" in t]
+
+
+GROUPS: list[Group] = [
+    ("closing texts leaving something open", "found", _closing,
+     [(t, True) for t in _OPEN_CLOSINGS]),
+    ("…the same, with Codex's typographic ’", "found", _closing,
+     [(t, True) for t in _curly(_OPEN_CLOSINGS)]),
+    ("closing texts leaving nothing", "quiet", _closing, [(t, False) for t in _QUIET_CLOSINGS]),
+    ("the user's deferrals", "found", _deferred, [(t, True) for t in _DEFERRALS]),
+    ("requests that defer nothing", "quiet", _deferred, [(t, False) for t in _NOT_DEFERRALS]),
+    ("last words: it still fails", "found", _last_words, [(t, True) for t in _FAILING]),
+    ("last words: thanks", "quiet", _last_words, [(t, False) for t in _THANKS]),
+    ("a todo left in progress, the closing text on it", "right", _ticked, _TICKED),
+]  # fmt: skip
+
+
+def run() -> list[dict[str, Any]]:
+    """Each group's cases read by the sweep: how many it reads right, and which not."""
+    from session_skill.transcripts.scan import analyze
+
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "forms.jsonl"
+        for name, _, build, cases in GROUPS:
+            wrong: list[str] = []
+            for text, listed in cases:
+                path.write_text("".join(json.dumps(r) + "\n" for r in build(text)), "utf-8")
+                facts = analyze(path)
+                if build is _ticked:
+                    found = bool(facts.pending_tasks)
+                elif build is _closing and listed:
+                    # the sentence's own item, not only the request it closes
+                    found = any(c.rule != "unfinished" for c in facts.candidates)
+                else:
+                    found = bool(facts.candidates)
+                if found != listed:
+                    wrong.append(text)
+            results.append({"group": name, "cases": len(cases), "wrong": wrong})
+    return results
+
+
+def report(results: list[dict[str, Any]]) -> list[str]:
+    out = ["ordinary forms (bench/fidelity/forms.py: written here, not from the corpus)"]
+    for r, (_, right, _, _) in zip(results, GROUPS, strict=True):
+        n = r["cases"] - len(r["wrong"])
+        out.append(f"  {r['group']:<48} {n}/{r['cases']} {right}")
+        out += [f"    not: {' '.join(w.split())[:90]}" for w in r["wrong"]]
+    return out
