@@ -234,8 +234,10 @@ def _run_detached(job: Callable[[], str], out_fd: int, held: Claim) -> None:
         if out.startswith(ERROR):  # nobody heard it: the next SessionStart says it
             note_failure(held.store, held.session_id, out[len(ERROR) :])
     finally:
+        # After the note (a store made for the marker keeps it), and before the pipe
+        # closes: the hook that reads to its end finds the marker gone, not still writing.
+        release(held)
         os.close(out_fd)
-        release(held)  # after the note: a store made for the marker keeps it
         _keep_patterns()
 
 

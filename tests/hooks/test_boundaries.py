@@ -376,10 +376,14 @@ def test_a_detached_capture_keeps_the_patterns_it_compiled(
 
 
 def test_a_capture_that_fails_in_time_is_said_like_an_inline_one(
-    root: Path, detaching: None
+    root: Path, detaching: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from session_skill.errors import SessionError
 
+    # A slow release: the marker must be gone when the hook has read the child's answer, or
+    # the next SessionStart says the capture is still writing (the child releases it first).
+    release = capture.release
+    monkeypatch.setattr(capture, "release", lambda held: (time.sleep(0.3), release(held)))
     held = capture.claim(str(store(root)), SESSION)
     assert held is not None
 
