@@ -185,6 +185,11 @@ class Loose:
         elif isinstance(event, SessionMeta):
             self.cwd = event.cwd or self.cwd
 
+    def tokens_of(self, text: str) -> set[str] | None:
+        """The split words of `text`, lowered, when it is the assistant text just read."""
+        words = self._words
+        return words[2] if words is not None and words[0] is text else None
+
     def _begin(self) -> None:
         """A new conversation after /clear: what the old one left is not this one's."""
         self.tools = ToolState(self.tools.watched, files=self.tools.follow_files)

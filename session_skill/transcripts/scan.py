@@ -248,9 +248,9 @@ class _Sweep:
                 self.last_text = event
                 self.final_text = event.text
                 self.turns.assistant(event)
-                self._done_said(event.text)
                 if self.loose is not None:
                     self.loose.feed(event)
+                self._done_said(event.text)
                 return
         if isinstance(event, SessionMeta):
             self.session_id = event.session_id or self.session_id
@@ -306,7 +306,8 @@ class _Sweep:
         if not (tools.todos or tools.tasks or tools.plan):
             return
         head = text[:_DONE_CHARS]
-        if DONE_WORDS.isdisjoint(head.lower().split()):
+        tokens = self.loose.tokens_of(text) if self.loose is not None else None
+        if DONE_WORDS.isdisjoint(tokens if tokens is not None else head.lower().split()):
             return  # the cheap test: no word a report of work done needs
         for sentence, _ in _units(head):
             # Clause by clause: "The layout is in place; next is the CLI entry point."
