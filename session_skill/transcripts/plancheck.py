@@ -8,10 +8,10 @@ session left undone, said in the plan's own words. Only steps with a command are
 "check the page looks right" leaves no trace to look for — and a step counts as run when any
 of its commands was: its program and the words naming what to run (`cargo test`, `npm run
 dev`), with every path it names, in one shell command of the session's (`cd x && cargo test
--q` runs `cargo test`; `npm run build` does not run `npm run dev`; `npm run test` runs
-`npm test`, as npm has it); commands the plan
-chains with `&&` or `;` must all have run, in one call or several. A later plan replaces the
-earlier one's steps; a plan the user rejected has none.
+-q` runs `cargo test`; `npm run build` does not run `npm run dev`; `npm run test` runs `npm
+test`, as npm has it); commands the plan chains with `&&` or `;` must all have run, in one
+call or several. A later plan replaces the earlier one's steps; a plan the user rejected has
+none.
 """
 
 from __future__ import annotations
