@@ -103,9 +103,8 @@ _GENERIC_QUESTION = Lazy(
 def sign_off(sentence: str) -> bool:
     """Is `sentence` a closing pleasantry that asks for nothing in particular ("Anything
     else?", "Let me know if you'd like any changes")?"""
-    return _GENERIC_GATE.search(sentence) is not None and (
-        _GENERIC_QUESTION.search(sentence) is not None
-    )
+    gated = _GENERIC_GATE.search(sentence) is not None
+    return gated and _GENERIC_QUESTION.search(sentence) is not None
 
 
 # The last text split and its units: a closing text is split for its questions (`asks`)
@@ -397,9 +396,9 @@ def _output_line(line: str) -> bool:
 
 
 def without_pastes(text: str) -> str:
-    """What the user typed around what they pasted, each pasted paragraph made "[…]"
-    ("it reports this: […] The level was saved in CPM, but reported in CPS. Can you
-    correct that?"); the text itself when nothing was pasted.
+    """What the user typed around what they pasted, each pasted paragraph or fenced block
+    made "[…]" ("it reports this: […] The level was saved in CPM, but reported in CPS. Can
+    you correct that?"); the text itself when nothing was pasted.
 
     A paragraph is pasted when most of its lines are surely output, when it opens on such a
     line (a paste starts its paragraph; the user's own words come in one of theirs), or when
@@ -408,18 +407,20 @@ def without_pastes(text: str) -> str:
     """
     if "\n" not in text:
         return text
+    # A fenced block is code or output pasted whole: "[…]" too.
+    fenced = _FENCE.sub("\n\n[…]\n\n", text) if "```" in text or "~~~" in text else text
     kept: list[str] = []
     pasted = False
-    for para in PARAGRAPH_BREAK.split(text):
+    for para in PARAGRAPH_BREAK.split(fenced):
         lines = [ln for ln in para.splitlines() if ln.strip()]
         if not lines:
             continue
         output = sum(1 for ln in lines if _output_line(ln))
         indented = lines[0][:2].isspace() or _output_line(lines[0])
         pasted = output * 2 > len(lines) or (indented and (output > 0 or pasted))
-        if not pasted:
+        if not pasted and not (para.strip() == "[…]" and kept and kept[-1] == "[…]"):
             kept.append(para.strip())
-        elif kept and kept[-1] != "[…]":
+        elif pasted and kept and kept[-1] != "[…]":
             kept.append("[…]")
     if not kept or kept == ["[…]"]:
         return text

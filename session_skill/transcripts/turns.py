@@ -40,6 +40,7 @@ from session_skill.transcripts.landed import STOPWORDS
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
     _ANSWER_START,
+    _FENCE,
     clip,
     mostly_pasted,
     redact,
@@ -132,7 +133,7 @@ def plan_title(plan: str) -> str:
 _FIRST_SENTENCE_OF = Lazy(r"(?<=[.!?])\s+")
 # Openers that only orient or continue: the work comes after them.
 _ORIENT = Lazy(
-    r"""^\W*(?:(?:ok(?:ay)?|so|hey|hi|alright|now)[,.!\s]+)*
+    r"""^\W*(?:(?:ok(?:ay)?|so|hey|hi|alright|now|please|let'?s)[,.!\s]+)*
       (?:where\s+(?:did|were)\s+we\s+(?:leave|left)|where\s+we\s+(?:left|last\s+left)
       |(?:let'?s\s+)?(?:pick|get)\s+(?:back\s+up|back\s+to|going)|continue\b|carry\s+on
       |resume\b|go\s+on\b|(?:let'?s\s+)?get\s+back\s+to\s+main|back\s+to\s+main
@@ -415,7 +416,11 @@ def is_plan_request(text: str) -> bool:
 def could_be_goal(text: str) -> bool:
     """A request that may name the session's work: not an opener that orients, not a
     branch brought up to date, not pasted output, not a one-line reply."""
-    words = len(text.split())
+    bare = text
+    if "```" in text or "~~~" in text or "[Image #" in text:
+        # "[Image #1] fix this", "Here's the error: ```…```": the words the user typed
+        bare = _IMAGE.sub(" ", _FENCE.sub(" ", text))
+    words = len(bare.split())
     if words < 4 or _ORIENT.match(text):
         return False
     if words <= _CHORE_WORDS and _CHORE.match(text):
@@ -423,6 +428,10 @@ def could_be_goal(text: str) -> bool:
     if words < 12 and _ANSWER_START.match(text):
         return False  # "ok sounds good, go ahead": a reply, not the work's name
     return not mostly_pasted(text)
+
+
+# Claude Code's marker for an image pasted into the prompt.
+_IMAGE = Lazy(r"\[Image #\d+\]")
 
 
 def _mention_only(text: str) -> bool:

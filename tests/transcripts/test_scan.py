@@ -1386,7 +1386,10 @@ def test_a_commands_arguments_fill_its_placeholder(tmp_path: Path) -> None:
 
 def test_an_opener_or_a_pasted_error_is_not_the_goal(tmp_path: Path) -> None:
     pasted = "src/app.ts:12:5 - error TS2322: Type 'string' is not assignable\n" * 3
-    for opener in ("ok lets get back to main", "where did we leave off", pasted):
+    fenced = "Here's the error:\n```\nTraceback (most recent call last):\nKeyError: 'id'\n```"
+    openers = ("ok lets get back to main", "where did we leave off", pasted, fenced,
+               "[Image #1] fix this", "Let's continue where we left off yesterday")  # fmt: skip
+    for opener in openers:
         facts = run(
             tmp_path,
             [user(opener), say("Here."), user("Add retry with backoff to the upload client"),
@@ -1409,6 +1412,12 @@ def test_what_a_request_pasted_is_left_out_of_the_goal(tmp_path: Path) -> None:
         "The MCP server replies wrongly, it reports this: […] The level was saved in CPM, "
         "but reported in CPS. Can you correct that?"
     )
+
+
+def test_a_fenced_block_is_left_out_of_the_goal(tmp_path: Path) -> None:
+    request = "The import fails with this:\n```\nKeyError: 'id'\n```\nCan you fix the importer?"
+    goal = run(tmp_path, [user(request), say("Fixed.")]).goal
+    assert goal == "The import fails with this: […] Can you fix the importer?"
 
 
 @pytest.mark.parametrize(
