@@ -83,6 +83,7 @@ LEFT = [
     ("explicit", "For now the service runs on a single node in one region."),
     ("explicit", "For now, let me try skipping the pre-commit hook to finish the task."),
     ("explicit", "Let me revisit the function and read it again."),
+    ("explicit", "Let's go back to the version where the header scrolled away."),  # issue 19
     ("explicit", "It failed later with a timeout in the second test."),
     ("explicit", "The fix is in another branch of the switch statement."),
     ("explicit", "Users park their cars in the lot behind the office."),
