@@ -391,7 +391,7 @@ def test_a_capture_that_fails_in_time_is_said_like_an_inline_one(
         raise SessionError("the store is locked by another process: x")
 
     with pytest.raises(SessionError, match="the store is locked"):
-        capture.detached(boom, held)
+        capture.detached(boom, held, budget=10)  # in time, however loaded the machine
     assert capture.running(str(store(root))) == []
 
 
