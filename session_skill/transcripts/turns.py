@@ -20,7 +20,8 @@ session ended on it — a thanks or "that fixed it" is no request), or when that
 it back — asks the user something before its work changed any file (after changes, what it
 asks — "Want me to commit?" — is the loose end, not the request), or asks them to try it —
 or when the request reported a failure: the user's last words are that it fails, and no one
-has seen a fix work since, whatever the reply claims. The sweep's own command (`/session …`,
+has seen a fix work since, whatever the reply claims (a short report, "still broken", is
+shown after the request it reports on). The sweep's own command (`/session …`,
 `$session …`) is not a request, and the turn it starts is not the user's work.
 """
 
@@ -180,6 +181,7 @@ class Turns:
         self._pending_command: UserText | None = None
         # text, ts, seq, line, and the question a short reply answers (or how to find it)
         self._request: tuple[str, str | None, int, int, Asked] | None = None
+        self._before: str | None = None  # the request the last one followed
         self._ended_on: str | None = None  # "text" | "tool" | None since the request
         self._closing: str | None = None  # the reply's last text, when nothing came after it
         self._interrupted = False
@@ -348,9 +350,11 @@ class Turns:
                 why = "the transcript ends before any reply to it"
         else:
             return None
-        question = asked() if callable(asked) else asked
+        lead = asked() if callable(asked) else asked
+        if lead is None and why.startswith("it reported") and len(said.split(None, 6)) <= 6:
+            lead = self._before  # "still broken" says little alone: of the request before it
         # "yes" says little alone: the question it answers leads
-        raw = f"{question} — {said}"[: 4 * _REQUEST_CHARS] if question else said
+        raw = f"{lead} — {said}"[: 4 * _REQUEST_CHARS] if lead else said
         return Unfinished(clip(redact(raw), 300), why, ts, seq, line or None)
 
     def _start(
@@ -363,6 +367,7 @@ class Turns:
         writes: int = 0,
     ) -> None:
         # Redacted and clipped only if it is reported: most requests are finished.
+        self._before = self._request[0] if self._request is not None else None
         self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line, asked)
         self._ended_on = None
         self._closing = None

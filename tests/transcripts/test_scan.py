@@ -373,7 +373,8 @@ def test_the_users_last_words_with_no_reply_are_the_work_in_hand(
     facts = run(tmp_path, [user("Fix the login redirect"), *_edit("t1", "login.py"),
                            say("Fixed: the redirect keeps next= now."), user(last)])  # fmt: skip
     found = [(c.rule, c.text, c.why) for c in facts.candidates]
-    assert found == ([] if why is None else [("unfinished", last, f"the last request; {why}")])
+    said = f"Fix the login redirect — {last}" if why == _STILL_WRONG else last
+    assert found == ([] if why is None else [("unfinished", said, f"the last request; {why}")])
 
 
 @pytest.mark.parametrize(
@@ -1470,7 +1471,9 @@ def test_a_user_saying_something_still_fails_leaves_it_open(tmp_path: Path) -> N
         tmp_path,
         [user("Fix the login"), say("Fixed."), user("It is still failing"), say("Patched again.")],
     )
-    assert facts.unfinished is not None and facts.unfinished.text == "It is still failing"
+    # A short report says little alone: the request it reports on leads it.
+    assert facts.unfinished is not None
+    assert facts.unfinished.text == "Fix the login — It is still failing"
 
 
 def test_a_yes_to_fixing_something_broken_is_no_failure_report(tmp_path: Path) -> None:
