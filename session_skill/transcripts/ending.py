@@ -53,6 +53,7 @@ _NOT_YET = Lazy(
 # Said of nothing: "there are no uncommitted changes", "nothing is pending", "no tasks are
 # pending" — the marker a word or two after a negation.
 _NEGATED = Lazy(r"\b(?:no|nothing|none|zero|without)(?:\s+[\w'-]+){0,2}\s+$", re.IGNORECASE)
+_EXCEPT = Lazy(r"\b(?:besides|except|other\s+than|apart\s+from|but|save\s+for)\b", re.IGNORECASE)
 
 
 def _still_so(sentence: str) -> bool:
@@ -61,6 +62,8 @@ def _still_so(sentence: str) -> bool:
     for found in _NOT_YET.finditer(sentence):
         if not _NEGATED.search(sentence[max(0, found.start() - 40) : found.start()]):
             return True
+        if _EXCEPT.search(sentence[found.end() :]):
+            return True  # "no uncommitted changes besides login.py": login.py is
     return False
 
 

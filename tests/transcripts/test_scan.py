@@ -397,6 +397,8 @@ def test_what_the_assistant_needs_from_the_user_is_open(tmp_path: Path, lead: st
         ("No tasks are pending.", False),
         ("Committed and pushed, no untracked files left.", False),
         ("There are uncommitted changes in src/app.py.", True),
+        ("There are no uncommitted changes besides src/app.py.", True),  # src/app.py is
+        ("Nothing is pending except the release notes.", True),
         ("Three tasks are pending.", True),
         ("The two new files are still untracked.", True),
     ],
