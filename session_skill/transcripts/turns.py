@@ -331,7 +331,7 @@ class Turns:
 
             if _FAILING.search(said[:2000]):  # the user's words, not the question they answer
                 why = "it reported something still wrong; no one has seen the fix work since"
-            elif asks(closing) and writes <= self._writes_at:
+            elif asks(closing) and writes <= self._writes_at and not _asks_to_know(said):
                 # Asked before anything was changed: the work waits on the answer. After
                 # changes, what it asks (commit? also update the docs?) is the loose end.
                 why = "the reply ends by asking the user"
@@ -433,6 +433,22 @@ def could_be_goal(text: str) -> bool:
     if words < 12 and _ANSWER_START.match(text):
         return False  # "ok sounds good, go ahead": a reply, not the work's name
     return not mostly_pasted(text)
+
+
+# A question that asks to be told something ("why does the login test fail?", "should we
+# cache it?"), not to have something done ("can you add a retry?").
+_TO_KNOW = Lazy(
+    r"""^\W*(?:(?:ok(?:ay)?|so|hmm+|and|but|also|hey|wait)[,.!\s]+)*
+      (?:why|what|what's|whats|how|where|which|who|when|is|are|was|were|does|do|did|should
+      |would\s+(?:it|this|that)|could\s+(?:it|this|that))\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _asks_to_know(said: str) -> bool:
+    """A question the reply answers in words, whatever it offers after ("Want me to fix
+    it?"): its request is not left waiting on the offer."""
+    return said.rstrip().endswith("?") and len(said) <= 600 and _TO_KNOW.match(said) is not None
 
 
 # Claude Code's marker for an image pasted into the prompt.

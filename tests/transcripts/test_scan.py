@@ -421,6 +421,27 @@ def test_an_offer_that_leads_a_list_carries_its_items(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("request_", "open_"),
+    [
+        ("why does the login test fail?", False),
+        ("what's the best way to cache the parsed config?", False),
+        ("should we cache the parsed config?", False),
+        ("can you add a retry to the uploader?", True),  # work asked for, waiting on the answer
+        ("add a retry to the uploader", True),
+    ],
+)
+def test_a_question_answered_in_words_is_not_left_waiting_on_the_offer_after(
+    tmp_path: Path, request_: str, open_: bool
+) -> None:
+    """A question ("Why does it fail?") answered with the cause and "Want me to fix it?":
+    the offer is open, the question answered. Work asked for and met with a question is
+    still to do."""
+    reply = "The fixture is shared between tests, so the session leaks. Want me to fix it?"
+    facts = run(tmp_path, [user(request_), say(reply)])
+    assert [c.rule for c in facts.candidates] == (["unfinished"] if open_ else []) + ["final-ask"]
+
+
 SIGN_OFFS = [
     "Let me know if anything else comes up!",
     "Let me know if you'd like any changes.",
