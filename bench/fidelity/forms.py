@@ -97,6 +97,12 @@ def _last_words(text: str) -> list[dict[str, Any]]:
     ]
 
 
+def _answered(question: str) -> list[dict[str, Any]]:
+    """A question answered in words, an offer after: the offer is open, the question not."""
+    cause = "The fixture is shared between tests, so the session leaks. Want me to fix it?"
+    return [*_user(question), *_say(cause)]
+
+
 def _ticked(closing: str) -> list[dict[str, Any]]:
     """A todo list whose last item is left in progress; the closing text reports on it."""
     export, test = "Add the CSV export endpoint", "Write a test for the CSV export"
@@ -174,6 +180,11 @@ _NOT_DEFERRALS = [
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails"]
 _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good"]
+_QUESTIONS = [
+    "why does the login test fail?",
+    "what's the best way to cache the parsed config?",
+    "should we cache the parsed config?",
+]
 _TICKED = [
     ("Done: added the CSV export endpoint and wrote a test for the CSV export.", False),
     ("Added the CSV export endpoint. The test for the CSV export is not written yet.", True),
@@ -198,6 +209,8 @@ GROUPS: list[Group] = [
     ("last words: it still fails", "found", _last_words, [(t, True) for t in _FAILING]),
     ("last words: thanks", "quiet", _last_words, [(t, False) for t in _THANKS]),
     ("a todo left in progress, the closing text on it", "right", _ticked, _TICKED),
+    ("a question answered, an offer after it", "right", _answered,
+     [(t, False) for t in _QUESTIONS]),
 ]  # fmt: skip
 
 
@@ -215,6 +228,8 @@ def run() -> list[dict[str, Any]]:
                 facts = analyze(path)
                 if build is _ticked:
                     found = bool(facts.pending_tasks)
+                elif build is _answered:
+                    found = any(c.rule == "unfinished" for c in facts.candidates)
                 elif build is _closing and listed:
                     # the sentence's own item, not only the request it closes
                     found = any(c.rule != "unfinished" for c in facts.candidates)
