@@ -18,7 +18,8 @@ A request is unfinished when its turn did not end on the assistant's closing tex
 interrupted it, the transcript stops in the middle of the work, or before any reply: the
 session ended on it — a thanks or "that fixed it" is no request), or when that text hands
 it back — asks the user something before its work changed any file (after changes, what it
-asks — "Want me to commit?" — is the loose end, not the request), or asks them to try it —
+asks — "Want me to commit?" — is the loose end, not the request; so it is after a question
+the reply answered in words, "why does it fail?"), or asks them to try it —
 or when the request reported a failure: the user's last words are that it fails, and no one
 has seen a fix work since, whatever the reply claims (a short report, "still broken", is
 shown after the request it reports on). The sweep's own command (`/session …`,
