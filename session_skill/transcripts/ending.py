@@ -277,11 +277,8 @@ def caveats(
 def hands_back(text: str) -> bool:
     """Does the closing text give the work back to the user (to try, check, decide)?"""
     tail = text[-_SCAN_CHARS:]
-    for found in _HANDBACK.finditer(tail):
-        # "Let me know if anything else comes up" closes finished work: it hands nothing back.
-        at, end = found.start(), found.end()
-        start = max(tail.rfind(". ", 0, at), tail.rfind("\n", 0, at)) + 1
-        stops = [i for i in (tail.find(". ", end), tail.find("\n", end)) if i >= 0]
-        if not sign_off(tail[start : min(stops, default=len(tail))]):
-            return True
-    return False
+    if _HANDBACK.search(tail) is None:
+        return False
+    # Sentence by sentence (split as `asks` just split them): "Let me know if anything else
+    # comes up" closes finished work, it hands nothing back.
+    return any(_HANDBACK.search(s) and not sign_off(s) for s, _ in _units(tail))
