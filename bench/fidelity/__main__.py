@@ -28,7 +28,14 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench.fidelity import keys as keymod  # noqa: E402
-from bench.fidelity.score import Candidate, Found, SessionScore, Totals, score  # noqa: E402
+from bench.fidelity.score import (  # noqa: E402
+    Candidate,
+    Found,
+    SessionScore,
+    Totals,
+    intervals,
+    score,
+)
 from bench.fidelity.split import split_of  # noqa: E402
 
 
@@ -70,6 +77,12 @@ def _pct(pair: object) -> str:
     return f"{pair[0]}/{pair[1]} {pair[0] / pair[1]:.0%}"
 
 
+def _span(pair: object) -> str:
+    if not isinstance(pair, (list, tuple)):
+        return "n/a"
+    return f"{pair[0]:.0%}–{pair[1]:.0%}"
+
+
 def _rate(value: object) -> str:
     return "n/a" if value is None else f"{float(value):.0%}"  # type: ignore[arg-type]
 
@@ -104,6 +117,14 @@ def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
         "  precision by type       " + ", ".join(f"{k} {_rate(v)}" for k, v in kinds.items()),
         "  as the docs' tables     " + table_cells(t),
     ]
+    if "intervals_95" in t:
+        spans = t["intervals_95"]
+        lines.append(
+            "  95% interval            "
+            + ", ".join(f"{key} {_span(spans[key])}" for key in spans)
+            + "   (its sessions resampled: how far these rates could move on another "
+            "draw of as many sessions)"
+        )
     if rules:  # the tool's own rules: for tuning, so shown for the train split only
         if "reach" in t:
             r = t["reach"]
@@ -209,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             if s.split == name:
                 totals.add(s)
         result[name] = totals.as_dict()
+        result[name]["intervals_95"] = intervals([s for s in scores if s.split == name])
         if name == "train":
             result[name]["reach"] = reach([k for k in all_keys if splits[k.repo] == name])
         out += render_totals(f"{name} split", result[name], name == "train") + [""]

@@ -250,3 +250,36 @@ class Totals:
             "counts_by_type": dict(sorted(self.by_type.items())),
             "open_by_age": {a: self.by_age[a] for a in AGES if a in self.by_age},
         }
+
+
+# How sure a split's rates are: its sessions resampled with replacement (items of one session
+# go together — they are not independent draws), the middle 95% of the rates so obtained.
+RESAMPLES = 2000
+_SEED = 19  # fixed: the same scores print the same interval
+
+
+def intervals(scores: list[SessionScore]) -> dict[str, tuple[float, float] | None]:
+    """The 95% interval of each headline rate over `scores`' sessions resampled (a
+    percentile bootstrap by session); None for a rate with nothing to count."""
+    import random
+
+    rates: dict[str, list[float]] = {n: [] for n in ("tasks", "questions", "precision", "goal")}
+    if not scores:
+        return dict.fromkeys(rates)
+    rng = random.Random(_SEED)
+    for _ in range(RESAMPLES):
+        pick = [scores[rng.randrange(len(scores))] for _ in scores]
+        for name, (hit, n) in {
+            "tasks": (sum(s.tasks_found for s in pick), sum(s.tasks for s in pick)),
+            "questions": (sum(s.questions_found for s in pick), sum(s.questions for s in pick)),
+            "precision": (sum(s.candidates_right for s in pick), sum(s.candidates for s in pick)),
+            "goal": (sum(s.goal_right for s in pick), len(pick)),
+        }.items():
+            if n:
+                rates[name].append(hit / n)
+    out: dict[str, tuple[float, float] | None] = {}
+    for name, got in rates.items():
+        got.sort()
+        # A draw with nothing to count has no rate: the interval is over the others.
+        out[name] = (got[int(0.025 * len(got))], got[int(0.975 * len(got)) - 1]) if got else None
+    return out

@@ -12,7 +12,18 @@ import pytest
 
 from bench.fidelity import keys as keymod
 from bench.fidelity.keys import Item, Key
-from bench.fidelity.score import AGES, Candidate, Found, Totals, age, score, shows, text_matches
+from bench.fidelity.score import (
+    AGES,
+    Candidate,
+    Found,
+    SessionScore,
+    Totals,
+    age,
+    intervals,
+    score,
+    shows,
+    text_matches,
+)
 from bench.fidelity.split import split
 
 REPO = Path(__file__).resolve().parents[2]
@@ -176,6 +187,26 @@ def test_score_counts_what_where_it_stopped_shows_and_when_items_were_said() -> 
 
 
 @needs_corpus
+def test_the_interval_resamples_sessions_not_items() -> None:
+    def session(found: int, tasks: int, goal: bool) -> SessionScore:
+        s = SessionScore("f", "test", tasks=tasks, tasks_found=found, goal_right=goal)
+        s.candidates, s.candidates_right = 2, 1
+        return s
+
+    # Sessions all alike: every draw gives the same rates, so the interval is one point.
+    same = intervals([session(1, 2, True)] * 5)
+    assert same["tasks"] == (0.5, 0.5) and same["precision"] == (0.5, 0.5)
+    assert same["goal"] == (1.0, 1.0) and same["questions"] is None  # nothing to count
+    # One session holds every task: its ten move together (a draw without it counts no
+    # rate), where ten independent items found would still leave room either way.
+    lumpy = [session(10, 10, True), *(session(0, 0, i % 2 == 0) for i in range(9))]
+    assert intervals(lumpy)["tasks"] == (1.0, 1.0)
+    mixed = [session(4, 4, True), session(0, 4, False), session(2, 4, True)]
+    low, high = intervals(mixed)["tasks"] or (0.0, 0.0)
+    assert low < 0.5 < high and (low, high) == intervals(list(mixed))["tasks"]  # fixed seed
+    assert intervals([]) == dict.fromkeys(("tasks", "questions", "precision", "goal"))
+
+
 def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
     out = tmp_path / "f.json"
     r = subprocess.run(
@@ -198,6 +229,11 @@ def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
         assert reach[what][1] == train[what][1] and reach[what][0] >= train[what][0]
     assert reach["candidates"][1] > train["candidates"][1]  # old caveats and lists kept
     assert "reach" not in numbers["test"] and r.stdout.count("reach, nothing let go") == 1
+    # How far each split's rates could move on another draw of sessions, both splits.
+    for name in ("train", "test"):
+        low, high = numbers[name]["intervals_95"]["tasks"]
+        assert low <= numbers[name]["open_tasks_recall"] <= high
+    assert r.stdout.count("  95% interval  ") == 2
     # The README and docs/fidelity.md give the numbers as measured, both splits.
     from bench.fidelity.__main__ import _pct, table_cells
 
