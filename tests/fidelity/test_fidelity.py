@@ -251,6 +251,18 @@ def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
     assert f"the test split {shown}" in " ".join(
         (REPO / "docs" / "fidelity.md").read_text(encoding="utf-8").split()
     )
+    # …and the test split's intervals as measured.
+    from bench.fidelity.__main__ import _span
+
+    spans = {k: _span(v) for k, v in numbers["test"]["intervals_95"].items()}
+    assert f"test open tasks {spans['tasks']}" in " ".join(
+        (REPO / "README.md").read_text(encoding="utf-8").split()
+    )
+    said = (
+        f"tasks {spans['tasks']}, questions {spans['questions']}, precision "
+        f"{spans['precision']}, Goal {spans['goal']}"
+    )
+    assert said in " ".join((REPO / "docs" / "fidelity.md").read_text(encoding="utf-8").split())
     held_out = CORPUS / "claude" / "eagerminds-1.jsonl"
     listed = subprocess.run(
         [sys.executable, "-m", "bench.fidelity", "--list", str(held_out)],
