@@ -103,6 +103,16 @@ def _answered(question: str) -> list[dict[str, Any]]:
     return [*_user(question), *_say(cause)]
 
 
+def _told(request: str) -> list[dict[str, Any]]:
+    """A request, met with a reply that changes nothing and ends on an offer: a review or an
+    explanation asked for is given, work asked for still waits on the answer."""
+    review = (
+        "Two things stand out: the retry loop never backs off, and the timeout is read "
+        "twice. Want me to fix them?"
+    )
+    return [*_user(request), *_say(review)]
+
+
 def _ticked(closing: str) -> list[dict[str, Any]]:
     """A todo list whose last item is left in progress; the closing text reports on it."""
     export, test = "Add the CSV export endpoint", "Write a test for the CSV export"
@@ -185,6 +195,18 @@ _QUESTIONS = [
     "what's the best way to cache the parsed config?",
     "should we cache the parsed config?",
 ]
+# (request, still waiting when the reply only asks?): asked to be told, the reply is the work.
+_TOLD = [
+    ("Review the diff on this branch.", False),
+    ("can you check whether the upload client is safe to retry", False),
+    ("Explain how the upload client handles timeouts.", False),
+    ("take a look at the upload client and tell me what you think", False),
+    ("don't make any changes yet, just walk me through the retry logic", False),
+    ("Add a retry to the upload client.", True),
+    ("Review the upload client and fix what you find.", True),
+    ("look at the failing upload test and fix it", True),
+    ("Don't change the API, just add a retry flag to the upload client.", True),
+]
 _TICKED = [
     ("Done: added the CSV export endpoint and wrote a test for the CSV export.", False),
     ("Added the CSV export endpoint. The test for the CSV export is not written yet.", True),
@@ -211,6 +233,7 @@ GROUPS: list[Group] = [
     ("a todo left in progress, the closing text on it", "right", _ticked, _TICKED),
     ("a question answered, an offer after it", "right", _answered,
      [(t, False) for t in _QUESTIONS]),
+    ("a review given, an offer after it; work asked", "right", _told, _TOLD),
 ]  # fmt: skip
 
 
@@ -228,7 +251,7 @@ def run() -> list[dict[str, Any]]:
                 facts = analyze(path)
                 if build is _ticked:
                     found = bool(facts.pending_tasks)
-                elif build is _answered:
+                elif build is _answered or build is _told:
                     found = any(c.rule == "unfinished" for c in facts.candidates)
                 elif build is _closing and listed:
                     # the sentence's own item, not only the request it closes

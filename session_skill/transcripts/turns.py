@@ -18,8 +18,10 @@ A request is unfinished when its turn did not end on the assistant's closing tex
 interrupted it, the transcript stops in the middle of the work, or before any reply: the
 session ended on it — a thanks or "that fixed it" is no request), or when that text hands
 it back — asks the user something before its work changed any file (after changes, what it
-asks — "Want me to commit?" — is the loose end, not the request; so it is after a question
-the reply answered in words, "why does it fail?"), or asks them to try it —
+asks — "Want me to commit?" — is the loose end, not the request; so it is after a request
+the reply answered in words: a question, "why does it fail?", a review or an explanation
+asked for with no change, "review the diff", or "don't make any changes yet"), or asks them
+to try it —
 or when the request reported a failure: the user's last words are that it fails, and no one
 has seen a fix work since, whatever the reply claims (a short report, "still broken", is
 shown after the request it reports on). The sweep's own command (`/session …`,
@@ -446,9 +448,43 @@ _TO_KNOW = Lazy(
 )
 
 
+# A request to be told, shown or given a review ("review the diff", "check whether the
+# migration is safe", "explain how the cache is invalidated") — when it asks for no change.
+_TO_TELL = Lazy(
+    r"""^\W*(?:(?:ok(?:ay)?|so|hmm+|and|but|also|hey|wait|now|please|pls)[,.!\s]+)*
+      (?:(?:can|could|would)\s+you\s+(?:please\s+)?|please\s+|let'?s\s+(?:just\s+)?)?
+      (?:check\s+(?:if|whether|what|why|how)|explain|review|summari[sz]e|analy[sz]e
+      |investigate|compare|assess|evaluate|tell\s+me|show\s+me|walk\s+me\s+through
+      |look\s+(?:at|into)|take\s+a\s+look|think\s+(?:about|through)|brainstorm|explore
+      |discuss|figure\s+out\s+(?:why|what|how|whether|if)|find\s+out|diagnose)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_TO_CHANGE = Lazy(
+    r"""\b(?:fix|add|implement|change|update|remove|delete|rename|build|make|create|write
+      |refactor|move|commit|push|deploy|install|apply|merge|wire|replace|set\s+up|upgrade
+      |bump|clean\s+up)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# …or one that says to change nothing: "don't make any changes yet, just explain".
+_HANDS_OFF = Lazy(
+    r"""\b(?:don'?t|do\s+not)\s+(?:make|making)\s+(?:any\s+)?changes\b
+      | \b(?:don'?t|do\s+not)\s+(?:change|touch|edit|modify|implement|code)\s+(?:anything|yet)\b
+      | \bwithout\s+(?:making\s+)?(?:any\s+)?changes\b
+      | \bjust\s+(?:analy[sz]e|think|brainstorm|discuss|explore|explain)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
 def _asks_to_know(said: str) -> bool:
-    """A question the reply answers in words, whatever it offers after ("Want me to fix
-    it?"): its request is not left waiting on the offer."""
+    """A request the reply answers in words, whatever it offers after ("Want me to fix
+    it?"): a question ("why does it fail?"), a request to be told or given a review that
+    asks for no change ("review the diff", "check whether it is safe"), or one that says to
+    change nothing. Its work is the reply: it is not left waiting on the offer."""
+    head = said[:600]
+    if _HANDS_OFF.search(head):
+        return True
+    if _TO_TELL.match(head):
+        return _TO_CHANGE.search(said[:2000]) is None
     return said.rstrip().endswith("?") and len(said) <= 600 and _TO_KNOW.match(said) is not None
 
 

@@ -429,14 +429,25 @@ def test_an_offer_that_leads_a_list_carries_its_items(tmp_path: Path) -> None:
         ("should we cache the parsed config?", False),
         ("can you add a retry to the uploader?", True),  # work asked for, waiting on the answer
         ("add a retry to the uploader", True),
+        # A review or an explanation asked for, with no change: the reply is the work.
+        ("Review the diff on this branch.", False),
+        ("can you check whether the uploader is safe to retry", False),
+        ("ok, explain how the uploader handles timeouts", False),
+        ("take a look at the uploader and tell me what you think", False),
+        ("don't make any changes yet, just walk me through the retry logic", False),
+        ("hmm no tension yet..dont make any changes..lets just analyze", False),
+        # …unless it asks for a change too, or only spares something from it.
+        ("Review the uploader and fix what you find.", True),
+        ("look at the failing upload test and fix it", True),
+        ("Don't change the API, just add a retry flag to the uploader.", True),
     ],
 )
 def test_a_question_answered_in_words_is_not_left_waiting_on_the_offer_after(
     tmp_path: Path, request_: str, open_: bool
 ) -> None:
     """A question ("Why does it fail?") answered with the cause and "Want me to fix it?":
-    the offer is open, the question answered. Work asked for and met with a question is
-    still to do."""
+    the offer is open, the question answered — so is a review asked for ("review the diff").
+    Work asked for and met with a question is still to do."""
     reply = "The fixture is shared between tests, so the session leaks. Want me to fix it?"
     facts = run(tmp_path, [user(request_), say(reply)])
     assert [c.rule for c in facts.candidates] == (["unfinished"] if open_ else []) + ["final-ask"]
