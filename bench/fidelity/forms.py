@@ -4,8 +4,9 @@ The corpus shows how 39 sessions put things; a user's next session puts them its
 Each case here is a short Claude Code session built around one sentence written from how
 people and agents ordinarily say it — "Next steps:", "isn't implemented yet", "let's park
 the pagination idea", "still broken" as the last words, "There are no uncommitted changes",
-a todo list's last item left in progress when the closing text says it is done — and says
-whether the sweep should list something. None is taken from the corpus.
+a todo list's last item left in progress when the closing text says it is done, a first
+message that only gets to know the project — and says whether the sweep should list
+something (or take it for the Goal). None is taken from the corpus.
 
 It is a check of coverage, not of generalisation: the forms were written by whoever changes
 extraction, and fixing what it finds is tuning on it. What it is for: a rule that fails an
@@ -113,6 +114,14 @@ def _told(request: str) -> list[dict[str, Any]]:
     return [*_user(request), *_say(review)]
 
 
+_WORK = "Add retry with backoff to the uploader"
+
+
+def _opened(first: str) -> list[dict[str, Any]]:
+    """A first message, answered; then the work is asked for and done."""
+    return [*_user(first), *_say("Sure."), *_user(_WORK), *_edit("upload.py"), *_say("Added.")]
+
+
 def _ticked(closing: str) -> list[dict[str, Any]]:
     """A todo list whose last item is left in progress; the closing text reports on it."""
     export, test = "Add the CSV export endpoint", "Write a test for the CSV export"
@@ -207,6 +216,23 @@ _TOLD = [
     ("look at the failing upload test and fix it", True),
     ("Don't change the API, just add a retry flag to the upload client.", True),
 ]
+# (first message, does it name the session's work?)
+_OPENERS = [
+    ("read CLAUDE.md and get familiar with the codebase", False),
+    ("explore the codebase and understand the architecture first", False),
+    ("look around the repo and tell me what it does", False),
+    ("what's the current state of the project?", False),
+    ("summarize what we did last time", False),
+    ("where did we leave off?", False),
+    ("good morning! ready to work?", False),
+    ("check git status please", False),
+    ("pull the latest main please", False),
+    ("create a new branch called feature/retry-backoff", False),
+    ("install the dependencies first", False),
+    ("run the tests and see what fails", True),
+    ("review the uploader for race conditions", True),
+    ("read the error log and fix the crash on upload", True),
+]
 _TICKED = [
     ("Done: added the CSV export endpoint and wrote a test for the CSV export.", False),
     ("Added the CSV export endpoint. The test for the CSV export is not written yet.", True),
@@ -234,6 +260,7 @@ GROUPS: list[Group] = [
     ("a question answered, an offer after it", "right", _answered,
      [(t, False) for t in _QUESTIONS]),
     ("a review given, an offer after it; work asked", "right", _told, _TOLD),
+    ("the Goal: an opener naming no work, or work", "right", _opened, _OPENERS),
 ]  # fmt: skip
 
 
@@ -249,7 +276,9 @@ def run() -> list[dict[str, Any]]:
             for text, listed in cases:
                 path.write_text("".join(json.dumps(r) + "\n" for r in build(text)), "utf-8")
                 facts = analyze(path)
-                if build is _ticked:
+                if build is _opened:
+                    found = facts.goal != _WORK  # the first message named the session
+                elif build is _ticked:
                     found = bool(facts.pending_tasks)
                 elif build is _answered or build is _told:
                     found = any(c.rule == "unfinished" for c in facts.candidates)

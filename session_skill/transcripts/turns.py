@@ -4,7 +4,9 @@ The goal names the work, read the way a person would: the plan the session follo
 title); a session opened with a slash command asks for the command's arguments, or for what
 the command does when it has none or only a name ("PR 90"); else the first substantive
 request — not an opener that only orients ("where did we leave off", "continue"), a chore
-that only brings the branch up to date, a one-line reply ("ok go ahead"), a pasted error or
+that only brings the branch up to date, a message no word of which names work ("read
+CLAUDE.md and get familiar with the codebase", "good morning!", "create a new branch for
+this", "install the dependencies first"), a one-line reply ("ok go ahead"), a pasted error or
 log, Claude Code's "Implement the following plan:" wrapper, or an IDE's or a skill's tags
 around the words. (A first question the session answered in prose without changing anything
 still counts: taking the first request it wrote for instead measured no better on the
@@ -429,13 +431,46 @@ def could_be_goal(text: str) -> bool:
         # "[Image #1] fix this", "Here's the error: ```…```": the words the user typed
         bare = _IMAGE.sub(" ", _FENCE.sub(" ", text))
     words = len(bare.split())
-    if words < 4 or _ORIENT.match(text):
+    if words < 4 or _ORIENT.match(text) or _names_no_work(bare):
         return False
     if words <= _CHORE_WORDS and _CHORE.match(text):
         return False  # "update from our parent branch": the chore before the work
     if words < 12 and _ANSWER_START.match(text):
         return False  # "ok sounds good, go ahead": a reply, not the work's name
     return not mostly_pasted(text)
+
+
+# The words of a message that names no work: getting to know the project ("read CLAUDE.md
+# and get familiar with the codebase", "what's the current state of the project?"), small
+# talk ("good morning! ready to work?"), a branch or a setup chore ("create a new branch for
+# this", "install the dependencies first", "start the dev server"). A path or a branch name
+# ("src/api.py", "feature/rate-limit") is only where.
+_NO_WORK = frozenset(
+    """read reading look looking around explore exploring study scan skim browse go check
+    familiar familiarize familiarise yourself understand understanding learn overview
+    architecture structure layout codebase code repo repository project docs doc
+    documentation readme handoff handover notes context current state status progress
+    summary summarize summarise recap tell show session time today yesterday left off
+    continue continuing resume pick back start started begin ready work working task tasks
+    give going what's where's how's hey hello morning afternoon evening good doing thanks
+    thank git checkout switch branch branches feature create called named pull fetch rebase sync
+    install dependencies deps packages requirements npm pnpm yarn pip bun dev server run
+    running setup set env environment virtualenv venv main master develop origin upstream
+    latest""".split()
+)
+_WORD = Lazy(r"[\w'’./-]+")
+
+
+def _names_no_work(text: str) -> bool:
+    """Is every word of `text` one of getting to know the project, small talk or a branch
+    or setup chore (`_NO_WORK`), or a stopword?"""
+    for found in _WORD.finditer(text[:400].lower()):
+        word = found.group().strip(".'’-").replace("’", "'")
+        if len(word) <= 2 or "/" in word or "." in word:
+            continue
+        if word not in _NO_WORK and word not in STOPWORDS:
+            return False
+    return len(text) <= 400
 
 
 # A question that asks to be told something ("why does the login test fail?", "should we

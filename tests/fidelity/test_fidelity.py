@@ -281,7 +281,8 @@ def test_the_reach_lets_nothing_go_and_puts_the_settings_back() -> None:
 
 
 def test_the_ordinary_forms_count_what_the_sweep_misreads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A sweep that lists nothing fails every case that should be listed, and no other."""
+    """A sweep that lists nothing (and never takes the first message for the Goal) fails
+    every case that should be listed, and no other."""
     from bench.fidelity import forms
     from session_skill.transcripts import scan
 
@@ -292,6 +293,7 @@ def test_the_ordinary_forms_count_what_the_sweep_misreads(monkeypatch: pytest.Mo
 
 
 def _emptied(facts: object) -> object:
+    from bench.fidelity.forms import _WORK
     from session_skill.records import replace
 
-    return replace(facts, candidates=[], pending_tasks=[])  # type: ignore[type-var]
+    return replace(facts, candidates=[], pending_tasks=[], goal=_WORK)  # type: ignore[type-var]

@@ -549,12 +549,15 @@ def test_a_dump_waiting_beside_the_capture_is_named_not_hidden(
     assert meta(store(root) / "retry-work.md")["consumed"] == "false"
 
 
+@pytest.mark.parametrize("said", ["hello", "read CLAUDE.md and get familiar with the codebase"])
 def test_a_greeting_answered_is_no_handover_and_the_waiting_dump_is_restored(
-    root: Path, tmp_path: Path, cli: RunCli
+    root: Path, tmp_path: Path, cli: RunCli, said: str
 ) -> None:
+    """A greeting, or getting to know the project, answered: nothing to hand over, and the
+    dump waiting for the next session stays LATEST."""
     body = "## Goal\nRetry the uploads.\n\n## Next step\nAdd jitter.\n"
     assert cli("dump", "retry-work", "--file", "-", input=body).code == 0
-    hello = _write(tmp_path / "hello.jsonl", root, [_user("hello"), _say("Noted.", 2)])
+    hello = _write(tmp_path / "hello.jsonl", root, [_user(said), _say("Noted.", 2)])
     assert end(root, hello) == ""
     assert latest(root) == "retry-work" and len(new_docs(root)) == 1
     assert "Retry the uploads." in _context(start(root))

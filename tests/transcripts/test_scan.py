@@ -1486,6 +1486,45 @@ def test_bringing_the_branch_up_to_date_is_not_the_goal(tmp_path: Path, chore: s
 
 
 @pytest.mark.parametrize(
+    "opener",
+    [
+        "read CLAUDE.md and get familiar with the codebase",
+        "explore the codebase and understand the architecture first",
+        "look around the repo and tell me what it does",
+        "what's the current state of the project?",
+        "summarize what we did last time",
+        "good morning! ready to work?",
+        "I'm going to give you a task",
+        "check git status please",
+        "checkout the feature branch and pull",
+        "create a new branch called feature/retry-backoff",
+        "install the dependencies first",
+        "start the dev server",
+    ],
+)
+def test_an_opener_that_names_no_work_is_not_the_goal(tmp_path: Path, opener: str) -> None:
+    """Getting to know the project, small talk, a branch or setup chore: every word says
+    nothing of the work, so the request after it names the session."""
+    work = "Add retry with backoff to the uploader"
+    records = [user(opener), say("Sure."), user(work), say("Added.")]
+    assert run(tmp_path, records).goal == work
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "read the error log and fix the crash on upload",
+        "run the tests and see what fails",
+        "review the codebase for SQL injection",
+        "create a new settings page for the uploader",
+    ],
+)
+def test_an_opener_that_names_work_is_the_goal(tmp_path: Path, request_: str) -> None:
+    records = [user(request_), say("Done."), user("Add retry with backoff"), say("Added.")]
+    assert run(tmp_path, records).goal == request_
+
+
+@pytest.mark.parametrize(
     "request_",
     [
         "merge main and then add retry with backoff to the uploader",
