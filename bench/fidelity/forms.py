@@ -163,6 +163,24 @@ _OPEN_CLOSINGS = [
     "If you'd like, I can also add a --dry-run flag.",
     "Added the flag. Should the default be on or off? For now it's off.",
 ]
+# A closing text's list under a lead: what is left, or what was done.
+_LEFT_LEADS = [
+    "Suggested next steps:", "Up next:", "What's next:", "Still needed:", "Left for later:",
+    "Ideas for later:", "Blocked:", "What I didn't do:", "Things to verify:", "Manual steps:",
+    "Before merging:", "Action items:", "For you to do:", "You'll need to:", "Nice to have:",
+    "Possible improvements:", "Recommendations:", "Limitations:",
+]  # fmt: skip
+_DONE_LEADS = [
+    "Changes:", "What I did:", "Summary:", "Files changed:", "Verified:", "Fixed:",
+    "Skipped (not worth the risk):", "Key decisions:", "Root cause:", "Commits:",
+]  # fmt: skip
+
+
+def _led(lead: str) -> str:
+    items = "- Backfill the audit_log table\n- Rotate the staging key"
+    return f"Fixed the crash; tests pass.\n\n**{lead}**\n{items}"
+
+
 _QUIET_CLOSINGS = [
     "Done: the parser handles nested quotes now, and all 42 tests pass.",
     "Fixed. The root cause was an off-by-one in the slice; the test covers it now.",
@@ -252,6 +270,10 @@ GROUPS: list[Group] = [
     ("…the same, with Codex's typographic ’", "found", _closing,
      [(t, True) for t in _curly(_OPEN_CLOSINGS)]),
     ("closing texts leaving nothing", "quiet", _closing, [(t, False) for t in _QUIET_CLOSINGS]),
+    ("closing lists under a lead of what is left", "found", _closing,
+     [(_led(t), True) for t in _LEFT_LEADS]),
+    ("closing lists under a lead of what was done", "quiet", _closing,
+     [(_led(t), False) for t in _DONE_LEADS]),
     ("the user's deferrals", "found", _deferred, [(t, True) for t in _DEFERRALS]),
     ("requests that defer nothing", "quiet", _deferred, [(t, False) for t in _NOT_DEFERRALS]),
     ("last words: it still fails", "found", _last_words, [(t, True) for t in _FAILING]),

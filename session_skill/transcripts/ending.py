@@ -137,6 +137,23 @@ _OPEN_LEAD = Lazy(
       |(?:need|want)\s+from\s+you|questions?\s+for\s+you|for\s+you\s+to\s+(?:confirm|decide|check))""",
     re.IGNORECASE | re.VERBOSE,
 )
+# …and, in the text that closes the session, what is left said the other ordinary ways:
+# "Suggested next steps:", "Up next:", "Still needed:", "Left for later:", "Blocked:", "What
+# I didn't do:", "Things to verify:", "Manual steps:", "Before merging:", "Action items:",
+# "You'll need to:", "Nice to have:", "Possible improvements:", "Recommendations:". Earlier
+# in a session such a list is what the user answers next ("Practical next step: rerun …").
+_LEFT_LEAD = Lazy(
+    r"""\bnext\s+steps?\b|\bup\s+next\b|\bwhat(?:'s|\s+is|\s+comes)\s+next\b|\bto\s+do\s+next\b
+      |^next$|^later$|\bstill\s+(?:todo|to-do|needed|required)\b|\bfor\s+later\b|^blocked\b
+      |\bnot\s+included\b|\b(?:didn't|did\s+not|couldn't|could\s+not)\s+(?:do|get\s+to|finish
+      |complete|address|cover|verify|test|run)\b|\bthings?\s+to\s+(?:verify|check|watch|test)\b|\bmanual(?:ly)?\s+(?:steps?|verification|testing|checks?|tests?)\b
+      |\bbefore\s+(?:merging|merge|releasing|release|deploying|shipping)\b|\baction\s+items\b
+      |\bfor\s+you\s+to\s+(?:do|run|try|test|review|verify)\b
+      |\byou(?:'ll|\s+will)?\s+(?:still\s+)?need\s+to\b|\bnice\s+to\s+have\b
+      |\b(?:possible|potential|suggested|further)\s+(?:improvements|enhancements|changes)\b
+      |^(?:recommendations|suggestions|improvements|limitations)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
 _LIST_MAX = 8
 # A lead-in that is itself a caveat of what is still so ("Still failing:", "Not yet wired:"):
 # what it introduces is what is left.
@@ -168,8 +185,9 @@ _HEADING = Lazy(r"#{1,6}\s")  # not "#123 is still open"
 _HEADING_WORDS = 6
 
 
-def open_lists(text: str) -> list[tuple[str, str]]:
-    """(item, lead-in) for the list items under a line that introduces what is left."""
+def open_lists(text: str, ended: bool = False) -> list[tuple[str, str]]:
+    """(item, lead-in) for the list items under a line that introduces what is left; in
+    the text that closes the session (`ended`), also under the leads of `_LEFT_LEAD`."""
     head = text[:_SCAN_CHARS]
     if ":\n" not in head and ":**\n" not in head and ":*\n" not in head and "#" not in head:
         return []  # no lead-in line ending in a colon, no heading
@@ -184,7 +202,12 @@ def open_lists(text: str) -> list[tuple[str, str]]:
             continue
         if NEXT_LIST.match(line):
             continue  # NEXT_LIST headings are `prose.listed_items`' own
-        if not _OPEN_LEAD.search(bare) and not _STILL_SO_LEAD.search(bare):
+        said = bare.rstrip(":").strip("*_ ")
+        if not (
+            _OPEN_LEAD.search(bare)
+            or _STILL_SO_LEAD.search(bare)
+            or (ended and _LEFT_LEAD.search(said))
+        ):
             continue
         items, n = list_under(lines, n, _LIST_MAX)
         if _taken_up(lines, n):
@@ -218,7 +241,9 @@ def inline_lists(text: str) -> list[tuple[str, str]]:
         if m is None:
             continue
         lead, items = m.group(1).strip(" *_`"), m.group(2).strip()
-        if len(lead.split()) > 6 or not (NEXT_LIST.match(lead) or _OPEN_LEAD.search(lead)):
+        if len(lead.split()) > 6 or not (
+            NEXT_LIST.match(lead) or _OPEN_LEAD.search(lead) or _LEFT_LEAD.search(lead)
+        ):
             continue
         if len(items.split()) < 3 or _NOTHING_LEFT.match(items) or _DONE.search(items):
             continue  # "Next steps: none.", "Remaining: all done, pushed."

@@ -291,6 +291,10 @@ class Loose:
             for item, lead in inline_lists(text):
                 why = f"listed under “{lead}”{_at(ts)}"
                 self._add(loose_end(item, DEFERRED, why, ts, line, "open-list"))
+            # …and under the leads only the session's end reads ("Suggested next steps:").
+            for item, lead in open_lists(text, ended=True):
+                why = f"listed under “{lead}”{_at(ts)}"
+                self._add(loose_end(item, DEFERRED, why, ts, line, "open-list"))
         for sentence, kind in found:
             if kind == DIVERGING:
                 why = f"raised in the closing summary{_at(ts)}; not pursued"

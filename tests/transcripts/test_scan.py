@@ -352,6 +352,36 @@ def test_what_is_left_heads_an_open_list(tmp_path: Path, heading: str) -> None:
     assert [(c.rule, c.text) for c in facts.candidates] == [("open-list", item)]
 
 
+@pytest.mark.parametrize(
+    "heading",
+    ["**Suggested next steps:**", "Up next:", "### Left for later", "What I didn't do:",
+     "Things to verify:", "Before merging:", "You'll need to:", "Possible improvements:"],
+)  # fmt: skip
+def test_the_session_ends_on_a_list_of_what_is_left_under_an_ordinary_lead(
+    tmp_path: Path, heading: str
+) -> None:
+    """At the session's end these leads list what is left; earlier in it, what the user
+    answers next ("Practical next step: rerun …" — "it worked"), so not there."""
+    item = "backfill the audit_log table"
+    closing = say(f"Refactor complete.\n\n{heading}\n- {item}\n")
+    work = [user("Refactor the payments client"), *_edit("t1", "client.py"), closing]
+    facts = run(tmp_path, work)
+    assert [(c.rule, c.text) for c in facts.candidates] == [("open-list", item)]
+    later = [*work, user("now bump the version to 1.4"), *_edit("t2", "pyproject.toml"),
+             say("Bumped the version to 1.4.")]  # fmt: skip
+    assert run(tmp_path, later).candidates == []
+
+
+@pytest.mark.parametrize(
+    "heading", ["**Changes:**", "What I did:", "Skipped (not worth the risk):", "Root cause:"]
+)
+def test_a_list_of_what_was_done_leaves_nothing_open(tmp_path: Path, heading: str) -> None:
+    closing = say(f"Refactor complete.\n\n{heading}\n- moved the retry into the client\n")
+    facts = run(tmp_path, [user("Refactor the payments client"), *_edit("t1", "client.py"),
+                           closing])  # fmt: skip
+    assert facts.candidates == []
+
+
 _STILL_WRONG = "it reported something still wrong; the transcript ends before any reply"
 
 
