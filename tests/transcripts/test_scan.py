@@ -1501,21 +1501,6 @@ def test_what_a_user_typed_stays_in_the_goal(tmp_path: Path, request_: str) -> N
 
 
 @pytest.mark.parametrize(
-    "chore",
-    [
-        "update from our parent branch",
-        "pull the latest main please",
-        "merge origin/main into the current branch",
-        "ok, can you rebase onto upstream",
-    ],
-)
-def test_bringing_the_branch_up_to_date_is_not_the_goal(tmp_path: Path, chore: str) -> None:
-    work = "Add retry with backoff to the uploader"
-    records = [user(chore), say("Merged; no conflicts."), user(work), say("Added.")]
-    assert run(tmp_path, records).goal == work
-
-
-@pytest.mark.parametrize(
     "opener",
     [
         "read CLAUDE.md and get familiar with the codebase",
@@ -1526,6 +1511,10 @@ def test_bringing_the_branch_up_to_date_is_not_the_goal(tmp_path: Path, chore: s
         "good morning! ready to work?",
         "I'm going to give you a task",
         "check git status please",
+        "update from our parent branch",  # the branch brought up to date
+        "pull the latest main please",
+        "merge origin/main into the current branch",
+        "ok, can you rebase onto upstream",
         "checkout the feature branch and pull",
         "create a new branch called feature/retry-backoff",
         "install the dependencies first",
@@ -1533,8 +1522,8 @@ def test_bringing_the_branch_up_to_date_is_not_the_goal(tmp_path: Path, chore: s
     ],
 )
 def test_an_opener_that_names_no_work_is_not_the_goal(tmp_path: Path, opener: str) -> None:
-    """Getting to know the project, small talk, a branch or setup chore: every word says
-    nothing of the work, so the request after it names the session."""
+    """Getting to know the project, small talk, the branch brought up to date, a branch or
+    setup chore: nothing of the work, so the request after it names the session."""
     work = "Add retry with backoff to the uploader"
     records = [user(opener), say("Sure."), user(work), say("Added.")]
     assert run(tmp_path, records).goal == work
