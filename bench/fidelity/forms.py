@@ -155,6 +155,8 @@ _OPEN_CLOSINGS = [
     "The changes are ready but uncommitted.",
     "I didn't touch the reporting queries yet; they still read the old column.",
     "The UI is updated. I haven't run the end-to-end tests; they need the docker stack.",
+    "Added the endpoint. I couldn't run the integration tests: they need a database.",
+    "Can't test the login flow without valid credentials.",
     "Renamed the module. Should I also update the changelog?",
     "It works for PostgreSQL. Do you want me to add the same fix for MySQL?",
     "Two options: a lock around the writer, or an append-only log. Which do you prefer?",
@@ -194,6 +196,7 @@ _QUIET_CLOSINGS = [
     "Committed as a1b2c3d. There are no uncommitted changes.",
     "All migrations are applied and nothing is pending.",
     "Pushed to main; the working tree is clean, with nothing uncommitted.",
+    "Done. Old clients can't run the new migrations, so they're gated on the version.",
 ]
 _DEFERRALS = [
     "let's do the pagination later, first fix the crash",

@@ -5,8 +5,9 @@ The closing text is the one place where a summary states the state of the work h
 — "`.codex/` stays untracked, yours to decide", "the README still says Level 1", "you'll
 need to redeploy the web chat" — so its sentences are read more widely than the rest of the
 session's: a sentence saying something is still so, not yet done, pending, left to the
-user or for later is kept. Elsewhere in a session such sentences are mostly narration of
-work about to be done, and are not read (see `loose`).
+user or for later, or a check the work could not make ("I couldn't verify …"), is kept.
+Elsewhere in a session such sentences are mostly narration of work about to be done, and
+are not read (see `loose`).
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def _still_so(sentence: str) -> bool:
     return False
 
 
-# What _NOT_YET or _YOURS cannot match without (in the lowered text): the cheap test first.
+# What _NOT_YET, _YOURS, _SET_ASIDE or _UNCHECKED cannot match without (in the lowered text):
+# the cheap test first.
 # Every branch of either pattern holds one of these literally ("not … yet" holds "yet").
 _LEFT_WORDS = recache.compile(
     alternation(
@@ -76,7 +78,8 @@ _LEFT_WORDS = recache.compile(
         "|you have"
         "|you should|you can now|remember to|forget to|for you to|you're ready|you are ready"
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
-        "|pre-existing|preexisting|unrelated".split("|")
+        "|pre-existing|preexisting|unrelated|couldn't|could not|can't|cannot|able to|unable"
+        .split("|")
     )
 )
 # A failure the session saw and set aside as not its own: still broken.
@@ -85,6 +88,18 @@ _SET_ASIDE = Lazy(
         \b(?:errors?|fail(?:s|ed|ing|ures?)?|broken|crash(?:es|ed|ing)?)\b
       | \b(?:errors?|fail(?:s|ed|ing|ures?)?|broken|crash(?:es|ed|ing)?)\b[^.!?\n]{0,80}?
         \b(?:pre-?existing|unrelated\s+to\s+(?:this|our|the|my|these))\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# A check the work could not make: "I couldn't verify the hover state headlessly", "Can't
+# test without valid credentials", "the integration tests couldn't run here". Said of the
+# work (by "I"/"we", a check, or no one), not of what the code can't do ("the planner can't
+# verify upfront …").
+_UNCHECKED = Lazy(
+    r"""(?:^\W*|\b(?:i|we)\s+|\b(?:tests?|checks?|suite)\s+)
+        (?:couldn't|could\s+not|can't|cannot|wasn't\s+able\s+to|was\s+not\s+able\s+to
+        |weren't\s+able\s+to|was\s+unable\s+to)
+        \s+(?:be\s+)?(?:\w+\s+)?(?:verif(?:y|ied)|run|test(?:ed)?|reproduc(?:e|ed)|confirm(?:ed)?
+        |exercis(?:e|ed)|check(?:ed)?)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # Left to the user.
@@ -288,7 +303,12 @@ def caveats(
             if (
                 left
                 and _LEFT_WORDS.search(said) is not None
-                and (_still_so(sentence) or _YOURS.search(sentence) or _SET_ASIDE.search(sentence))
+                and (
+                    _still_so(sentence)
+                    or _YOURS.search(sentence)
+                    or _SET_ASIDE.search(sentence)
+                    or _UNCHECKED.search(sentence)
+                )
             ):
                 kind = None  # left open, whatever else it says
             elif not (kind == DIVERGING and ideas):

@@ -327,6 +327,9 @@ LEFT_IN_THE_CLOSING = [
     "Error handling for network timeouts isn't implemented yet.",
     "Two flaky tests in tests/test_sync.py are unrelated to this change and still fail.",
     "If you'd like, I can also add a --dry-run flag.",
+    "I couldn't verify the email flow, since SMTP is not configured here.",  # a check not made
+    "Can't test the login without valid credentials.",
+    "The integration tests couldn't run here (no database).",
 ]
 
 
@@ -340,6 +343,19 @@ def test_what_the_closing_text_leaves_open_whatever_its_apostrophe(
     facts = run(tmp_path, [user("Add the sync retries"), *_edit("t1", "sync.py"),
                            say(f"Added the retries. {said}")])  # fmt: skip
     assert [c.text for c in facts.candidates] == [left]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The planner can't verify upfront that the result is sound, so it pushes everything.",
+        "Old clients cannot run the new migrations, so they are gated on the version.",
+    ],
+)
+def test_what_the_code_cannot_do_is_no_check_left_undone(tmp_path: Path, said: str) -> None:
+    facts = run(tmp_path, [user("Add the sync retries"), *_edit("t1", "sync.py"),
+                           say(f"Added the retries. {said}")])  # fmt: skip
+    assert facts.candidates == []
 
 
 @pytest.mark.parametrize(
