@@ -78,8 +78,8 @@ _LEFT_WORDS = recache.compile(
         "|you have"
         "|you should|you can now|remember to|forget to|for you to|you're ready|you are ready"
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
-        "|pre-existing|preexisting|unrelated|couldn't|could not|can't|cannot|able to|unable"
-        .split("|")
+        "|pre-existing|preexisting|unrelated"
+        "|couldn't|could not|can't|cannot|able to|unable".split("|")
     )
 )
 # A failure the session saw and set aside as not its own: still broken.
