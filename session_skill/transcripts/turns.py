@@ -425,13 +425,16 @@ def is_plan_request(text: str) -> bool:
 
 def could_be_goal(text: str) -> bool:
     """A request that may name the session's work: not an opener that orients, not a
-    branch brought up to date, not pasted output, not a one-line reply."""
+    branch brought up to date, not pasted output, not a one-line reply — a request of three
+    words or fewer only when it makes or changes something named ("add dark mode")."""
     bare = text
     if "```" in text or "~~~" in text or "[Image #" in text:
         # "[Image #1] fix this", "Here's the error: ```…```": the words the user typed
         bare = _IMAGE.sub(" ", _FENCE.sub(" ", text))
     words = len(bare.split())
-    if words < 4 or _ORIENT.match(text) or _names_no_work(bare):
+    if words < 4 and _SHORT_WORK.match(bare) is None:
+        return False  # "continue", "ok go ahead" — but "add dark mode", "fix issue #42"
+    if _ORIENT.match(text) or _names_no_work(bare):
         return False
     if words <= _CHORE_WORDS and _CHORE.match(text):
         return False  # "update from our parent branch": the chore before the work
@@ -440,6 +443,14 @@ def could_be_goal(text: str) -> bool:
     return not mostly_pasted(text)
 
 
+# A request of a few words that names its work: a verb of making or changing, and what.
+_SHORT_WORK = Lazy(
+    r"""^\W*(?:(?:please|pls|now|ok(?:ay)?|so)[,.!\s]+)*
+      (?:add|fix|implement|refactor|deploy|write|build|create|remove|delete|rename|update
+      |upgrade|migrate|port|convert|optimi[sz]e|debug|document|redesign|rewrite|translate)
+      \s+(?!(?:it|this|that|them|these|those|everything|all|again)\W*$)\S""",
+    re.IGNORECASE | re.VERBOSE,
+)
 # The words of a message that names no work: getting to know the project ("read CLAUDE.md
 # and get familiar with the codebase", "what's the current state of the project?"), small
 # talk ("good morning! ready to work?"), a branch or a setup chore ("create a new branch for

@@ -1535,6 +1535,10 @@ def test_what_a_user_typed_stays_in_the_goal(tmp_path: Path, request_: str) -> N
         "create a new branch called feature/retry-backoff",
         "install the dependencies first",
         "start the dev server",
+        "continue",  # a few words that name none
+        "ok go ahead",
+        "fix it",
+        "do it",
     ],
 )
 def test_an_opener_that_names_no_work_is_not_the_goal(tmp_path: Path, opener: str) -> None:
@@ -1549,6 +1553,9 @@ def test_an_opener_that_names_no_work_is_not_the_goal(tmp_path: Path, opener: st
     "request_",
     [
         "read the error log and fix the crash on upload",
+        "add dark mode",  # a few words that name the work
+        "fix issue #42",
+        "refactor auth.py",
         "run the tests and see what fails",
         "review the codebase for SQL injection",
         "create a new settings page for the uploader",
