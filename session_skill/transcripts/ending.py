@@ -161,7 +161,8 @@ _LEFT_LEAD = Lazy(
     r"""\bnext\s+steps?\b|\bup\s+next\b|\bwhat(?:'s|\s+is|\s+comes)\s+next\b|\bto\s+do\s+next\b
       |^next$|^later$|\bstill\s+(?:todo|to-do|needed|required)\b|\bfor\s+later\b|^blocked\b
       |\bnot\s+included\b|\b(?:didn't|did\s+not|couldn't|could\s+not)\s+(?:do|get\s+to|finish
-      |complete|address|cover|verify|test|run)\b|\bthings?\s+to\s+(?:verify|check|watch|test)\b|\bmanual(?:ly)?\s+(?:steps?|verification|testing|checks?|tests?)\b
+      |complete|address|cover|verify|test|run)\b|\bthings?\s+to\s+(?:verify|check|watch|test)\b
+      |\bmanual(?:ly)?\s+(?:steps?|verification|testing|checks?|tests?)\b
       |\bbefore\s+(?:merging|merge|releasing|release|deploying|shipping)\b|\baction\s+items\b
       |\bfor\s+you\s+to\s+(?:do|run|try|test|review|verify)\b
       |\byou(?:'ll|\s+will)?\s+(?:still\s+)?need\s+to\b|\bnice\s+to\s+have\b
