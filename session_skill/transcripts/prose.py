@@ -408,7 +408,7 @@ def without_pastes(text: str) -> str:
     if "\n" not in text:
         return text
     # A fenced block is code or output pasted whole: "[…]" too.
-    fenced = _FENCE.sub("\n\n[…]\n\n", text) if "```" in text or "~~~" in text else text
+    fenced = _FENCE.sub(_fence_mark, text) if "```" in text or "~~~" in text else text
     kept: list[str] = []
     pasted = False
     for para in PARAGRAPH_BREAK.split(fenced):
@@ -420,11 +420,41 @@ def without_pastes(text: str) -> str:
         pasted = output * 2 > len(lines) or (indented and (output > 0 or pasted))
         if not pasted and not (para.strip() == "[…]" and kept and kept[-1] == "[…]"):
             kept.append(para.strip())
-        elif pasted and kept and kept[-1] != "[…]":
+        elif pasted and kept and not kept[-1].startswith("[…"):
             kept.append("[…]")
-    if not kept or kept == ["[…]"]:
+        if pasted and kept and kept[-1] == "[…]":
+            error = _headline(lines)
+            if error:
+                kept[-1] = f"[… {error}]"  # what the paste reports: the work's name
+    if not kept or all(k.startswith("[…") for k in kept):
         return text
     return "\n\n".join(kept)
+
+
+# The line of pasted output that names the failure: "ModuleNotFoundError: No module named
+# 'yaml'", "error TS2345: Argument of type …", "error[E0382]: borrow of moved value",
+# "panic: runtime error: …", "FAILED tests/test_x.py::test_y - AssertionError".
+_ERROR_LINE = Lazy(
+    r"""^\s*(?:[\w./\\-]+(?:\(\d+,\d+\)|:\d+(?::\d+)?):\s*)?  # where: "src/a.ts(3,5): "
+      (?:[\w.]*(?:Error|Exception)\b|error(?:\[\w+\])?(?:\s+TS\d+)?:|fatal:|panic:|FAILED\s)""",
+    re.VERBOSE,
+)
+_HEADLINE_CHARS = 120
+
+
+def _fence_mark(block: re.Match[str]) -> str:
+    error = _headline(block.group().splitlines())
+    return f"\n\n[… {error}]\n\n" if error else "\n\n[…]\n\n"
+
+
+def _headline(lines: list[str]) -> str | None:
+    """The line of a paste that names its failure: a Python traceback's last such line,
+    else the first; clipped."""
+    found = [ln.strip() for ln in lines if _ERROR_LINE.match(ln)]
+    if not found:
+        return None
+    pick = found[-1] if any(ln.startswith("Traceback") for ln in lines) else found[0]
+    return clip(pick, _HEADLINE_CHARS)
 
 
 def only_pasted(text: str) -> bool:

@@ -1496,9 +1496,36 @@ def test_what_a_request_pasted_is_left_out_of_the_goal(tmp_path: Path) -> None:
 
 
 def test_a_fenced_block_is_left_out_of_the_goal(tmp_path: Path) -> None:
-    request = "The import fails with this:\n```\nKeyError: 'id'\n```\nCan you fix the importer?"
+    request = "The import fails with this:\n```\nrow 3 of 10\n```\nCan you fix the importer?"
     goal = run(tmp_path, [user(request), say("Fixed.")]).goal
     assert goal == "The import fails with this: […] Can you fix the importer?"
+
+
+@pytest.mark.parametrize(
+    ("paste", "named"),
+    [
+        ("```\nKeyError: 'id'\n```", "[… KeyError: 'id']"),
+        (
+            "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n"
+            "    import yaml\nModuleNotFoundError: No module named 'yaml'",
+            "[… ModuleNotFoundError: No module named 'yaml']",  # a traceback's last line
+        ),
+        (
+            "```\nsrc/a.ts(3,5): error TS2345: Argument of type 'string' is not assignable.\n"
+            "src/b.ts(9,1): error TS2304: Cannot find name 'x'.\n```",
+            "[… src/a.ts(3,5): error TS2345: Argument of type 'string' is not assignable.]",
+        ),
+        ("error[E0382]: borrow of moved value: `v`\n --> src/main.rs:4:20",
+         "[… error[E0382]: borrow of moved value: `v`]"),
+    ],
+)  # fmt: skip
+def test_a_pasted_error_is_named_in_the_goal_by_its_headline(
+    tmp_path: Path, paste: str, named: str
+) -> None:
+    """The paste is left out, but the line naming its failure stays: it names the work."""
+    request = f"The import fails with this:\n\n{paste}\n\nCan you fix the importer?"
+    goal = run(tmp_path, [user(request), say("Fixed.")]).goal
+    assert goal == f"The import fails with this: {named} Can you fix the importer?"
 
 
 @pytest.mark.parametrize(
