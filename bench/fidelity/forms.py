@@ -211,12 +211,22 @@ _DEFERRALS = [
     "ignore pagination for the moment, fix the crash",
     "hold off on pagination until the crash is fixed",
     "pagination is out of scope for today, fix the crash",
+    "let's not worry about pagination for now, fix the crash",
+    "put a pin in pagination and fix the crash",
+    "let's table pagination, fix the crash first",
+    "pagination isn't a priority right now, fix the crash",
+    "let's punt on pagination and fix the crash",
+    "pagination can come later, fix the crash",
+    "pagination is a nice-to-have, fix the crash",
+    "we'll do pagination next sprint; fix the crash",
 ]
 _NOT_DEFERRALS = [
     "fix the crash, then add pagination",
     "fix the crash in the pagination code",
     "the crash happens later in the flow, after pagination",
     "fix the crash; I tested pagination earlier and it works",
+    "forget about pagination, we're dropping it. fix the crash",
+    "fix the crash in the users table",
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails"]
 _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good"]

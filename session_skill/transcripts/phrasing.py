@@ -33,7 +33,8 @@ _DO = (
 _LEAVE = (
     r"(?:skip(?:ped|ping)?|leave|left|leaving|ignor(?:e|ed|ing)|stub(?:bed|bing)?"
     r"|hard-?cod(?:e|ed|ing)|punt(?:ed|ing)?\s+on|keep|kept|keeping|disabl(?:e|ed|ing)"
-    r"|bypass(?:ed|ing)?|comment(?:ed|ing)?\s+out|mock(?:ed|ing)?|fak(?:e|ed|ing))"
+    r"|bypass(?:ed|ing)?|comment(?:ed|ing)?\s+out|mock(?:ed|ing)?|fak(?:e|ed|ing)"
+    r"|(?:not|n't)\s+(?:worry(?:ing)?\s+about|bother(?:ing)?\s+with)|forget(?:ting)?)"
 )
 _DONE_VERB = (
     r"(?:wired|hooked|implemented|done|added|written|tested|handled|covered|connected|migrated"
@@ -104,9 +105,9 @@ RULES: tuple[Rule, ...] = (
         "explicit",
         DEFERRED,
         "back",
-        r"""\b(?:can|could|should|will|'ll|might|may|to)\s+(?:come|get|circle)\s+back\s+to\b
+        r"""\b(?:can|could|should|will|'ll|might|may|to)\s+(?:come|get|circle)\s+back\s+(?:to|on)\b
               (?![^.?!\n]{0,40}\bnow\b)
-          | \b(?:come|get|circle)\s+back\s+to\b[^.?!\n]{0,60}
+          | \b(?:come|get|circle)\s+back\s+(?:to|on)\b[^.?!\n]{0,60}
               \b(?:later|once|after|when|next|tomorrow|eventually|another\s+time)\b""",
     ),
     _rule(
@@ -170,11 +171,69 @@ RULES: tuple[Rule, ...] = (
     _rule("explicit", DEFERRED, "point", r"\bat\s+some\s+point\s+(?:we|you|i)\b"),
     _rule("explicit", DEFERRED, "wait", r"\b(?:can|could)\s+wait\b"),
     _rule("explicit", DEFERRED, "now", r"\bnot\s+(?:right\s+)?now\b"),
+    # "put a pin in it", "let's table that", "we'll punt on the cache", "deprioritize it"
+    _rule("explicit", DEFERRED, "pin", r"\bput\s+a\s+pin\s+in\b"),
     _rule(
         "explicit",
         DEFERRED,
-        "now moment being",
-        r"\bfor\s+(?:now|the\s+moment|the\s+time\s+being)\b",
+        "punt defer postpone shelve",
+        r"""\b(?:let's|lets|let\s+us|we(?:'ll|\s+will|\s+can|\s+could|\s+should)?|i'll|i\s+will)
+            \s+(?:just\s+)?(?:punt|defer|postpone|shelve)\b""",
+    ),
+    # "let's table that" — not "I'll table the results" (set them out in a table)
+    _rule(
+        "explicit",
+        DEFERRED,
+        "table",
+        r"\b(?:let's|lets|let\s+us|we\s+(?:can|could|should))\s+(?:just\s+)?table\b",
+    ),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "deprioritize deprioritise de-prioritize deprioritized deprioritised",
+        r"\bde-?prioriti[sz](?:e|ed|ing)\b",
+    ),
+    # "pagination isn't a priority right now", "low priority — after the release"
+    _rule(
+        "explicit",
+        DEFERRED,
+        "priority",
+        r"""\b(?:not|isn't|aren't)\s+(?:a\s+|the\s+)?(?:high\s+|top\s+|big\s+)?priority\b
+          | \b(?:is|are|'s|as)\s+(?:a\s+)?low(?:er)?[- ]priority\b""",
+    ),
+    # "it can come later", "pagination is a nice-to-have"
+    _rule(
+        "explicit",
+        DEFERRED,
+        "later",
+        r"\b(?:can|could|will|'ll|should)\s+(?:come|happen|go\s+in|wait\s+until)\s+later\b",
+    ),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "nice-to-have",
+        r"\b(?:is|are|'s|as)\s+(?:a\s+|an\s+|just\s+a\s+|more\s+of\s+a\s+)?nice[- ]to[- ]have\b",
+    ),
+    # "we'll do pagination next sprint", "in the next release"
+    _rule(
+        "explicit",
+        DEFERRED,
+        "next",
+        r"""\b(?:in|for|until|till|during)\s+(?:the\s+)?next\s+(?:sprint|release|iteration
+            |milestone|version|cycle|phase)\b""",
+    ),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "next",
+        r"\bnext\s+(?:sprint|release|iteration|milestone|week|cycle)\b",
+        before=rf"\b{_DO}\b[^.?!\n]{{0,40}}?",
+    ),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "now moment being today",
+        r"\bfor\s+(?:now|the\s+moment|the\s+time\s+being|today)\b",
         before=rf"\b{_LEAVE}\b[^.?!\n]{{0,60}}?\W",
     ),
     _rule(
