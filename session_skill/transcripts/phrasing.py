@@ -129,6 +129,15 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule("explicit", DEFERRED, "next", r"\bnext\s+time\b", before=rf"\b{_DO}\b[^.?!\n]{{0,40}}?"),
     _rule("explicit", DEFERRED, "scope", r"\bout\s+of\s+scope\b"),
+    # "not part of this PR", "not in scope for this change", "left it out of this change"
+    _rule(
+        "explicit",
+        DEFERRED,
+        "part included scope left leave leaving kept keeping",
+        r"""\bnot\s+(?:part\s+of|included\s+in|in\s+scope\s+(?:of|for))\s+(?:this|the)\b
+          | \b(?:left|leaving|leave|kept|keeping)\b[^.?!\n]{0,40}\bout\s+of\s+(?:this|the)\s+
+            (?:pr|pull\s+request|change|commit|branch|release|patch|iteration|fix)\b""",
+    ),
     _rule("explicit", DEFERRED, "park", r"\bpark\s+(?:this|that|it|these|those|the|our|my)\b"),
     # "we'll handle that in another PR"
     _rule(

@@ -39,6 +39,9 @@ TAKEN = [
     ("explicit", "pagination is a nice-to-have, skip it"),
     ("explicit", "let's circle back on pagination once the crash is fixed"),
     ("explicit", "We'll do pagination next sprint."),
+    ("explicit", "Both are reasonable follow-ups but not part of the current optimization."),
+    ("explicit", "Pagination is not part of this PR."),
+    ("explicit", "I've left pagination out of this change."),
     # tense and form: past tense and participles
     ("explicit", "I stubbed out the mailer for now; it logs instead of sending."),
     ("explicit", "I left the changelog for later."),
@@ -106,6 +109,8 @@ LEFT = [
     ("explicit", "The next release of the SDK ships the new client."),
     ("explicit", "I'll table the results in the summary below."),
     ("explicit", "Don't worry about the lint warning; it is fixed now."),
+    ("explicit", "The retry is part of the upload client now."),
+    ("explicit", "I left the helper out of the public API on purpose."),
     ("not-done", "I have not seen this error yet in the staging logs."),
     ("not-done", "The metrics are wired up now and the dashboard shows them."),
     ("not-done", "The tests still pass after the rename."),
