@@ -157,6 +157,11 @@ _OPEN_CLOSINGS = [
     "The UI is updated. I haven't run the end-to-end tests; they need the docker stack.",
     "Added the endpoint. I couldn't run the integration tests: they need a database.",
     "Can't test the login flow without valid credentials.",
+    "Fixed the crash. Pagination is not part of this PR.",
+    "Fixed the crash. We'll need to handle pagination separately.",
+    "Fixed the crash. The only thing left is pagination.",
+    "Everything is done except pagination.",
+    "Fixed the crash. Next I'd tackle pagination.",
     "Renamed the module. Should I also update the changelog?",
     "It works for PostgreSQL. Do you want me to add the same fix for MySQL?",
     "Two options: a lock around the writer, or an append-only log. Which do you prefer?",
@@ -197,6 +202,8 @@ _QUIET_CLOSINGS = [
     "All migrations are applied and nothing is pending.",
     "Pushed to main; the working tree is clean, with nothing uncommitted.",
     "Done. Old clients can't run the new migrations, so they're gated on the version.",
+    "Fixed the crash; the retry is part of the upload client now.",
+    "Fixed the crash. Next, I ran the full suite: all 42 tests pass.",
 ]
 _DEFERRALS = [
     "let's do the pagination later, first fix the crash",

@@ -68,8 +68,8 @@ def _still_so(sentence: str) -> bool:
     return False
 
 
-# What _NOT_YET, _YOURS, _SET_ASIDE or _UNCHECKED cannot match without (in the lowered text):
-# the cheap test first.
+# What _NOT_YET, _YOURS, _SET_ASIDE, _UNCHECKED or _LEFT_OVER cannot match without (in the
+# lowered text): the cheap test first.
 # Every branch of either pattern holds one of these literally ("not … yet" holds "yet").
 _LEFT_WORDS = recache.compile(
     alternation(
@@ -79,7 +79,8 @@ _LEFT_WORDS = recache.compile(
         "|you should|you can now|remember to|forget to|for you to|you're ready|you are ready"
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
         "|pre-existing|preexisting|unrelated"
-        "|couldn't|could not|can't|cannot|able to|unable".split("|")
+        "|couldn't|could not|can't|cannot|able to|unable|leaves|left|only|except|next"
+        "|separately|todo".split("|")
     )
 )
 # A failure the session saw and set aside as not its own: still broken.
@@ -100,6 +101,24 @@ _UNCHECKED = Lazy(
         |weren't\s+able\s+to|was\s+unable\s+to)
         \s+(?:be\s+)?(?:\w+\s+)?(?:verif(?:y|ied)|run|test(?:ed)?|reproduc(?:e|ed)|confirm(?:ed)?
         |exercis(?:e|ed)|check(?:ed)?)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# What is left, said of the work: "That leaves pagination.", "Only the export is left.",
+# "Everything is done except the docs.", "Pagination is next.", "Next I'd tackle the cache.",
+# "It will need to be done separately.", "This doesn't cover pagination yet.", "… remains a
+# TODO".
+_LEFT_OVER = Lazy(
+    r"""\bthat\s+leaves\b
+      | \bonly\s+(?:\w+\s+){1,3}(?:is|are)\s+(?:still\s+)?(?:left|remaining)\b
+      | \bthe\s+only\s+(?:thing|piece|part|bit|step)s?\s+(?:still\s+)?(?:left|remaining)\b
+      | \b(?:everything|all)\s+(?:else\s+)?(?:is\s+)?done\s+except\b
+      | \blast\s+(?:piece|step)\s+left\b
+      | \b(?:is|are)\s+next\W*$ | \bnext,?\s+(?:i'd|we'd|i\s+would|we\s+should|we\s+could)\b
+      | \b(?:need|needs)\s+to\s+be\s+(?:done|handled|fixed|addressed|tackled)\s+separately\b
+      | \b(?:will|'ll)\s+need\s+to\s+(?:\w+\s+){1,4}?separately\b
+      | \b(?:doesn't|does\s+not|don't|do\s+not)\s+(?:cover|handle|support|include|address)\b
+        [^.!?\n]{0,40}\byet\b
+      | \bremains?\s+(?:a\s+)?todo\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # Left to the user.
@@ -309,6 +328,7 @@ def caveats(
                     or _YOURS.search(sentence)
                     or _SET_ASIDE.search(sentence)
                     or _UNCHECKED.search(sentence)
+                    or _LEFT_OVER.search(sentence)
                 )
             ):
                 kind = None  # left open, whatever else it says
