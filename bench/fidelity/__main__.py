@@ -117,6 +117,12 @@ def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
         "  precision by type       " + ", ".join(f"{k} {_rate(v)}" for k, v in kinds.items()),
         "  as the docs' tables     " + table_cells(t),
     ]
+    w = t["worded"]
+    lines.append(
+        f"  with a word in common   tasks {_pct(w['open_tasks'])}, questions "
+        f"{_pct(w['open_questions'])}, precision {_pct(w['candidates'])}   (a match by "
+        "transcript line alone — another sentence of the same message — not counted)"
+    )
     if "intervals_95" in t:
         spans = t["intervals_95"]
         lines.append(

@@ -95,6 +95,17 @@ def matches(candidate: Candidate, item: Item) -> bool:
     return text_matches(candidate.text, item.quote)
 
 
+def worded(candidate: Candidate, item: Item) -> bool:
+    """`matches`, but a match by transcript line needs a word in common: a line is a whole
+    message, and another sentence of it ("Treat market making as post-MVP …") does not tell
+    the reader of an item it lists ("Probe regions, deploy, …")."""
+    if text_matches(candidate.text, item.quote):
+        return True
+    if candidate.line is None or candidate.line not in item.lines:
+        return False
+    return not _tokens(candidate.text).isdisjoint(_tokens(item.quote))
+
+
 @dataclass
 class SessionScore:
     file: str
@@ -105,6 +116,10 @@ class SessionScore:
     questions_found: int = 0
     candidates: int = 0  # not matching a borderline item only
     candidates_right: int = 0
+    # The same three counts by `worded`: no credit for a transcript line alone.
+    tasks_worded: int = 0
+    questions_worded: int = 0
+    candidates_right_worded: int = 0
     answered_reported_open: int = 0
     # Open tasks and questions the next session is shown: listed, or legible in the doc's
     # "Where it stopped" (which carries what extraction misses at the end).
@@ -130,12 +145,15 @@ def score(key: Key, found: Found, split: str) -> SessionScore:
     for what, items in (("task", tasks), ("question", questions)):
         for item in items:
             hit = any(matches(c, item) for c in found.candidates)
+            said = hit and any(worded(c, item) for c in found.candidates)
             # Missed by extraction, but in front of the next session all the same?
             shown = hit or any(shows(text, item.quote) for text in found.stopped)
             if what == "task":
                 s.tasks_found += hit
+                s.tasks_worded += said
             else:
                 s.questions_found += hit
+                s.questions_worded += said
             s.open_shown += shown
             tally = s.by_age.setdefault(age(item, found.user_lines), [0, 0])
             tally[0] += hit
@@ -155,6 +173,9 @@ def score(key: Key, found: Found, split: str) -> SessionScore:
             continue
         s.candidates += 1
         s.candidates_right += right
+        s.candidates_right_worded += right and any(
+            worded(c, item) for item in (*tasks, *questions)
+        )
         for name in (c.type, f"rule {c.rule or '?'}"):
             tally = s.by_type.setdefault(name, [0, 0])
             tally[0] += right
@@ -202,6 +223,9 @@ class Totals:
     questions_found: int = 0
     candidates: int = 0
     candidates_right: int = 0
+    tasks_worded: int = 0
+    questions_worded: int = 0
+    candidates_right_worded: int = 0
     answered_reported_open: int = 0
     open_shown: int = 0
     by_age: dict[str, list[int]] = field(default_factory=dict)
@@ -216,8 +240,8 @@ class Totals:
         self.sessions += 1
         for name in (
             "tasks", "tasks_found", "questions", "questions_found", "candidates",
-            "candidates_right", "answered_reported_open", "open_shown", "files_key",
-            "files_found", "files_right",
+            "candidates_right", "tasks_worded", "questions_worded", "candidates_right_worded",
+            "answered_reported_open", "open_shown", "files_key", "files_found", "files_right",
         ):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(s, name))
         self.goals_right += s.goal_right
@@ -240,6 +264,11 @@ class Totals:
             "open_questions": [self.questions_found, self.questions],
             "candidate_precision": rate(self.candidates_right, self.candidates),
             "candidates": [self.candidates_right, self.candidates],
+            "worded": {  # by `worded`: a transcript line alone is no match
+                "open_tasks": [self.tasks_worded, self.tasks],
+                "open_questions": [self.questions_worded, self.questions],
+                "candidates": [self.candidates_right_worded, self.candidates],
+            },
             "answered_reported_open_per_10": rate(10 * self.answered_reported_open, self.sessions),
             "open_shown": [self.open_shown, self.tasks + self.questions],
             "goal_right": rate(self.goals_right, self.sessions),

@@ -187,6 +187,28 @@ def test_score_counts_what_where_it_stopped_shows_and_when_items_were_said() -> 
 
 
 @needs_corpus
+def test_a_match_by_line_alone_is_counted_apart() -> None:
+    """A candidate from an item's line matches it; with no word in common (another sentence
+    of the same message) it is not counted "with a word in common"."""
+    key = _key(
+        open_tasks=[
+            Item("Probe regions, deploy, run live feed soak tests", [115], "next-step"),
+            Item("Add a fuzz test for the empty input", [115], "next-step"),
+        ]
+    )
+    found = Found(
+        candidates=[Candidate("Treat market making as post-MVP.", "Deferred exploration", 115),
+                    Candidate("Add the fuzz test for empty input", "Deferred exploration", 7)],
+        goal="", files=[],
+    )  # fmt: skip
+    s = score(key, found, "train")
+    assert (s.tasks_found, s.tasks_worded, s.tasks) == (2, 1, 2)
+    assert (s.candidates_right, s.candidates_right_worded, s.candidates) == (2, 1, 2)
+    totals = Totals()
+    totals.add(s)
+    assert totals.as_dict()["worded"]["open_tasks"] == [1, 2]
+
+
 def test_the_interval_resamples_sessions_not_items() -> None:
     def session(found: int, tasks: int, goal: bool) -> SessionScore:
         s = SessionScore("f", "test", tasks=tasks, tasks_found=found, goal_right=goal)
@@ -234,8 +256,18 @@ def test_the_report_runs_and_shows_no_test_session(tmp_path: Path) -> None:
         low, high = numbers[name]["intervals_95"]["tasks"]
         assert low <= numbers[name]["open_tasks_recall"] <= high
     assert r.stdout.count("  95% interval  ") == 2
+    # …and what is found with a word in common, no more than by line or words.
+    for name in ("train", "test"):
+        for what in ("open_tasks", "open_questions", "candidates"):
+            worded, scored = numbers[name]["worded"][what], numbers[name][what]
+            assert worded[1] == scored[1] and worded[0] <= scored[0]
+    assert r.stdout.count("  with a word in common  ") == 2
     # The README and docs/fidelity.md give the numbers as measured, both splits.
     from bench.fidelity.__main__ import _pct, table_cells
+
+    w = numbers["test"]["worded"]
+    said = f"tasks {_pct(w['open_tasks'])} and candidates right {_pct(w['candidates'])}"
+    assert said in " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
 
     for page in (REPO / "README.md", REPO / "docs" / "fidelity.md"):
         text = page.read_text(encoding="utf-8")
