@@ -398,7 +398,8 @@ def _output_line(line: str) -> bool:
 def without_pastes(text: str) -> str:
     """What the user typed around what they pasted, each pasted paragraph or fenced block
     made "[…]" ("it reports this: […] The level was saved in CPM, but reported in CPS. Can
-    you correct that?"); the text itself when nothing was pasted.
+    you correct that?") — or, when a line of it names an error, "[… ModuleNotFoundError: No
+    module named 'yaml']"; the text itself when nothing was pasted.
 
     A paragraph is pasted when most of its lines are surely output, when it opens on such a
     line (a paste starts its paragraph; the user's own words come in one of theirs), or when
