@@ -80,7 +80,7 @@ _LEFT_WORDS = recache.compile(
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
         "|pre-existing|preexisting|unrelated"
         "|couldn't|could not|can't|cannot|able to|unable|leaves|left|only|except|next"
-        "|separately|todo".split("|")
+        "|separately|todo|to-do".split("|")
     )
 )
 # A failure the session saw and set aside as not its own: still broken.
@@ -118,7 +118,7 @@ _LEFT_OVER = Lazy(
       | \b(?:will|'ll)\s+need\s+to\s+(?:\w+\s+){1,4}?separately\b
       | \b(?:doesn't|does\s+not|don't|do\s+not)\s+(?:cover|handle|support|include|address)\b
         [^.!?\n]{0,40}\byet\b
-      | \bremains?\s+(?:a\s+)?todo\b""",
+      | \bremains?\s+(?:a\s+)?to-?do\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # Left to the user.

@@ -336,6 +336,7 @@ LEFT_IN_THE_CLOSING = [
     "The CSV export will need to be done separately.",
     "This doesn't cover the CSV export yet.",
     "The CSV export remains a TODO.",
+    "The CSV export remains a to-do.",
 ]
 
 
