@@ -153,6 +153,11 @@ def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
                 if k.startswith("rule ")
             )
         )
+        worded = t["counts_by_rule_worded"]
+        lines.append(
+            "  …with a word in common "
+            + ", ".join(f"{k} {r}/{n}" for k, (r, n) in worded.items())
+        )
     return lines
 
 

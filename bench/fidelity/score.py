@@ -133,6 +133,7 @@ class SessionScore:
     files_right: int = 0
     root_row: bool = False  # the table folded files into one row for the project root
     by_type: dict[str, list[int]] = field(default_factory=dict)  # type -> [right, all]
+    by_rule_worded: dict[str, list[int]] = field(default_factory=dict)  # by `worded`
     detail: list[str] = field(default_factory=list)  # for the report of a train session
 
 
@@ -171,15 +172,19 @@ def score(key: Key, found: Found, split: str) -> SessionScore:
         if not right and any(matches(c, item) for item in borderline):
             s.detail.append(f"  ~ borderline [{c.type}] {c.text[:110]}")
             continue
+        said = right and any(worded(c, item) for item in (*tasks, *questions))
         s.candidates += 1
         s.candidates_right += right
-        s.candidates_right_worded += right and any(
-            worded(c, item) for item in (*tasks, *questions)
-        )
+        s.candidates_right_worded += said
         for name in (c.type, f"rule {c.rule or '?'}"):
             tally = s.by_type.setdefault(name, [0, 0])
             tally[0] += right
             tally[1] += 1
+        tally = s.by_rule_worded.setdefault(c.rule or "?", [0, 0])
+        tally[0] += said
+        tally[1] += 1
+        if right and not said:
+            s.detail.append(f"  ≈ candidate [{c.type}/{c.rule}] {c.text[:100]} (by line alone)")
         if not right and wrong_as == "answered":
             s.answered_reported_open += 1
         if not right:
@@ -235,6 +240,7 @@ class Totals:
     files_right: int = 0
     root_rows: int = 0
     by_type: dict[str, list[int]] = field(default_factory=dict)
+    by_rule_worded: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, s: SessionScore) -> None:
         self.sessions += 1
@@ -246,7 +252,11 @@ class Totals:
             setattr(self, name, getattr(self, name) + getattr(s, name))
         self.goals_right += s.goal_right
         self.root_rows += s.root_row
-        for mine, theirs in ((self.by_type, s.by_type), (self.by_age, s.by_age)):
+        for mine, theirs in (
+            (self.by_type, s.by_type),
+            (self.by_age, s.by_age),
+            (self.by_rule_worded, s.by_rule_worded),
+        ):
             for kind, (right, n) in theirs.items():
                 tally = mine.setdefault(kind, [0, 0])
                 tally[0] += right
@@ -277,6 +287,7 @@ class Totals:
             "root_rows": self.root_rows,
             "precision_by_type": {k: rate(r, n) for k, (r, n) in sorted(self.by_type.items())},
             "counts_by_type": dict(sorted(self.by_type.items())),
+            "counts_by_rule_worded": dict(sorted(self.by_rule_worded.items())),
             "open_by_age": {a: self.by_age[a] for a in AGES if a in self.by_age},
         }
 
