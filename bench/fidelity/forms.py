@@ -170,6 +170,22 @@ _OPEN_CLOSINGS = [
     "If you'd like, I can also add a --dry-run flag.",
     "Added the flag. Should the default be on or off? For now it's off.",
 ]
+# A closing text that asks the user something, wherever in it and however put.
+_ASKING_CLOSINGS = [
+    "Which database should we use, Postgres or SQLite? Meanwhile I've stubbed the repository.",
+    "I added the endpoint. Should it require auth? I left it open and wrote the tests.",
+    "Let me know which option you prefer: a lock around the writer or an append-only log.",
+    "Tell me whether to keep the old endpoint around for a release.",
+    "One question: do you want the cache per user or global?",
+    "Quick question before I go further — is the 500 MB limit per tenant?",
+    "Could you confirm the production URL so I can finish the config?",
+    "Let me know if the staging deploy should use the new key.",
+    "Thoughts on renaming the module to `sync`?",
+    "Any preference on the name?",
+    "Shall I go ahead and remove the deprecated endpoints?",
+    "Ready for me to open the PR?",
+    "I can either patch the vendored copy or bump the dependency. Which would you prefer?",
+]
 # A closing text's list under a lead: what is left, or what was done.
 _LEFT_LEADS = [
     "Suggested next steps:", "Up next:", "What's next:", "Still needed:", "Left for later:",
@@ -294,6 +310,8 @@ GROUPS: list[Group] = [
     ("…the same, with Codex's typographic ’", "found", _closing,
      [(t, True) for t in _curly(_OPEN_CLOSINGS)]),
     ("closing texts leaving nothing", "quiet", _closing, [(t, False) for t in _QUIET_CLOSINGS]),
+    ("closing texts asking the user", "found", _closing,
+     [(t, True) for t in _ASKING_CLOSINGS]),
     ("closing lists under a lead of what is left", "found", _closing,
      [(_led(t), True) for t in _LEFT_LEADS]),
     ("closing lists under a lead of what was done", "quiet", _closing,
