@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from session_skill.records import replace
 from session_skill.transcripts.anchors import ANCHOR_FORMS, DONE_WORDS, TRIGGERS
 from session_skill.transcripts.asks import answers, asks
 from session_skill.transcripts.candidates import (
@@ -41,6 +42,7 @@ from session_skill.transcripts.prose import (
     WORD,
     classify,
     clip,
+    deferred_clause,
     is_pasted_line,
     listed_items,
     marked_sentences,
@@ -250,7 +252,13 @@ class Loose:
             for kind, sentence in marked_sentences(text, words, low):
                 if kind == DEFERRED:
                     why = f"deferred{_at(ts)}"
-                    self._add(loose_end(sentence, kind, why, ts, line, "user-deferral"))
+                    key = self._add(loose_end(sentence, kind, why, ts, line, "user-deferral"))
+                    # Shown as the clause that defers ("park the pagination idea", not ",
+                    # fix the crash first" too); pooled, weighed against later work and
+                    # parked as the user said it, whole.
+                    shown = deferred_clause(sentence)
+                    if key is not None and shown != sentence:
+                        self.pool[key] = replace(self.pool[key], text=clip(shown))
         for kind, item, heading in listed_items(text, words, low):
             why = f"listed under “{heading}”{_at(ts)}"
             candidate = loose_end(item, kind, why, ts, line, "listed")

@@ -202,6 +202,28 @@ def anchor_words(tokens: list[str] | set[str]) -> set[str]:
     return ANCHORS.keys() & tokens
 
 
+# Where a user's run-on sentence turns to something else: "park the pagination idea, fix
+# the crash first", "let's not worry about X for now — also add a retry", "… in another PR.
+# fix the crash" (typed without a capital, so one sentence to the splitter).
+_CLAUSE_BREAK = Lazy(r"\s*(?:[,;]|\s[—–-]\s|\.+\s)\s*|\s+(?=(?:but|also|then|and\s+then)\s)")
+
+
+def deferred_clause(sentence: str) -> str:
+    """The clause of `sentence` that puts work off, when the sentence goes on to something
+    else ("park the pagination idea, fix the crash first" → "park the pagination idea");
+    the sentence when no clause, or more than one, says it."""
+    parts = [p for p in _CLAUSE_BREAK.split(sentence) if p and p.strip()]
+    if len(parts) < 2:
+        return sentence
+    deferring = [
+        part
+        for part in parts
+        if len(part.split()) >= 3 and (hit := classify(part)) is not None and hit[1] == DEFERRED
+    ]
+    # Two clauses that put it off are one thought ("later, it is out of scope for this fix").
+    return deferring[0].strip().rstrip(".,;:") if len(deferring) == 1 else sentence
+
+
 def marked_sentences(
     text: str, words: AbstractSet[str] | None = None, low: str | None = None
 ) -> list[tuple[str, str]]:

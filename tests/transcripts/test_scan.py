@@ -586,9 +586,31 @@ def test_markers_are_found(tmp_path: Path, sentence: str, kind: str) -> None:
 
 
 def test_user_deferrals_count_too(tmp_path: Path) -> None:
+    """Shown as the clause that puts the work off; kept (and parked) as the user said it."""
     said = "Fix the parser first; we'll deal with the logging later."
     facts = run(tmp_path, [user(said), say("Fixed the parser: empty input is handled.")])
-    assert kinds(facts) == [(DEFERRED, said)]
+    assert kinds(facts) == [(DEFERRED, "we'll deal with the logging later")]
+    assert [c.full for c in facts.candidates] == [said]
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("park the pagination idea, fix the crash first", "park the pagination idea"),
+        ("let's not worry about pagination for now - also add a retry",
+         "let's not worry about pagination for now"),
+        ("we'll handle pagination in another PR. fix the crash",
+         "we'll handle pagination in another PR"),
+        ("maybe we do that later. but my idea for the map is a glow", "maybe we do that later"),
+        ("hold off on pagination until the crash is fixed",
+         "hold off on pagination until the crash is fixed"),  # one clause: the whole
+        ("skip pagination for now and fix the crash",
+         "skip pagination for now and fix the crash"),  # "and" also joins what goes together
+    ],
+)  # fmt: skip
+def test_a_users_deferral_is_shown_as_its_clause(tmp_path: Path, said: str, shown: str) -> None:
+    facts = run(tmp_path, [user(said), say("Added the null check to the parser.")])
+    assert [(c.rule, c.text, c.full) for c in facts.candidates] == [("user-deferral", shown, said)]
 
 
 def test_long_sentences_are_clipped_and_tool_output_is_ignored(tmp_path: Path) -> None:
