@@ -187,7 +187,7 @@ RULES: tuple[Rule, ...] = (
         DEFERRED,
         "punt defer postpone shelve",
         r"""\b(?:let's|lets|let\s+us|we(?:'ll|\s+will|\s+can|\s+could|\s+should)?|i'll|i\s+will)
-            \s+(?:just\s+)?(?:punt|defer|postpone|shelve)\b""",
+            \s+(?:just\s+)?(?:punt|defer|postpone|shelve)\b(?!\s+to\b)""",  # "defer to": yield
     ),
     # "let's table that" — not "I'll table the results" (set them out in a table)
     _rule(

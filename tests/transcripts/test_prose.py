@@ -110,6 +110,7 @@ LEFT = [
     ("explicit", "I'll table the results in the summary below."),
     ("explicit", "Don't worry about the lint warning; it is fixed now."),
     ("explicit", "The retry is part of the upload client now."),
+    ("explicit", "We'll defer to the caller's timeout when one is given."),
     ("explicit", "I left the helper out of the public API on purpose."),
     ("not-done", "I have not seen this error yet in the staging logs."),
     ("not-done", "The metrics are wired up now and the dashboard shows them."),
