@@ -189,6 +189,8 @@ _LEFT_LEAD = Lazy(
       |^(?:recommendations|suggestions|improvements|limitations)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+# …unless the lead tells what was done: "Before merging, I ran:", "Next, we verified:".
+_NARRATED = Lazy(r"\b(?:i|we)\s+(?:\w+ed|ran|did|made|wrote|built|got|saw|kept)\b", re.IGNORECASE)
 _LIST_MAX = 8
 # A lead-in that is itself a caveat of what is still so ("Still failing:", "Not yet wired:"):
 # what it introduces is what is left.
@@ -241,7 +243,7 @@ def open_lists(text: str, ended: bool = False) -> list[tuple[str, str]]:
         if not (
             _OPEN_LEAD.search(bare)
             or _STILL_SO_LEAD.search(bare)
-            or (ended and _LEFT_LEAD.search(said))
+            or (ended and _LEFT_LEAD.search(said) and not _NARRATED.search(said))
         ):
             continue
         items, n = list_under(lines, n, _LIST_MAX)

@@ -396,8 +396,10 @@ def test_the_session_ends_on_a_list_of_what_is_left_under_an_ordinary_lead(
 
 
 @pytest.mark.parametrize(
-    "heading", ["**Changes:**", "What I did:", "Skipped (not worth the risk):", "Root cause:"]
-)
+    "heading",
+    ["**Changes:**", "What I did:", "Skipped (not worth the risk):", "Root cause:",
+     "Before merging, I ran:", "Next, we verified:"],
+)  # fmt: skip
 def test_a_list_of_what_was_done_leaves_nothing_open(tmp_path: Path, heading: str) -> None:
     closing = say(f"Refactor complete.\n\n{heading}\n- moved the retry into the client\n")
     facts = run(tmp_path, [user("Refactor the payments client"), *_edit("t1", "client.py"),
