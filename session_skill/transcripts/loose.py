@@ -20,6 +20,7 @@ from.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 
 from session_skill.records import replace
@@ -95,6 +96,16 @@ def loose_end(
 _ELLIPSIS = Lazy(r"\.{2,}(?=\w)")
 
 
+def _as_typed(sentence: str, typed: str | None) -> str:
+    """`sentence`, read from a message whose dots ("later..but") were spaced out to split
+    it, as the user typed it (redacted): what is parked keeps their words."""
+    if typed is None or ". " not in sentence:
+        return sentence
+    pattern = re.escape(sentence).replace(re.escape(". "), r"(?:\.\ |\.{2,})")
+    found = re.search(pattern, redact(typed))
+    return found.group() if found else sentence
+
+
 def _typed(text: str) -> str:
     """A user's message without the lines they pasted (a log, a prompt, a command's output):
     "warning: … not yet supported" in a pasted log is not the user putting work off."""
@@ -144,6 +155,7 @@ class Loose:
         # The reader's: `line` is the line whose events are being handed out.
         self.stats = stats if stats is not None else ReadStats()
         self.clear_pending = False
+        self._typed_as: str | None = None  # the user's message as typed, while it is read
         self._reset()
 
     def _reset(self) -> None:
@@ -213,8 +225,14 @@ class Loose:
                 self.tools.plan_checks = checks(event.text, self.stats.line or None, event.ts)
             elif self.proposed is not None and implements_plan(event.text):
                 self.tools.plan_checks = checks(*self.proposed)  # Codex's plan, carried out
-            text = _ELLIPSIS.sub(". ", event.text) if ".." in event.text else event.text
+            if ".." in event.text:
+                # Split where the dots are ("later..but"), but keep what they typed.
+                self._typed_as = event.text
+                text = _ELLIPSIS.sub(". ", event.text)
+            else:
+                text = event.text
             self._read(_typed(text), event.ts, "user")
+            self._typed_as = None
         return taken
 
     def _read(self, text: str, ts: str | None, role: str) -> None:
@@ -252,7 +270,8 @@ class Loose:
             for kind, sentence in marked_sentences(text, words, low):
                 if kind == DEFERRED:
                     why = f"deferred{_at(ts)}"
-                    key = self._add(loose_end(sentence, kind, why, ts, line, "user-deferral"))
+                    said = _as_typed(sentence, self._typed_as)
+                    key = self._add(loose_end(said, kind, why, ts, line, "user-deferral"))
                     # Shown as the clause that defers ("park the pagination idea", not ",
                     # fix the crash first" too); pooled, weighed against later work and
                     # parked as the user said it, whole.

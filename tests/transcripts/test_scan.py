@@ -603,7 +603,7 @@ def test_user_deferrals_count_too(tmp_path: Path) -> None:
          "let's not worry about pagination for now"),
         ("we'll handle pagination in another PR. fix the crash",
          "we'll handle pagination in another PR"),
-        ("maybe we do that later. but my idea for the map is a glow", "maybe we do that later"),
+        ("maybe we do that later..but my idea for the map is a glow", "maybe we do that later"),
         ("hold off on pagination until the crash is fixed",
          "hold off on pagination until the crash is fixed"),  # one clause: the whole
         ("skip pagination for now and fix the crash",
