@@ -42,10 +42,12 @@ _NOT_YET = Lazy(
           |tested|verified|run|exercised|released|published|checked|confirmed|wired|implemented
           |covered|handled|supported|migrated|updated|fixed|done|finished)\b[^.?!\n]{0,40}?
           \b(?:yet|so\s+far)\b
+      | \b(?:doesn't|does\s+not|don't|do\s+not)\s+(?:cover|handle|support|include|address)\b
+          [^.?!\n]{0,40}\byet\b
       | \bnot\s+yet\b | \byet\s+to\b
       | \b(?:untracked|uncommitted|unpushed|unmerged|unverified|untested|unexercised)\b
       | \b(?:remains?|stays?)\s+(?:open|pending|untracked|uncommitted|unverified|a\s+stub
-          |a\s+placeholder|unresolved|to\s+be)\b
+          |a\s+placeholder|unresolved|to\s+be)\b | \bremains?\s+(?:a\s+)?to-?do\b
       | \bpending\s+(?:your|a|the|matching|review|approval|confirmation)\b
       | \b(?:is|are)\s+pending\b | \bawaiting\b
       | (?<!instead\sof\s)(?<!without\s)\bwaiting\s+(?:on|for)\s+(?:you|your|the|a)\b)""",
@@ -80,7 +82,7 @@ _LEFT_WORDS = recache.compile(
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
         "|pre-existing|preexisting|unrelated"
         "|couldn't|could not|can't|cannot|able to|unable|leaves|left|only|except|next"
-        "|separately|todo|to-do".split("|")
+        "|separately".split("|")
     )
 )
 # A failure the session saw and set aside as not its own: still broken.
@@ -105,8 +107,8 @@ _UNCHECKED = Lazy(
 )
 # What is left, said of the work: "That leaves pagination.", "Only the export is left.",
 # "Everything is done except the docs.", "Pagination is next.", "Next I'd tackle the cache.",
-# "It will need to be done separately.", "This doesn't cover pagination yet.", "… remains a
-# TODO".
+# "It will need to be done separately." (Not done yet — "This doesn't cover pagination
+# yet", "… remains a TODO" — is `_NOT_YET`'s.)
 _LEFT_OVER = Lazy(
     r"""\bthat\s+leaves\b
       | \bonly\s+(?:\w+\s+){1,3}(?:is|are)\s+(?:still\s+)?(?:left|remaining)\b
@@ -115,10 +117,7 @@ _LEFT_OVER = Lazy(
       | \blast\s+(?:piece|step)\s+left\b
       | \b(?:is|are)\s+next\W*$ | \bnext,?\s+(?:i'd|we'd|i\s+would|we\s+should|we\s+could)\b
       | \b(?:need|needs)\s+to\s+be\s+(?:done|handled|fixed|addressed|tackled)\s+separately\b
-      | \b(?:will|'ll)\s+need\s+to\s+(?:\w+\s+){1,4}?separately\b
-      | \b(?:doesn't|does\s+not|don't|do\s+not)\s+(?:cover|handle|support|include|address)\b
-        [^.!?\n]{0,40}\byet\b
-      | \bremains?\s+(?:a\s+)?to-?do\b""",
+      | \b(?:will|'ll)\s+need\s+to\s+(?:\w+\s+){1,4}?separately\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # Left to the user.
