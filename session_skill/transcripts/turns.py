@@ -444,10 +444,11 @@ def could_be_goal(text: str) -> bool:
 
 
 # A request of a few words that names its work: a verb of making or changing, and what.
+# Verbs of making or changing something, as a request puts them.
+_MAKING = "add|fix|implement|refactor|deploy|write|build|create|remove|delete|rename|update|upgrade"
 _SHORT_WORK = Lazy(
-    r"""^\W*(?:(?:please|pls|now|ok(?:ay)?|so)[,.!\s]+)*
-      (?:add|fix|implement|refactor|deploy|write|build|create|remove|delete|rename|update
-      |upgrade|migrate|port|convert|optimi[sz]e|debug|document|redesign|rewrite|translate)
+    rf"""^\W*(?:(?:please|pls|now|ok(?:ay)?|so)[,.!\s]+)*
+      (?:{_MAKING}|migrate|port|convert|optimi[sz]e|debug|document|redesign|rewrite|translate)
       \s+(?!(?:it|this|that|them|these|those|everything|all|again)\W*$)\S""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -506,9 +507,8 @@ _TO_TELL = Lazy(
     re.IGNORECASE | re.VERBOSE,
 )
 _TO_CHANGE = Lazy(
-    r"""\b(?:fix|add|implement|change|update|remove|delete|rename|build|make|create|write
-      |refactor|move|commit|push|deploy|install|apply|merge|wire|replace|set\s+up|upgrade
-      |bump|clean\s+up)\b""",
+    rf"""\b(?:{_MAKING}|change|make|move|commit|push|install|apply|merge|wire|replace
+      |set\s+up|bump|clean\s+up)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # …or one that says to change nothing: "don't make any changes yet, just explain".
