@@ -30,6 +30,8 @@ DONE = frozenset({"completed", "deleted", "cancelled", "canceled"})
 _PATCH_PATH = Lazy(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+?)\s*$", re.MULTILINE)
 _APPLY_PATCH_CMD = Lazy(r"(?:^|[\s;&|(])apply_patch\b")
 _TASK_CREATED = Lazy(r"Task #?(\w+) created")
+# A row of TaskList's answer, "#12 [in_progress] UI-1: Create ProfileListScreen …".
+_TASK_ROW = Lazy(r"#(\w+) \[(\w+)\] ")
 _COMMIT = Lazy(r"\bgit\b[^\n;&|]*?\bcommit\b")
 _COMMIT_MESSAGE = Lazy(
     r"""(?:(?<![\w-])-[a-zA-Z]*m|--message)(?:=|\s+)(?:"((?:[^"\\]|\\.)*)"|'([^']*)')"""
@@ -86,6 +88,8 @@ class ToolState:
         self.tasks: list[_Task] = []
         self.tasks_by_id: dict[str, _Task] = {}
         self.task_calls: dict[str, tuple[_Task, str | None, str | None]] = {}
+        # TaskList calls waiting for their result: the list as it really stands.
+        self.list_calls: set[str] = set()
         # AskUserQuestion (Codex: request_user_input) calls waiting for their result, and
         # those the user rejected: (question, ts, line).
         self.questions: dict[str, tuple[str, str | None, int]] = {}
@@ -143,6 +147,9 @@ class ToolState:
         elif call.name == "TaskUpdate":
             self._task_update(call, line)
             self.task_seq = seq
+        elif call.name == "TaskList" and call.id:
+            self.list_calls.add(call.id)
+            self.watched.add(call.id)
         elif call.name == "ExitPlanMode":
             plan = args.get("plan")
             if isinstance(plan, str) and not self.follow_files:
@@ -174,6 +181,11 @@ class ToolState:
         asked = self.questions.pop(result.tool_use_id, None)
         if asked is not None and result.is_error:
             self.dismissed.append(asked)
+        if result.tool_use_id in self.list_calls:
+            self.list_calls.discard(result.tool_use_id)
+            if not result.is_error:
+                self._listed(result)
+            return
         pending = self.task_calls.pop(result.tool_use_id, None)
         if pending is None:
             return
@@ -274,6 +286,35 @@ class ToolState:
         if call.id:
             self.task_calls[call.id] = (task, *previous)
             self.watched.add(call.id)
+
+    def _listed(self, result: ToolResult) -> None:
+        """TaskList's answer is the task list as it stands, whoever changed it: a teammate
+        completes a task the lead never updates, a team's end empties the list. A task it
+        does not hold is gone (its number given to another task counts as not held); one it
+        holds has the status it says. An answer not read whole changes nothing."""
+        rows = result.meta.get("tasks") if result.meta else None
+        listed: dict[str, tuple[object, str]] = {}
+        if isinstance(rows, list) and all(isinstance(r, dict) for r in rows):
+            for r in rows:
+                listed[str(r.get("id"))] = (r.get("status"), str(r.get("subject") or ""))
+        else:
+            text = result.text.strip()
+            lines = [] if text == "No tasks found" else text.splitlines()
+            found = [_TASK_ROW.match(row) for row in lines]
+            if not text or not all(found):
+                return
+            for m in found:
+                if m:
+                    listed[m.group(1)] = (m.group(2), m.string[m.end() :])
+        for task in self.tasks:
+            status, subject = listed.get(task.task_id or "", (None, ""))
+            if not isinstance(status, str) or not subject.startswith(task.subject):
+                if task.status not in DONE:
+                    task.status = "deleted"
+                continue
+            if status == "completed" and task.status != "completed":
+                self.done_texts.append(task.subject)
+            task.status = status
 
     def _shell(self, call: ToolCall, cwd: str | None) -> None:
         args = call.input

@@ -881,6 +881,59 @@ def test_task_update_renames_and_deletes(tmp_path: Path) -> None:
     assert [t.text for t in facts.pending_tasks] == ["Final wording"]
 
 
+def _created(n: int, subject: str) -> list[dict[str, Any]]:
+    return [
+        call(f"c{n}", "TaskCreate", subject=subject),
+        result(f"c{n}", f"Task #{n} created: {subject}", meta={"task": {"id": str(n)}}),
+    ]
+
+
+def test_task_list_answer_is_the_list_as_it_stands(tmp_path: Path) -> None:
+    # A teammate completed #1 and the lead never updated it; #3 is no longer on the list.
+    rows = [
+        {"id": "1", "subject": "Add the dependencies", "status": "completed"},
+        {"id": "2", "subject": "Create the database", "status": "in_progress"},
+    ]
+    events = [*_created(1, "Add the dependencies"), *_created(2, "Create the database"),
+              *_created(3, "Wire the router")]  # fmt: skip
+    text = "#1 [completed] Add the dependencies (data-dev)\n#2 [in_progress] Create the database"
+    listing = call("l1", "TaskList")
+    by_meta = run(tmp_path, [*events, listing, result("l1", text, meta={"tasks": rows})])
+    by_text = run(tmp_path, [*events, listing, result("l1", text)])
+    for facts in (by_meta, by_text):
+        assert [(t.text, t.status) for t in facts.pending_tasks] == [
+            ("Create the database", "in_progress")
+        ]
+
+
+def test_task_list_answer_empty_or_unread(tmp_path: Path) -> None:
+    events = [*_created(1, "Add the dependencies"), call("l1", "TaskList")]
+    emptied = run(tmp_path, [*events, result("l1", "No tasks found", meta={"tasks": []})])
+    assert emptied.pending_tasks == []
+    assert run(tmp_path, [*events, result("l1", "No tasks found")]).pending_tasks == []
+    # An answer of another shape, or an error, says nothing about the list.
+    for answer in (result("l1", "Tasks: see the board"), result("l1", "boom", error=True)):
+        facts = run(tmp_path, [*events, answer])
+        assert [t.text for t in facts.pending_tasks] == ["Add the dependencies"]
+
+
+def test_task_list_number_given_to_another_task(tmp_path: Path) -> None:
+    # A new list numbers from #1 again: the old #1 (done) is not the listed #1 (to do).
+    row = {"id": "1", "subject": "Accumulate the haves", "status": "pending"}
+    events = [
+        *_created(1, "Find the default branch"),
+        call("u1", "TaskUpdate", taskId="1", status="completed"),
+        result("u1", "Updated task #1 status"),
+        *_created(1, "Accumulate the haves"),
+        call("l1", "TaskList"),
+        result("l1", "#1 [pending] Accumulate the haves", meta={"tasks": [row]}),
+    ]
+    facts = run(tmp_path, events)
+    assert [(t.text, t.status) for t in facts.pending_tasks] == [
+        ("Accumulate the haves", "pending")
+    ]
+
+
 def test_todowrite_and_a_matching_deferral_merge(tmp_path: Path) -> None:
     facts = run(
         tmp_path,
