@@ -350,24 +350,6 @@ _GENERIC_GATE = recache.compile(
 )
 
 
-def _last_sentence(line: str) -> str:
-    """What `_SENTENCE_END.split(line)[-1]` gives, found from the end of the line."""
-    stop = len(line) - 1
-    while stop > 0:
-        cut = max(line.rfind(". ", 0, stop), line.rfind("! ", 0, stop), line.rfind("? ", 0, stop))
-        if cut == -1:
-            break
-        rest = line[cut + 1 :].lstrip()
-        if rest and rest[0] in _STARTS:
-            return rest.strip()
-        stop = cut
-    return line.strip()
-
-
-# What a sentence may open with, after the end of the one before (see _SENTENCE_END).
-_STARTS = frozenset("\"'([*_`ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-
-
 def direct_reply(reply: str) -> bool:
     """A reply that takes up whatever was asked: short, opening like an answer ("yes", "go
     with B"), or a counter-proposal ("first fix the tests", "rather X")."""

@@ -188,17 +188,6 @@ def test_listed_next_steps() -> None:
 # ---------------------------------------------------------------- fast paths agree
 
 
-_PIECES = ["a", "B", "c.", "D?", "e!", "(f", '"g', "h.", "I", "J?", "k", "L.", "`m", "9.", "x  "]
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=14))
-def test_last_sentence_is_the_last_split_sentence(pieces: list[str]) -> None:
-    line = " ".join(pieces)
-    split = [s.strip() for s in prose._SENTENCE_END.split(line) if s.strip()]
-    assert prose._last_sentence(line) == (split[-1] if split else "")
-
-
 _SECRETS = [
     "AKIAIOSFODNN7EXAMPLE",
     "sk-ant-api03-FAKE0fake1FAKE2fake3",
