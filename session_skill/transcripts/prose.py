@@ -55,7 +55,7 @@ _LIST_ITEMS_MAX = 8
 
 _FENCE = recache.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
 _LIST_MARK = recache.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|\[[ xX]\])\s+")
-_SENTENCE_END = recache.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`A-Z0-9])")
+_SENTENCE_END = recache.compile(r"(?:(?<=[.!?])|(?<=[.!?]\)))\s+(?=[\"'(\[*_`A-Z0-9])")
 _DONE_ITEM = Lazy(r"^\s*(?:[-*+]\s+)?(?:\[[xX]\]|~~|✅|✓|✔)|\((?:done|fixed)\)", re.I)
 
 _ANSWER_START = Lazy(
@@ -132,11 +132,21 @@ def _units(text: str) -> tuple[tuple[str, bool], ...]:
             continue
         line = _LIST_MARK.sub("", line.lstrip("> ")).replace("**", "").replace("__", "").strip()
         for sentence in _SENTENCE_END.split(line):
-            sentence = sentence.strip()
+            sentence = _balanced(sentence.strip())
             if sentence:
                 units.append((sentence, is_item))
     memo[0], memo[1] = given, tuple(units)
     return memo[1]  # type: ignore[return-value]
+
+
+def _balanced(sentence: str) -> str:
+    """A sentence without the bracket it only closes or only opens: the last sentence of a
+    parenthesis ("… Let me know if you want either of those gone too.)") or its first."""
+    if sentence.endswith(")") and sentence.count(")") > sentence.count("("):
+        sentence = sentence[:-1].rstrip()
+    if sentence.startswith("(") and sentence.count("(") > sentence.count(")"):
+        sentence = sentence[1:].lstrip()
+    return sentence
 
 
 _NOT_PLAIN = recache.compile(r"[^\w ]|[\d_]")

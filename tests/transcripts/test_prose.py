@@ -253,6 +253,19 @@ def test_units_of_the_last_text_are_kept_not_confused() -> None:
     assert prose._units("".join(["The cache is stale. ", "We fix it later."])) == a
 
 
+def test_units_drop_the_bracket_of_a_parenthesis_they_split() -> None:
+    text = (
+        "Removed the green flash. (The red one still shows, and the final line is untouched."
+        " Let me know if you want either of those gone too.) Done (see the diff)."
+    )
+    assert [unit for unit, _ in prose._units(text)] == [
+        "Removed the green flash.",
+        "The red one still shows, and the final line is untouched.",
+        "Let me know if you want either of those gone too.",
+        "Done (see the diff).",
+    ]
+
+
 _CLOSING = st.lists(
     st.sampled_from(
         [
