@@ -143,10 +143,12 @@ class CodexParser:
             role = item.get("role")
             if not text:
                 return
-            if role == "user":
-                if text.startswith("<turn_aborted>"):
-                    yield Interrupted(ts)
-                elif not text.startswith(_CODEX_INJECTED):
+            if text.startswith("<turn_aborted>") and role in ("user", "developer"):
+                # The user stopped the turn: a user message in earlier rollouts, a developer
+                # one in later ("The previous turn was interrupted on purpose. …").
+                yield Interrupted(ts)
+            elif role == "user":
+                if not text.startswith(_CODEX_INJECTED):
                     yield _user_text(text, ts)
             elif role == "assistant":
                 yield assistant_text(text, ts, str_or_none(item.get("id")))

@@ -150,7 +150,7 @@ def test_dollar_session_inside_a_sentence_is_a_request(tmp_path: Path) -> None:
 
 
 def _message(role: str, text: str, n: int) -> dict[str, object]:
-    kind = "input_text" if role == "user" else "output_text"
+    kind = "output_text" if role == "assistant" else "input_text"
     return {
         "timestamp": f"2026-12-01T08:{n:02d}:00.000Z",
         "type": "response_item",
@@ -211,3 +211,26 @@ def test_codex_typographic_apostrophes_read_as_plain_ones(tmp_path: Path) -> Non
     found = [c.text for c in facts.candidates]
     assert "Jitter isn't implemented yet." in found
     assert "If you'd like, I can add it next." in found
+
+
+@pytest.mark.parametrize(
+    ("role", "said"),
+    [
+        ("user", "<turn_aborted>\nThe user interrupted the previous turn on purpose."),
+        ("developer", "<turn_aborted>\nThe previous turn was interrupted on purpose."),
+    ],
+)
+def test_an_interrupted_turn_leaves_its_request_open(tmp_path: Path, role: str, said: str) -> None:
+    """Codex says a turn was stopped in a message of its own: the user's in earlier rollouts,
+    a developer message in later ones (seen in a public rollout of July 2026)."""
+    path = tmp_path / "rollout.jsonl"
+    lines = [
+        _message("user", "add retries to the uploader", 1),
+        _message("assistant", "Adding the retries to the uploader now.", 2),
+        _message(role, said, 3),
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    facts = scan.analyze(path)
+    assert [(c.rule, c.text, c.why) for c in facts.candidates] == [
+        ("unfinished", "add retries to the uploader", "the last request; the user interrupted it")
+    ]
