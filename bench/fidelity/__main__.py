@@ -163,19 +163,20 @@ def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
 
 def reach(keys: list[keymod.Key]) -> dict[str, Any]:
     """These sessions scored with nothing let go: the caveats of every closing text and the
-    lists and deferrals of every turn kept (`loose.CAVEAT_TURNS`, `loose.LIST_TURNS`), not
-    only the last ones. What the rules find at all — the recall no choice of what to let go
-    can pass. For the train split only: it is a tuning measure."""
+    lists and deferrals of every turn kept (`loose.CAVEAT_TURNS`, `loose.LIST_TURNS`,
+    `loose.OPEN_LIST_TURNS`), not only the last ones. What the rules find at all — the
+    recall no choice of what to let go can pass. For the train split only: it is a tuning
+    measure."""
     from session_skill.transcripts import loose
 
-    kept = loose.CAVEAT_TURNS, loose.LIST_TURNS
-    loose.CAVEAT_TURNS = loose.LIST_TURNS = None
+    kept = loose.CAVEAT_TURNS, loose.LIST_TURNS, loose.OPEN_LIST_TURNS
+    loose.CAVEAT_TURNS = loose.LIST_TURNS = loose.OPEN_LIST_TURNS = None
     try:
         totals = Totals()
         for k in keys:
             totals.add(score(k, observe(keymod.corpus_dir() / k.file, k.project_root), "train"))
     finally:
-        loose.CAVEAT_TURNS, loose.LIST_TURNS = kept
+        loose.CAVEAT_TURNS, loose.LIST_TURNS, loose.OPEN_LIST_TURNS = kept
     numbers = totals.as_dict()
     return {n: numbers[n] for n in ("open_tasks", "open_questions", "candidates")}
 

@@ -10,9 +10,11 @@ assistant's. Elsewhere the assistant's "for now" or "later" is mostly narration 
 step, so it is not read there; the user's deferrals are read wherever they say them (their
 side ideas are requests, not loose ends). Whatever the session later does — a
 commit, a completed task, a "done" sentence naming it, the user taking it up — settles a
-loose end (`landed`). What the assistant listed or put off long ago and never raised again
-is dropped at the end (`LIST_TURNS`), and so are the caveats of all but the last closing
-texts (`CAVEAT_TURNS`): the session has mostly dealt with them or let them go since. The
+loose end (`landed`). What the assistant put off or listed in passing long ago and never
+raised again is dropped at the end (`LIST_TURNS`), and so are the caveats of all but the
+last closing texts (`CAVEAT_TURNS`): the session has mostly dealt with them or let them go
+since. A list under a lead that says what is left ("Still open:", "Next steps:") says so in
+so many words: it stands until something settles it (`OPEN_LIST_TURNS`). The
 plan the session followed names its own checks: a verification step with a command no shell
 call ever ran is left open (`plancheck`). Every candidate keeps the transcript line it came
 from.
@@ -70,10 +72,16 @@ from session_skill.transcripts.turns import (
 _SCAN_CHARS = 16_000
 # The caveats of how many of the last closing texts are kept (None: all of them).
 CAVEAT_TURNS: int | None = 2
-# The assistant's lists ("Next steps:") and deferrals of how many of the last turns are kept
-# (None: all). Measured on the train split: the right ones came from the last six turns,
-# and from 6 to 16 turns back the result is the same; the user's own deferrals are kept.
+# The assistant's deferrals and the lists it offers ("If you want, I can: …") of how many of
+# the last turns are kept (None: all). Measured on the train split: the right ones came from
+# the last six turns, and from 6 to 16 turns back the result is the same; the user's own
+# deferrals are kept.
 LIST_TURNS: int | None = 10
+# …and its lists under a lead that says what is left ("Still open:", "Next steps:", "Loose
+# ends:"): all, until the work or the user settles them. On the train split the 12 such items
+# said 13 to 37 turns before the end and never settled are open by the second key, all 12,
+# and by the first key 7 (5 borderline, none answered); kept 10 turns, they were let go.
+OPEN_LIST_TURNS: int | None = None
 # Loose ends kept during the pass (newest win); bounds memory on a huge transcript.
 POOL_MAX = 200
 _SETTLED_MAX = 50
@@ -169,7 +177,8 @@ class Loose:
         self.seq = 0
         self.cwd: str | None = None
         self.turns = 0  # closing texts read so far: each caveat and list remembers its turn
-        # (key, "caveat" | "list") -> the turn the assistant said it in, for letting old ones go
+        # (key, "caveat" | "list" | "open") -> the turn the assistant said it in, for letting
+        # old ones go
         self.said_in: dict[tuple[str, str], int] = {}
         # The last assistant text read, lowercased and split (`_read`): its caveats reuse them.
         self._words: tuple[str, str, set[str]] | None = None
@@ -240,7 +249,7 @@ class Loose:
         if role == "assistant":
             for item, lead in open_lists(text):
                 why = f"listed under “{lead}”{_at(ts)}"
-                self._said(loose_end(item, DEFERRED, why, ts, self.stats.line, "open-list"))
+                self._said(loose_end(item, DEFERRED, why, ts, self.stats.line, "open-list"), "open")
         low = (text if len(text) <= _SCAN_CHARS else text[:_SCAN_CHARS]).lower()
         tokens = set(low.split())
         if role == "assistant":
@@ -339,13 +348,13 @@ class Loose:
                 self.said_in[key, "caveat"] = self.turns
         return taken
 
-    def _said(self, candidate: Candidate) -> None:
+    def _said(self, candidate: Candidate, kind: str = "list") -> None:
         """Pool a loose end the assistant listed or put off, and remember the last turn it
         said so (the turn being read: `turns` counts the closed ones before it)."""
         self._add(candidate)
         key = " ".join(WORD.findall(candidate.text.lower()))
         if key in self.pool:
-            self.said_in[key, "list"] = self.turns + (self.closing is not None)
+            self.said_in[key, kind] = self.turns + (self.closing is not None)
 
     # ---------------------------------------------------------------- the pool
 
@@ -421,7 +430,7 @@ class Loose:
         self._close_turn(None, ended=True)
         # A summary's caveats, lists and deferrals from long ago were most likely dealt with
         # since; those of the last few turns are what the session stopped on.
-        keep = {"caveat": CAVEAT_TURNS, "list": LIST_TURNS}
+        keep = {"caveat": CAVEAT_TURNS, "list": LIST_TURNS, "open": OPEN_LIST_TURNS}
         for (key, kind), turn in self.said_in.items():
             turns = keep[kind]
             if turns is not None and turn <= self.turns - turns:
