@@ -291,7 +291,8 @@ class ToolState:
         """TaskList's answer is the task list as it stands, whoever changed it: a teammate
         completes a task the lead never updates, a team's end empties the list. A task it
         does not hold is gone (its number given to another task counts as not held); one it
-        holds has the status it says. An answer not read whole changes nothing."""
+        holds has the status it says, found by its number or else by its subject. An answer
+        not read whole changes nothing."""
         rows = result.meta.get("tasks") if result.meta else None
         listed: dict[str, tuple[object, str]] = {}
         if isinstance(rows, list) and all(isinstance(r, dict) for r in rows):
@@ -308,7 +309,13 @@ class ToolState:
                     listed[m.group(1)] = (m.group(2), m.string[m.end() :])
         for task in self.tasks:
             status, subject = listed.get(task.task_id or "", (None, ""))
-            if not isinstance(status, str) or not subject.startswith(task.subject):
+            if not subject.startswith(task.subject):
+                # Its number is not the one we took it to have (a result not read), or was
+                # given to another task: the row of its subject, if any, is its own. (A
+                # text row's subject goes on with its owner and what blocks it.)
+                own = (s for s, row in listed.values() if row.startswith(task.subject))
+                status = next(own, None)
+            if not isinstance(status, str):
                 if task.status not in DONE:
                     task.status = "deleted"
                 continue

@@ -917,6 +917,22 @@ def test_task_list_answer_empty_or_unread(tmp_path: Path) -> None:
         assert [t.text for t in facts.pending_tasks] == ["Add the dependencies"]
 
 
+def test_task_list_row_found_by_subject_when_the_number_is_not_known(tmp_path: Path) -> None:
+    # No result was read for the creations: the numbers are guesses (1, 2), the list's are
+    # 7 and 8. Each task is found by its subject.
+    text = "#7 [completed] Add the dependencies (data-dev)\n#8 [pending] Create the database"
+    facts = run(
+        tmp_path,
+        [
+            call("c1", "TaskCreate", subject="Add the dependencies"),
+            call("c2", "TaskCreate", subject="Create the database"),
+            call("l1", "TaskList"),
+            result("l1", text),
+        ],
+    )
+    assert [(t.text, t.status) for t in facts.pending_tasks] == [("Create the database", "pending")]
+
+
 def test_task_list_number_given_to_another_task(tmp_path: Path) -> None:
     # A new list numbers from #1 again: the old #1 (done) is not the listed #1 (to do).
     row = {"id": "1", "subject": "Accumulate the haves", "status": "pending"}
