@@ -9,6 +9,7 @@ every line (see tests/fixtures/transcripts/codex_0171_rollout.jsonl, from a real
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Iterator
 
 from session_skill import recache
@@ -29,6 +30,7 @@ from session_skill.transcripts.events import (
     mentions,
     str_or_none,
 )
+from session_skill.transcripts.lazyre import Lazy
 
 TYPE_CHECKING = False  # `typing` costs a hook ~7 ms to import
 if TYPE_CHECKING:
@@ -178,9 +180,23 @@ class CodexParser:
             )
         elif itype in ("function_call_output", "custom_tool_call_output"):
             output = item.get("output")
-            yield ToolResult(str_or_none(item.get("call_id")), output, ts)
+            yield ToolResult(str_or_none(item.get("call_id")), output, ts, _failed(output))
         else:
             self.stats.skip(f"response_item:{itype}")
+
+
+# How a command ended, as its output says: exec_command's "Process exited with code 1" (after
+# a few header lines), the shell tool's `{"output": …, "metadata": {"exit_code": 1, …}}`,
+# code mode's "Script failed".
+_EXITED = Lazy(r"^Process exited with code ([1-9]\d*)$|\A\s*Script failed\b", re.MULTILINE)
+_EXIT_CODE = Lazy(r'"metadata":\s*\{[^{}]*"exit_code":\s*([1-9]\d*)')
+
+
+def _failed(output: object) -> bool:
+    """Did the call whose `output` this is fail (a command that exited non-zero)? Codex
+    marks no result as an error; Claude Code's `is_error` says as much."""
+    text = output if isinstance(output, str) else blocks_text(output)
+    return bool(_EXITED.search(text[:400]) or _EXIT_CODE.search(text[-300:]))
 
 
 def _user_text(text: str, ts: str | None) -> UserText:

@@ -214,6 +214,7 @@ class ToolState:
         self.commits.append(subject)
         if call_id:
             _remember(self.commit_calls, call_id, [subject])
+            self.watched.add(call_id)  # Codex hands a result out only if it is waited for
 
     def pending(self) -> list[PendingTask]:
         found = [t for t in self.todos if t.status not in DONE]

@@ -234,3 +234,44 @@ def test_an_interrupted_turn_leaves_its_request_open(tmp_path: Path, role: str, 
     assert [(c.rule, c.text, c.why) for c in facts.candidates] == [
         ("unfinished", "add retries to the uploader", "the last request; the user interrupted it")
     ]
+
+
+def _exec(n: int, command: str, output: object) -> list[dict[str, object]]:
+    call_id = f"call_{n}"
+    call = {"type": "function_call", "name": "exec_command", "call_id": call_id,
+            "arguments": json.dumps({"cmd": command})}  # fmt: skip
+    out = {"type": "function_call_output", "call_id": call_id, "output": output}
+    return [
+        {"timestamp": f"2026-12-01T08:{n:02d}:00.000Z", "type": "response_item", "payload": p}
+        for p in (call, out)
+    ]
+
+
+def _exited(code: int, said: str) -> str:
+    return f"Chunk ID: 3cce48\nWall time: 0.08 s\nProcess exited with code {code}\nOutput:\n{said}"
+
+
+@pytest.mark.parametrize(
+    ("output", "committed"),
+    [
+        (_exited(0, "[main 1a2b3c4] Add the retry backoff"), True),
+        (_exited(1, "nothing to commit, working tree clean"), False),
+        # the shell tool of earlier rollouts
+        (json.dumps({"output": "error: hook failed", "metadata": {"exit_code": 1}}), False),
+        (json.dumps({"output": "[main 1a2b3c4] Add …", "metadata": {"exit_code": 0}}), True),
+        ([{"type": "input_text", "text": "Script failed\nWall time 0.1 s\nOutput:\n"}], False),
+    ],
+)
+def test_a_commit_that_failed_is_not_in_the_goal(
+    tmp_path: Path, output: object, committed: bool
+) -> None:
+    """Codex marks no result as an error: the output says how the command ended."""
+    path = tmp_path / "rollout.jsonl"
+    lines = [
+        _message("user", "add retries to the uploader and commit", 1),
+        *_exec(2, "git commit -am 'Add the retry backoff'", output),
+        _message("assistant", "Committed the retries.", 3),
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    goal = scan.analyze(path).goal or ""
+    assert ("committed: Add the retry backoff" in goal) is committed, goal
