@@ -163,12 +163,11 @@ class CodexParser:
             )
         elif itype == "custom_tool_call":
             patch = item.get("input")
-            yield ToolCall(
-                str(item.get("name") or ""),
-                {"input": patch if isinstance(patch, str) else ""},
-                str_or_none(item.get("call_id")),
-                ts,
-            )
+            name = str(item.get("name") or "")
+            call_id = str_or_none(item.get("call_id"))
+            yield ToolCall(name, {"input": patch if isinstance(patch, str) else ""}, call_id, ts)
+            if name == "exec" and isinstance(patch, str) and "tools." in patch:
+                yield from _scripted(patch, call_id, ts)
         elif itype == "local_shell_call":
             action = item.get("action")
             action = action if isinstance(action, dict) else {}
@@ -183,6 +182,26 @@ class CodexParser:
             yield ToolResult(str_or_none(item.get("call_id")), output, ts, _failed(output))
         else:
             self.stats.skip(f"response_item:{itype}")
+
+
+# Code mode: a reply's `exec` script calls the tools itself — `await tools.exec_command({…})`,
+# `tools.update_plan({…})` — each with a JSON object. Their effects show nowhere else: the
+# plan's steps, the commands run (commits, a plan's checks). (A patch is reported by
+# `patch_apply_end`; a question's answer comes back inside the script's output, unread.)
+_SCRIPTED = Lazy(r"\btools\.(exec_command|update_plan|shell|shell_command)\(\s*(?=\{)")
+_DECODER = json.JSONDecoder()
+
+
+def _scripted(script: str, call_id: str | None, ts: str | None) -> Iterator[ToolCall]:
+    """The tool calls an `exec` script makes, each as its own call (with the script's id:
+    the script's output says how they ended)."""
+    for found in _SCRIPTED.finditer(script):
+        try:
+            args, _end = _DECODER.raw_decode(script, found.end())
+        except ValueError:
+            continue
+        if isinstance(args, dict):
+            yield ToolCall(found.group(1), args, call_id, ts)
 
 
 # How a command ended, as its output says: exec_command's "Process exited with code 1" (after

@@ -68,7 +68,7 @@ _CLAUDE_NAMES = frozenset(
     for name in (*WRITE_TOOLS, "TodoWrite", "TaskCreate", "TaskUpdate", "ExitPlanMode")
 )
 _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_apply_end"',
-                   b"*** Begin Patch")  # fmt: skip
+                   b"*** Begin Patch", b"tools.update_plan(")  # fmt: skip
 
 
 def analyze_quick(path: Path) -> TranscriptFacts:

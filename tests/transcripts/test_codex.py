@@ -275,3 +275,37 @@ def test_a_commit_that_failed_is_not_in_the_goal(
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     goal = scan.analyze(path).goal or ""
     assert ("committed: Add the retry backoff" in goal) is committed, goal
+
+
+def _script(n: int, script: str, output: str) -> list[dict[str, object]]:
+    """Code mode: a reply's `exec` script that calls the tools itself."""
+    call_id = f"call_{n}"
+    call = {"type": "custom_tool_call", "name": "exec", "call_id": call_id, "input": script}
+    out = {"type": "custom_tool_call_output", "call_id": call_id,
+           "output": [{"type": "input_text", "text": output}]}  # fmt: skip
+    return [
+        {"timestamp": f"2026-12-01T08:{n:02d}:00.000Z", "type": "response_item", "payload": p}
+        for p in (call, out)
+    ]
+
+
+def test_code_mode_scripts_call_the_plan_and_the_shell(tmp_path: Path) -> None:
+    """The plan and the commands of a code-mode session live in its `exec` scripts
+    (`await tools.update_plan({…})`, seen in a public rollout of July 2026)."""
+    steps = [("Write the failing test", "completed"), (OPEN_STEP, "in_progress")]
+    plan = {"plan": [{"step": step, "status": status} for step, status in steps]}
+    commit = {"cmd": "git commit -am 'Add the failing expiry test'", "workdir": "/w"}
+    lines = [
+        _message("user", "make login() reject expired tokens", 1),
+        *_script(2, f"const r = await tools.update_plan({json.dumps(plan)});\ntext(r);", "ok"),
+        *_script(3, f"await tools.exec_command({json.dumps(commit)});", "Script completed"),
+        _message("assistant", "The test is committed; the check itself is next.", 4),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    facts = scan.analyze(path)
+    assert [(t.text, t.status) for t in facts.pending_tasks] == [(OPEN_STEP, "in_progress")]
+    assert (facts.goal or "").endswith("— committed: Add the failing expiry test")
+    lines[4:6] = _script(3, f"await tools.exec_command({json.dumps(commit)});", "Script failed")
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert "committed" not in (scan.analyze(path).goal or "")

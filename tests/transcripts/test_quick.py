@@ -229,3 +229,33 @@ def test_a_helper_that_fails_costs_nothing_but_time(
     assert quick.analyze_quick(path) == alone
     with pytest.raises(ChildProcessError):  # every helper reaped
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_a_code_mode_plan_in_the_middle_of_a_codex_rollout(tmp_path: Path, small: None) -> None:
+    """Codex's code mode calls `tools.update_plan({…})` inside an `exec` script: a plan
+    updated in the middle is found there too."""
+
+    def item(n: int, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": "response_item",
+                "payload": payload}  # fmt: skip
+
+    def said(n: int, role: str, text: str) -> dict[str, Any]:
+        kind = "output_text" if role == "assistant" else "input_text"
+        return item(n, {"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
+
+    def plan(n: int, *steps: tuple[str, str]) -> dict[str, Any]:
+        args = {"plan": [{"step": step, "status": status} for step, status in steps]}
+        script = f"const r = await tools.update_plan({json.dumps(args)});\ntext(r);"
+        return item(n, {"type": "custom_tool_call", "name": "exec", "call_id": f"p{n}",
+                        "input": script})  # fmt: skip
+
+    records = [said(0, "user", "Make login() reject expired tokens")]
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(1, 40)]
+    records += [plan(40, ("Write the failing test", "completed"), ("Add the check", "pending"))]
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(41, 80)]
+    path = _write(tmp_path, records)
+    at = path.read_bytes().find(b"tools.update_plan(")
+    assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert [(t.text, t.status) for t in fast.pending_tasks] == [("Add the check", "pending")]
+    assert fast.pending_tasks == full.pending_tasks
