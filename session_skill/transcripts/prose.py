@@ -55,7 +55,10 @@ _LIST_ITEMS_MAX = 8
 
 _FENCE = recache.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
 _LIST_MARK = recache.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|\[[ xX]\])\s+")
-_SENTENCE_END = recache.compile(r"(?:(?<=[.!?])|(?<=[.!?]\)))\s+(?=[\"'(\[*_`A-Z0-9])")
+_SENTENCE_END = recache.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`A-Z0-9])")
+# …or after the bracket that closes a parenthesis ending in one ("… gone too.) Done."): twice
+# the cost per line, so only for a line that holds such an end.
+_SENTENCE_END_BRACKET = recache.compile(r"(?:(?<=[.!?])|(?<=[.!?]\)))\s+(?=[\"'(\[*_`A-Z0-9])")
 _DONE_ITEM = Lazy(r"^\s*(?:[-*+]\s+)?(?:\[[xX]\]|~~|✅|✓|✔)|\((?:done|fixed)\)", re.I)
 
 _ANSWER_START = Lazy(
@@ -131,7 +134,8 @@ def _units(text: str) -> tuple[tuple[str, bool], ...]:
         if line.lstrip().startswith(("|", "#", "<")):
             continue
         line = _LIST_MARK.sub("", line.lstrip("> ")).replace("**", "").replace("__", "").strip()
-        for sentence in _SENTENCE_END.split(line):
+        bracket = ".) " in line or "?) " in line or "!) " in line
+        for sentence in (_SENTENCE_END_BRACKET if bracket else _SENTENCE_END).split(line):
             sentence = _balanced(sentence.strip())
             if sentence:
                 units.append((sentence, is_item))
