@@ -122,6 +122,18 @@ def _opened(first: str) -> list[dict[str, Any]]:
     return [*_user(first), *_say("Sure."), *_user(_WORK), *_edit("upload.py"), *_say("Added.")]
 
 
+def _commanded(prompt: str) -> list[dict[str, Any]]:
+    """A command typed with no arguments (an agent's or a workflow's), its menu, a pick from
+    it, then the work asked for and done."""
+    typed = ("<command-message>sprint:dev</command-message>\n<command-name>/sprint:dev"
+             "</command-name>\n<command-args></command-args>")  # fmt: skip
+    expanded = _record("user", {"role": "user", "content": [{"type": "text", "text": prompt}]})
+    expanded["isMeta"] = True
+    menu = "Here is my menu:\n1. *help\n2. *develop-story\n3. *review\nPick one."
+    return [*_user(typed), expanded, *_say(menu), *_user("2"), *_say("Which story?"),
+            *_user(_WORK), *_edit("upload.py"), *_say("Added.")]  # fmt: skip
+
+
 def _ticked(closing: str) -> list[dict[str, Any]]:
     """A todo list whose last item is left in progress; the closing text reports on it."""
     export, test = "Add the CSV export endpoint", "Write a test for the CSV export"
@@ -291,6 +303,14 @@ _OPENERS = [
     ("review the uploader for race conditions", True),
     ("read the error log and fix the crash on upload", True),
 ]
+# (a command's prompt, typed with no arguments): the Goal names the work typed after it
+_COMMANDS = [
+    '<!-- Powered by BMAD-CORE™ -->\n\n# Developer Agent\n\n```xml\n<agent id="dev"/>\n```',
+    "<!-- SPDX-License-Identifier: MIT -->\n<objective>\nRun the sprint workflow.\n</objective>",
+    "---\ndescription: The developer agent\n---\n\nYou are the developer agent. Show the menu.",
+    "You must fully embody this agent's persona and follow all activation instructions.",
+    "# Story workflow\n\nPick a story from the backlog and implement it.",
+]
 _TICKED = [
     ("Done: added the CSV export endpoint and wrote a test for the CSV export.", False),
     ("Added the CSV export endpoint. The test for the CSV export is not written yet.", True),
@@ -325,6 +345,8 @@ GROUPS: list[Group] = [
      [(t, False) for t in _QUESTIONS]),
     ("a review given, an offer after it; work asked", "right", _told, _TOLD),
     ("the Goal: an opener naming no work, or work", "right", _opened, _OPENERS),
+    ("the Goal: a command with no arguments, a pick", "right", _commanded,
+     [(t, True) for t in _COMMANDS]),
 ]  # fmt: skip
 
 
@@ -342,6 +364,10 @@ def run() -> list[dict[str, Any]]:
                 facts = analyze(path)
                 if build is _opened:
                     found = facts.goal != _WORK  # the first message named the session
+                elif build is _commanded:
+                    # the work typed after it, and not the prompt's comment or the pick
+                    goal = facts.goal or ""
+                    found = goal.endswith(f"Then: {_WORK}") and "<!--" not in goal
                 elif build is _ticked:
                     found = bool(facts.pending_tasks)
                 elif build is _answered or build is _told:

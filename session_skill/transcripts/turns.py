@@ -316,8 +316,10 @@ class Turns:
                 first = f"{first} — {self.second_text}"
         if self.goal_command is None:
             return first
-        if first and not self.command_had_args:
-            return f"{self.goal_command} Then: {first}"
+        # What the user typed after it that names work: not a menu's "2", not a "yes".
+        then = first if self.mention_only else chosen and clip(redact(str(chosen)), _REQUEST_CHARS)
+        if then and not self.command_had_args:
+            return f"{self.goal_command} Then: {then}"
         return self.goal_command
 
     def unfinished(self, writes: int = 0) -> Unfinished | None:
@@ -559,6 +561,8 @@ def _purpose(prompt: str) -> str:
         while line.endswith(">") and (tag := _TAG_TAIL.search(line)) is not None:
             line = line[: tag.start()].rstrip()
         line = line.lstrip("#>*- ").strip()
+        if line.startswith(("<!--", "```", "~~~")):
+            continue  # a comment ("<!-- Powered by … -->"), a fence: nothing it does
         if line and not line.lower().startswith(("base directory for this skill", "arguments:")):
             return line
     return ""

@@ -307,9 +307,9 @@ def test_the_reach_lets_nothing_go_and_puts_the_settings_back() -> None:
     from bench.fidelity.__main__ import reach
     from session_skill.transcripts import loose
 
-    kept = loose.CAVEAT_TURNS, loose.LIST_TURNS
+    kept = loose.CAVEAT_TURNS, loose.LIST_TURNS, loose.OPEN_LIST_TURNS
     assert reach([]) == {"open_tasks": [0, 0], "open_questions": [0, 0], "candidates": [0, 0]}
-    assert (loose.CAVEAT_TURNS, loose.LIST_TURNS) == kept
+    assert (loose.CAVEAT_TURNS, loose.LIST_TURNS, loose.OPEN_LIST_TURNS) == kept
 
 
 def test_the_ordinary_forms_count_what_the_sweep_misreads(monkeypatch: pytest.MonkeyPatch) -> None:

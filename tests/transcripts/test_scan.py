@@ -1559,6 +1559,21 @@ def test_a_skills_tagged_sections_are_read_for_what_it_does(tmp_path: Path) -> N
     assert facts.goal == "Create executable phase prompts for a roadmap phase. (/gsd:plan-phase 3)"
 
 
+def test_a_command_with_no_arguments_is_followed_by_the_work_typed_after_it(
+    tmp_path: Path,
+) -> None:
+    """An agent's command typed bare shows a menu: the Goal is what it does (not the comment
+    its file opens with) and then the work the user typed — not the menu's "2"."""
+    prompt = "<!-- Powered by BMAD-CORE™ -->\n\n# Developer Agent\n\n```xml\n<agent/>\n```\n"
+    menu = "1. *help\n2. *develop-story\nPick one."
+    opened = [*_command("bmad:agents:dev", "", prompt), say(menu), user("2"), say("Which?")]
+    work = [user("story 1.2: the password reset flow"), say("Implementing story 1.2.")]
+    assert run(tmp_path, [*opened, *work]).goal == (
+        "Developer Agent (/bmad:agents:dev) Then: story 1.2: the password reset flow"
+    )
+    assert run(tmp_path, opened).goal == "Developer Agent (/bmad:agents:dev)"
+
+
 def test_a_commands_arguments_fill_its_placeholder(tmp_path: Path) -> None:
     prompt = "---\ndescription: Review a pull request\n---\n\nReview the pull request $ARGUMENTS."
     facts = run(tmp_path, [*_command("review-pr", "PR 90", prompt), say("Reviewing.")])
