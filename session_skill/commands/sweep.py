@@ -73,7 +73,7 @@ def known_texts(store: Store, skipped: list[str] | None = None) -> list[str]:
             for raw in fh:
                 try:
                     rec = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue  # a malformed line is skipped, never fatal
                 if isinstance(rec, dict):
                     texts += [str(rec[k]) for k in ("summary", "item") if rec.get(k)]

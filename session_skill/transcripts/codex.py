@@ -198,7 +198,7 @@ def _scripted(script: str, call_id: str | None, ts: str | None) -> Iterator[Tool
     for found in _SCRIPTED.finditer(script):
         try:
             args, _end = _DECODER.raw_decode(script, found.end())
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past any real call
             continue
         if isinstance(args, dict):
             yield ToolCall(found.group(1), args, call_id, ts)
@@ -232,7 +232,7 @@ def _arguments(raw: object) -> dict[str, Any]:
     if isinstance(raw, str):
         try:
             parsed = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return {"raw": raw}
         if isinstance(parsed, dict):
             return parsed

@@ -149,7 +149,7 @@ def rollout_cwd(path: Path) -> str | None:
                     break
                 try:
                     record = json.loads(raw.decode("utf-8", "replace"))
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue
                 if not isinstance(record, dict):
                     continue

@@ -137,7 +137,7 @@ def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parse
             continue
         try:
             record = json.loads(item.decode("utf-8", "replace"))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(record, dict):
             continue

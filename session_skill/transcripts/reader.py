@@ -127,7 +127,7 @@ def iter_events(
                 surrogate = _SURROGATE in raw
                 try:
                     record = json.loads(raw.decode("utf-8", "replace"))
-                except ValueError:
+                except (ValueError, RecursionError):
                     if raw.strip():
                         stats.malformed += 1
                     continue
@@ -175,7 +175,7 @@ def detect_format(path: Path, max_lines: int = 20) -> str | None:
                 break
             try:
                 record = json.loads(raw.decode("utf-8", "replace"))
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(record, dict):
                 return CODEX if looks_codex(record) else CLAUDE

@@ -152,6 +152,8 @@ def transcript(kind: str) -> Callable[[Path, Path], None]:
                 b'{"type": "assistant", "message": 7}',
                 b"",
                 b'{"type": "user", "message": {"content": [' + b'{"x": 1},' * 20000 + b"{}]}}",
+                # nested past Python's recursion limit: json.loads raises RecursionError
+                b'{"type": "assistant", "message": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
             ]
             out = []
             for i, line in enumerate(src.splitlines()):
