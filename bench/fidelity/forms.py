@@ -211,6 +211,15 @@ _DONE_LEADS = [
 ]  # fmt: skip
 
 
+def _loosely(lead: str) -> list[dict[str, Any]]:
+    """A closing list laid out as paragraphs: a blank line between the items, the second
+    item's text wrapped onto an indented line."""
+    items = ("1. **Backfill** the audit_log table: the migration left the old rows.\n\n"
+             "2. **Rotate the staging key**, which was printed in the CI log;\n"
+             "   rotate it before the next deploy.\n")  # fmt: skip
+    return _closing(f"Fixed the crash; tests pass.\n\n**{lead}**\n\n{items}")
+
+
 def _led(lead: str) -> str:
     items = "- Backfill the audit_log table\n- Rotate the staging key"
     return f"Fixed the crash; tests pass.\n\n**{lead}**\n{items}"
@@ -334,6 +343,9 @@ GROUPS: list[Group] = [
      [(t, True) for t in _ASKING_CLOSINGS]),
     ("closing lists under a lead of what is left", "found", _closing,
      [(_led(t), True) for t in _LEFT_LEADS]),
+    ("…laid out loosely: the second item found too", "found", _loosely,
+     [(t, True) for t in ("Remaining work:", "Next steps:", "Still open:", "Loose ends:",
+                          "Suggested next steps:", "Before merging:")]),
     ("closing lists under a lead of what was done", "quiet", _closing,
      [(_led(t), False) for t in _DONE_LEADS]),
     ("the user's deferrals", "found", _deferred, [(t, True) for t in _DEFERRALS]),
@@ -368,6 +380,8 @@ def run() -> list[dict[str, Any]]:
                     # the work typed after it, and not the prompt's comment or the pick
                     goal = facts.goal or ""
                     found = goal.endswith(f"Then: {_WORK}") and "<!--" not in goal
+                elif build is _loosely:
+                    found = any("staging key" in c.text for c in facts.candidates)
                 elif build is _ticked:
                     found = bool(facts.pending_tasks)
                 elif build is _answered or build is _told:

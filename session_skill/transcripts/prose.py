@@ -316,13 +316,27 @@ def listed_items(
 
 def list_under(lines: list[str], n: int, most: int) -> tuple[list[str], int]:
     """The items of the list at `lines[n]` (blank lines ahead of it passed over): the first
-    `most` of three words or more not marked done, bare and redacted; and where it ends."""
+    `most` of three words or more not marked done, bare and redacted; and where it ends.
+    A list goes on past a blank line when an item follows it (a "loose" list, each item a
+    paragraph) and past an item's indented continuation lines."""
     while n < len(lines) and not lines[n].strip():
         n += 1
     items: list[str] = []
     while n < len(lines) and _LIST_MARK.match(lines[n]) and len(items) < most:
         item = lines[n]
         n += 1
+        while (
+            n < len(lines)
+            and lines[n].startswith((" ", "\t"))
+            and lines[n].strip()
+            and (not _LIST_MARK.match(lines[n]))
+        ):
+            n += 1  # the item's text wrapped onto an indented line
+        ahead = n
+        while ahead < len(lines) and not lines[ahead].strip():
+            ahead += 1
+        if ahead > n and ahead < len(lines) and _LIST_MARK.match(lines[ahead]):
+            n = ahead  # a blank line, then the next item
         if _DONE_ITEM.search(item):
             continue
         item = redact(_LIST_MARK.sub("", item).replace("**", "").replace("`", "").strip())

@@ -291,3 +291,25 @@ def test_caveats_read_the_same_with_the_callers_lowercased_text(text: str, ideas
 
     low = text.lower()
     assert caveats(text, ideas, low, set(low.split())) == caveats(text, ideas)
+
+
+def test_a_list_goes_on_past_blank_lines_and_wrapped_lines() -> None:
+    """A "loose" list (each item a paragraph) and an item wrapped onto an indented line are
+    one list; a paragraph after it ends it."""
+    text = (
+        "**Remaining work:**\n\n"
+        "1. **Commit & PR**: nothing is committed yet, just staged.\n\n"
+        "2. **E2E tests**: they pass in-process, but need a real git\n"
+        "   binary to run against.\n\n"
+        "3. **Compare with the old branch** on a real repository.\n\n"
+        "Want me to commit this, or tackle the rest first?\n\n"
+        "- a list after the question is another one\n"
+    )
+    lines = text.splitlines()
+    items, end = prose.list_under(lines, 1, 8)
+    assert items == [
+        "Commit & PR: nothing is committed yet, just staged.",
+        "E2E tests: they pass in-process, but need a real git",
+        "Compare with the old branch on a real repository.",
+    ]
+    assert next(line for line in lines[end:] if line.strip()).startswith("Want me to commit")
