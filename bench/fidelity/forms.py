@@ -220,6 +220,11 @@ def _loosely(lead: str) -> list[dict[str, Any]]:
     return _closing(f"Fixed the crash; tests pass.\n\n**{lead}**\n\n{items}")
 
 
+def _tersely(lead: str) -> list[dict[str, Any]]:
+    """A closing list of a word or two per item."""
+    return _closing(f"Fixed the crash; tests pass.\n\n**{lead}**\n- pagination\n- rate limits\n")
+
+
 def _led(lead: str) -> str:
     items = "- Backfill the audit_log table\n- Rotate the staging key"
     return f"Fixed the crash; tests pass.\n\n**{lead}**\n{items}"
@@ -346,6 +351,8 @@ GROUPS: list[Group] = [
     ("…laid out loosely: the second item found too", "found", _loosely,
      [(t, True) for t in ("Remaining work:", "Next steps:", "Still open:", "Loose ends:",
                           "Suggested next steps:", "Before merging:")]),
+    ("…of a word or two each: both found", "found", _tersely,
+     [(t, True) for t in ("Still open:", "Next steps:", "Remaining:", "Up next:")]),
     ("closing lists under a lead of what was done", "quiet", _closing,
      [(_led(t), False) for t in _DONE_LEADS]),
     ("the user's deferrals", "found", _deferred, [(t, True) for t in _DEFERRALS]),
@@ -380,6 +387,9 @@ def run() -> list[dict[str, Any]]:
                     # the work typed after it, and not the prompt's comment or the pick
                     goal = facts.goal or ""
                     found = goal.endswith(f"Then: {_WORK}") and "<!--" not in goal
+                elif build is _tersely:
+                    texts = [c.text for c in facts.candidates]
+                    found = "pagination" in texts and "rate limits" in texts
                 elif build is _loosely:
                     found = any("staging key" in c.text for c in facts.candidates)
                 elif build is _ticked:

@@ -339,10 +339,16 @@ def list_under(lines: list[str], n: int, most: int) -> tuple[list[str], int]:
             n = ahead  # a blank line, then the next item
         if _DONE_ITEM.search(item):
             continue
-        item = redact(_LIST_MARK.sub("", item).replace("**", "").replace("`", "").strip())
-        if len(item.split()) >= 3:
-            items.append(item)
+        bare = _LIST_MARK.sub("", item).replace("**", "")
+        words = bare.split()
+        # Three words or more; or fewer, of plain words ("- pagination", "2. Changelog
+        # entry"), not a path or a command in backticks
+        if len(words) >= 3 or (words and all(_PLAIN_WORD.match(w) for w in words)):
+            items.append(redact(bare.replace("`", "").strip()))
     return items, n
+
+
+_PLAIN_WORD = Lazy(r"[^\W\d_][\w'-]*[.,;:!]?\Z")
 
 
 _LIST_ANCHORS = frozenset(

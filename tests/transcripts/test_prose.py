@@ -313,3 +313,9 @@ def test_a_list_goes_on_past_blank_lines_and_wrapped_lines() -> None:
         "Compare with the old branch on a real repository.",
     ]
     assert next(line for line in lines[end:] if line.strip()).startswith("Want me to commit")
+
+
+def test_a_list_item_of_a_word_or_two_is_an_item_unless_code_or_a_path() -> None:
+    lines = ["- pagination", "- rate limits", "- `npm test`", "- src/app.py", "- 2024", "- Docs."]
+    items, _ = prose.list_under(lines, 0, 8)
+    assert items == ["pagination", "rate limits", "Docs."]
