@@ -292,6 +292,26 @@ def inline_lists(text: str) -> list[tuple[str, str]]:
     return found
 
 
+# A Markdown task-list item left unticked: "- [ ] Run the e2e tests".
+_UNTICKED = Lazy(r"^[ \t>]*(?:[-*+]|\d{1,2}[.)])[ \t]+\[ \][ \t]+(\S.*)$", re.MULTILINE)
+
+
+def unticked(text: str) -> list[str]:
+    """The items a closing text leaves unticked in a Markdown task list ("- [ ] …"): not
+    done, in the list's own notation, whatever leads it (a PR's "Test plan", a checklist).
+    Not inside a fenced block: that is a file's content shown."""
+    head = text[:_SCAN_CHARS]
+    if "[ ]" not in head:
+        return []
+    body = _FENCE.sub("\n", head)
+    found = []
+    for m in _UNTICKED.finditer(body):
+        item = redact(m.group(1).replace("**", "").replace("`", "").strip())
+        if item:
+            found.append(item)
+    return found
+
+
 def caveats(
     text: str, ideas: bool = False, low: str | None = None, tokens: set[str] | None = None
 ) -> list[tuple[str, str | None]]:

@@ -36,7 +36,7 @@ from session_skill.transcripts.candidates import (
     UNFINISHED,
     Candidate,
 )
-from session_skill.transcripts.ending import caveats, inline_lists, open_lists
+from session_skill.transcripts.ending import caveats, inline_lists, open_lists, unticked
 from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.phrasing import DONE, UNDONE
@@ -331,6 +331,10 @@ class Loose:
             for item, lead in open_lists(text, ended=True):
                 why = f"listed under “{lead}”{_at(ts)}"
                 self._add(loose_end(item, DEFERRED, why, ts, line, "open-list"))
+            # …and a task list's items left unticked ("- [ ] Run the e2e tests").
+            for item in unticked(text):
+                why = f"left unticked in a task list{_at(ts)}"
+                self._add(loose_end(item, UNFINISHED, why, ts, line, "unticked"))
         for sentence, kind in found:
             if kind == DIVERGING:
                 why = f"raised in the closing summary{_at(ts)}; not pursued"

@@ -1790,6 +1790,22 @@ def test_an_old_list_of_what_is_open_stands_until_settled(tmp_path: Path, turns_
     assert "document the retry flags" not in [c.text for c in run(tmp_path, done).candidates]
 
 
+def test_a_task_list_left_unticked_in_the_closing_text_is_open(tmp_path: Path) -> None:
+    """"- [ ]" is not done in the list's own notation, whatever leads it; "- [x]" is done,
+    and a checklist inside a fenced block is a file's content shown."""
+    text = (
+        "Here's the PR description:\n\n## Test plan\n"
+        "- [x] go test ./... passes\n- [ ] `E2E=1` gated integration tests\n\n"
+        "The template I added:\n```markdown\n- [ ] Describe the change\n```\n"
+    )
+    facts = run(tmp_path, [user("Write the PR description"), say(text)])
+    assert [(c.rule, c.text) for c in facts.candidates] == [
+        ("unticked", "E2E=1 gated integration tests")
+    ]
+    earlier = [user("Write the PR description"), say(text), user("thanks"), say("Sure.")]
+    assert all(c.rule != "unticked" for c in run(tmp_path, earlier).candidates)
+
+
 @pytest.mark.parametrize(
     "lead",
     [
