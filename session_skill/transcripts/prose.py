@@ -145,7 +145,10 @@ def _units(text: str) -> tuple[tuple[str, bool], ...]:
 
 def _balanced(sentence: str) -> str:
     """A sentence without the bracket it only closes or only opens: the last sentence of a
-    parenthesis ("… Let me know if you want either of those gone too.)") or its first."""
+    parenthesis ("… Let me know if you want either of those gone too.)") or its first; and
+    without the emphasis around it all ("_Should I also update the changelog?_")."""
+    if len(sentence) > 2 and sentence[0] == sentence[-1] and sentence[0] in "_*":
+        sentence = sentence[1:-1].strip()
     if sentence.endswith(")") and sentence.count(")") > sentence.count("("):
         sentence = sentence[:-1].rstrip()
     if sentence.startswith("(") and sentence.count("(") > sentence.count(")"):

@@ -257,12 +257,15 @@ def test_units_drop_the_bracket_of_a_parenthesis_they_split() -> None:
     text = (
         "Removed the green flash. (The red one still shows, and the final line is untouched."
         " Let me know if you want either of those gone too.) Done (see the diff)."
+        "\n_Should I also update the changelog?_\n*Or leave it.*"
     )
     assert [unit for unit, _ in prose._units(text)] == [
         "Removed the green flash.",
         "The red one still shows, and the final line is untouched.",
         "Let me know if you want either of those gone too.",
         "Done (see the diff).",
+        "Should I also update the changelog?",
+        "Or leave it.",
     ]
 
 
