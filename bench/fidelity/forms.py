@@ -316,6 +316,9 @@ _OPENERS = [
     ("run the tests and see what fails", True),
     ("review the uploader for race conditions", True),
     ("read the error log and fix the crash on upload", True),
+    ("https://github.com/acme/uploader/issues/42", True),
+    ("https://acme.atlassian.net/browse/UP-12 can you take this one", True),
+    ("https://github.com/acme/uploader", False),
 ]
 # (a command's prompt, typed with no arguments): the Goal names the work typed after it
 _COMMANDS = [

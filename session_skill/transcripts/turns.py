@@ -429,6 +429,8 @@ def could_be_goal(text: str) -> bool:
     """A request that may name the session's work: not an opener that orients, not a
     branch brought up to date, not pasted output, not a one-line reply — a request of three
     words or fewer only when it makes or changes something named ("add dark mode")."""
+    if "://" in text and _TICKET.search(text):
+        return not mostly_pasted(text)  # "https://github.com/o/r/issues/42": that work
     bare = text
     if "```" in text or "~~~" in text or "[Image #" in text:
         # "[Image #1] fix this", "Here's the error: ```…```": the words the user typed
@@ -445,6 +447,9 @@ def could_be_goal(text: str) -> bool:
     return not mostly_pasted(text)
 
 
+# A link to an issue, a pull or merge request, a ticket: the work it names (GitHub, GitLab,
+# Jira's browse/KEY-1, Linear's issue/KEY-1).
+_TICKET = Lazy(r"https?://\S+?/(?:issues?|pull|pulls|merge_requests|browse)/[\w-]*\d")
 # A request of a few words that names its work: a verb of making or changing, and what.
 # Verbs of making or changing something, as a request puts them.
 _MAKING = "add|fix|implement|refactor|deploy|write|build|create|remove|delete|rename|update|upgrade"

@@ -1594,6 +1594,24 @@ def test_an_opener_or_a_pasted_error_is_not_the_goal(tmp_path: Path) -> None:
         assert facts.goal == "Add retry with backoff to the upload client", opener
 
 
+@pytest.mark.parametrize(
+    ("first", "named"),
+    [
+        ("https://github.com/acme/uploader/issues/42", True),
+        ("https://gitlab.com/acme/uploader/-/merge_requests/7 review this", True),
+        ("https://linear.app/acme/issue/UP-12/upload-fails", True),
+        ("https://github.com/acme/uploader", False),
+        ("https://docs.python.org/3/library/re.html", False),
+    ],
+)
+def test_a_link_to_an_issue_or_a_pull_request_names_the_work(
+    tmp_path: Path, first: str, named: bool
+) -> None:
+    later = "Add retry with backoff to the upload client"
+    goal = run(tmp_path, [user(first), say("Sure."), user(later), say("Added.")]).goal
+    assert goal == (first if named else later)
+
+
 def test_what_a_request_pasted_is_left_out_of_the_goal(tmp_path: Path) -> None:
     pad = " " * 30
     request = (
