@@ -206,7 +206,8 @@ class ClaudeParser:
             if key not in seen:
                 seen.add(key)
                 if text.strip():
-                    events.append(assistant_text(text, ts, msg_id))
+                    more = body.find('"stop_reason":"tool_use"', end) != -1
+                    events.append(assistant_text(text, ts, msg_id, more))
         else:
             event = _user_text(text, ts)
             if event is not None:
@@ -382,6 +383,7 @@ class ClaudeParser:
         if not isinstance(message, dict):
             return
         msg_id = str_or_none(message.get("id"))
+        more = message.get("stop_reason") == "tool_use"
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -398,7 +400,7 @@ class ClaudeParser:
                     continue
                 seen.add(key)
                 if block["text"].strip():
-                    yield assistant_text(block["text"], ts, msg_id)
+                    yield assistant_text(block["text"], ts, msg_id, more)
             elif btype == "tool_use" and isinstance(block.get("name"), str):
                 tool_id = str_or_none(block.get("id"))
                 key = ("tool", tool_id or hash(json.dumps(block, sort_keys=True, default=str)))

@@ -153,7 +153,8 @@ class CodexParser:
                 if not text.startswith(_CODEX_INJECTED):
                     yield _user_text(text, ts)
             elif role == "assistant":
-                yield assistant_text(text, ts, str_or_none(item.get("id")))
+                more = item.get("phase") == "commentary"  # not the turn's final answer
+                yield assistant_text(text, ts, str_or_none(item.get("id")), more)
         elif itype == "function_call":
             yield ToolCall(
                 str(item.get("name") or ""),

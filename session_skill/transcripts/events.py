@@ -58,12 +58,18 @@ class AssistantText:
     text: str
     ts: str | None
     msg_id: str | None
+    # The reply goes on to call a tool: Claude Code's record of it says `"stop_reason":
+    # "tool_use"`, Codex's says `"phase": "commentary"`. Work in progress, not a closing.
+    more: bool = False
 
 
-def assistant_text(text: str, ts: str | None, msg_id: str | None) -> AssistantText:
+def assistant_text(
+    text: str, ts: str | None, msg_id: str | None, more: bool = False
+) -> AssistantText:
     """The assistant's text, its typographic apostrophe made plain: Codex writes "isn’t",
     "I’ll", "What’s left", and every phrase the sweep reads is spelt "isn't"."""
-    return AssistantText(text.replace("\u2019", "'") if "\u2019" in text else text, ts, msg_id)
+    plain = text.replace("\u2019", "'") if "\u2019" in text else text
+    return AssistantText(plain, ts, msg_id, more)
 
 
 @record

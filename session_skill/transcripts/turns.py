@@ -269,8 +269,10 @@ class Turns:
             if sentence and _INTENT.match(sentence):
                 self.restatement = clip(redact(sentence), 300)
         if not self._frozen and self._request is not None:
-            self._ended_on = "text"
-            self._closing = event.text
+            # A text the reply goes on from to call a tool ("Now let me run the tests.") is
+            # work in progress: if the transcript ends on it, it ends in the middle.
+            self._ended_on = "tool" if event.more else "text"
+            self._closing = None if event.more else event.text
 
     def tool(self, call: ToolCall | None = None) -> None:
         if call is not None:

@@ -309,3 +309,19 @@ def test_code_mode_scripts_call_the_plan_and_the_shell(tmp_path: Path) -> None:
     lines[4:6] = _script(3, f"await tools.exec_command({json.dumps(commit)});", "Script failed")
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     assert "committed" not in (scan.analyze(path).goal or "")
+
+
+@pytest.mark.parametrize(("phase", "cut"), [("commentary", True), ("final_answer", False)])
+def test_a_rollout_that_ends_on_commentary_ends_in_the_middle(
+    tmp_path: Path, phase: str, cut: bool
+) -> None:
+    """Codex marks a reply's progress notes "commentary" and its answer "final_answer": a
+    rollout whose last word is commentary stopped in the middle of the work."""
+    note = _message("assistant", "I'm adding the retries to the uploader now.", 2)
+    note["payload"]["phase"] = phase  # type: ignore[index]
+    path = tmp_path / "rollout.jsonl"
+    lines = [_message("user", "add retries", 1), note]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    found = [c.why for c in scan.analyze(path).candidates]
+    assert found == (["the last request; the transcript ends in the middle of the work on it"]
+                     if cut else [])  # fmt: skip

@@ -1808,6 +1808,28 @@ def test_an_old_list_of_what_is_open_stands_until_settled(tmp_path: Path, turns_
     assert "document the retry flags" not in [c.text for c in run(tmp_path, done).candidates]
 
 
+@pytest.mark.parametrize("compact", [True, False])  # the reader's fast path, its full parse
+@pytest.mark.parametrize(("stop", "cut"), [("tool_use", True), ("end_turn", False), (None, False)])
+def test_a_transcript_cut_after_a_text_that_goes_on_to_a_tool_call(
+    tmp_path: Path, compact: bool, stop: str | None, cut: bool
+) -> None:
+    """Claude Code writes a response's blocks as records of their own, each saying how the
+    response stopped: a text whose response stopped to call a tool, with no call after it,
+    is where the transcript was cut — in the middle of the work."""
+    announce = say("Now let me run the tests to make sure nothing broke.")
+    if stop is not None:
+        announce["message"]["stop_reason"] = stop
+    records = [user("Add rate limiting to the upload endpoint"), call("e1", "Edit",
+               file_path=f"{APP}/src/limits.py", old_string="a", new_string="b"),
+               result("e1"), announce]  # fmt: skip
+    path = tmp_path / "t.jsonl"
+    separators = (",", ":") if compact else None
+    path.write_text("".join(json.dumps(r, separators=separators) + "\n" for r in records))
+    found = [(c.rule, c.why) for c in analyze(path).candidates]
+    middle = ("unfinished", "the last request; the transcript ends in the middle of the work on it")
+    assert found == ([middle] if cut else [])
+
+
 def test_a_task_list_left_unticked_in_the_closing_text_is_open(tmp_path: Path) -> None:
     """"- [ ]" is not done in the list's own notation, whatever leads it; "- [x]" is done,
     and a checklist inside a fenced block is a file's content shown."""
