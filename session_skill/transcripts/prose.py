@@ -319,9 +319,9 @@ def listed_items(
 
 def list_under(lines: list[str], n: int, most: int) -> tuple[list[str], int]:
     """The items of the list at `lines[n]` (blank lines ahead of it passed over): the first
-    `most` of three words or more not marked done, bare and redacted; and where it ends.
-    A list goes on past a blank line when an item follows it (a "loose" list, each item a
-    paragraph) and past an item's indented continuation lines."""
+    `most` not marked done — of three words or more, or of plain words — bare and redacted;
+    and where it ends. A list goes on past a blank line when an item follows it (a "loose"
+    list, each item a paragraph) and past an item's indented continuation lines."""
     while n < len(lines) and not lines[n].strip():
         n += 1
     items: list[str] = []
