@@ -13,7 +13,7 @@ commit, a completed task, a "done" sentence naming it, the user taking it up —
 loose end (`landed`). What the assistant put off or listed in passing long ago and never
 raised again is dropped at the end (`LIST_TURNS`), and so are the caveats of all but the
 last closing texts (`CAVEAT_TURNS`): the session has mostly dealt with them or let them go
-since. A list under a lead that says what is left ("Still open:", "Next steps:") says so in
+since. A list under a lead that says what is left ("Still open:", "Loose ends:") says so in
 so many words: it stands until something settles it (`OPEN_LIST_TURNS`). The
 plan the session followed names its own checks: a verification step with a command no shell
 call ever ran is left open (`plancheck`). Every candidate keeps the transcript line it came
@@ -72,15 +72,17 @@ from session_skill.transcripts.turns import (
 _SCAN_CHARS = 16_000
 # The caveats of how many of the last closing texts are kept (None: all of them).
 CAVEAT_TURNS: int | None = 2
-# The assistant's deferrals and the lists it offers ("If you want, I can: …") of how many of
-# the last turns are kept (None: all). Measured on the train split: the right ones came from
-# the last six turns, and from 6 to 16 turns back the result is the same; the user's own
-# deferrals are kept.
+# The assistant's deferrals, the lists it offers ("If you want, I can: …") and those under a
+# "Next steps" or "Remaining" heading (`prose.listed_items`): of how many of the last turns
+# they are kept (None: all). Measured on the train split: the right ones came from the last
+# six turns, and from 6 to 16 turns back the result is the same (all kept, they add wrong
+# candidates); the user's own deferrals are kept.
 LIST_TURNS: int | None = 10
-# …and its lists under a lead that says what is left ("Still open:", "Next steps:", "Loose
-# ends:"): all, until the work or the user settles them. On the train split the 12 such items
-# said 13 to 37 turns before the end and never settled are open by the second key, all 12,
-# and by the first key 7 (5 borderline, none answered); kept 10 turns, they were let go.
+# …and its lists under a lead that says what is left ("Still open:", "Loose ends:", "What's
+# left:"; `ending.open_lists`): all, until the work or the user settles them. On the train
+# split the 12 such items said 13 to 37 turns before the end and never settled are open by
+# the second key, all 12, and by the first key 7 (5 borderline, none answered); kept 10
+# turns, they were let go.
 OPEN_LIST_TURNS: int | None = None
 # Loose ends kept during the pass (newest win); bounds memory on a huge transcript.
 POOL_MAX = 200
