@@ -25,6 +25,7 @@ from session_skill.transcripts.prose import (
     _is_prose,
     _units,
     classify,
+    item_text,
     list_under,
     redact,
     sign_off,
@@ -287,7 +288,7 @@ def inline_lists(text: str) -> list[tuple[str, str]]:
             continue  # a question: `asks` reads those
         if _taken_up(lines, n + 1):
             continue
-        item = redact(items.replace("**", "").replace("`", "").strip())
+        item = item_text(items)
         found.append((item, redact(lead)))
     return found
 
@@ -306,7 +307,7 @@ def unticked(text: str) -> list[str]:
     body = _FENCE.sub("\n", head)
     found = []
     for m in _UNTICKED.finditer(body):
-        item = redact(m.group(1).replace("**", "").replace("`", "").strip())
+        item = item_text(m.group(1))
         if item:
             found.append(item)
     return found

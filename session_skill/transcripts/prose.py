@@ -347,8 +347,13 @@ def list_under(lines: list[str], n: int, most: int) -> tuple[list[str], int]:
         # Three words or more; or fewer, of plain words ("- pagination", "2. Changelog
         # entry"), not a path or a command in backticks
         if len(words) >= 3 or (words and all(_PLAIN_WORD.match(w) for w in words)):
-            items.append(redact(bare.replace("`", "").strip()))
+            items.append(item_text(bare))
     return items, n
+
+
+def item_text(text: str) -> str:
+    """A listed item as it is shown: without bold and code marks, redacted."""
+    return redact(text.replace("**", "").replace("`", "").strip())
 
 
 _PLAIN_WORD = Lazy(r"[^\W\d_][\w'-]*[.,;:!]?\Z")
