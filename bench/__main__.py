@@ -36,7 +36,9 @@ HOOK_MAX = 1.5  # x floor
 CLI_MAX = 6.0  # x floor
 LIST_10K_MAX = 1.0  # seconds
 LIST_GROWTH_MAX = 15.0  # (list 10k - floor) / (list 1k - floor): 10 is linear
-DROP_10K_MAX = 0.3  # seconds
+# drop on 10,000 parked items, as a multiple of the floor of the same rounds: 0.3 s on the
+# reference machine's 20 ms floor. Judged in seconds, the row flapped with the machine.
+DROP_10K_MAX = 15.0  # x floor
 SWEEP_MIN = 0.5  # throughput, as a share of the json.loads loop's
 SWEEP_RSS_MAX = 80.0  # MiB at 200 MB
 CONVERSATION_MB = 60  # the conversation-dense transcript of the sweep group
@@ -238,8 +240,9 @@ def scale(tmp: Path, env: dict[str, str], runs: int, log: Log) -> list[Row]:
     )
     for case in cases[3:]:
         row = Row("scale", case.name, case, floor)
-        rows.append(row.judge(f"≤ {DROP_10K_MAX:g} s", row.median <= DROP_10K_MAX,
-                              f"{row.median:.3f} s"))  # fmt: skip
+        ratio = row.ratio or 0.0
+        rows.append(row.judge(f"≤ {DROP_10K_MAX:g}x floor", ratio <= DROP_10K_MAX,
+                              f"{row.median:.3f} s"))  # fmt: skip  # judged: ratio
     return rows
 
 
