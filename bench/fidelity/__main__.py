@@ -155,8 +155,7 @@ def render_totals(name: str, t: dict[str, Any], rules: bool) -> list[str]:
         )
         worded = t["counts_by_rule_worded"]
         lines.append(
-            "  …with a word in common "
-            + ", ".join(f"{k} {r}/{n}" for k, (r, n) in worded.items())
+            "  …with a word in common " + ", ".join(f"{k} {r}/{n}" for k, (r, n) in worded.items())
         )
     return lines
 

@@ -76,8 +76,10 @@ def test_the_extractive_doc_fits_the_cap_whatever_the_session_left(
     from tests.transcripts.test_scan import call, say, user
 
     words = " ".join(f"word{i}" for i in range(900))  # one paragraph, no line break
-    areas = ("invoices refunds coupons ledgers payouts disputes taxes receipts webhooks plans "
-             "seats trials dunning credits exports imports audits quotas alerts reports").split()
+    areas = (
+        "invoices refunds coupons ledgers payouts disputes taxes receipts webhooks plans "
+        "seats trials dunning credits exports imports audits quotas alerts reports"
+    ).split()
     tasks = [
         call(f"t{i}", "TaskCreate", subject=f"Move the {area} handler to the new retry policy, "
              f"then compare the {area} error rates before and after", description="d")

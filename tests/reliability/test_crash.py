@@ -336,9 +336,7 @@ def test_hook_treats_latest_naming_a_missing_doc_as_absent(proj: Path) -> None:
     new_store(proj)
     (store_of(proj) / "LATEST").write_text("gone-doc\n")
     assert hook.run(hook_payload(proj), env={}, now=NOW_DT) == ""
-    assert recall(Store(proj), None, peek=False, as_json=False, now=NOW_DT).text == (
-        no_pending()
-    )
+    assert recall(Store(proj), None, peek=False, as_json=False, now=NOW_DT).text == (no_pending())
     assert not (store_of(proj) / "LATEST").exists()
 
 

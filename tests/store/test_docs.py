@@ -178,13 +178,18 @@ def test_split_head_reads_a_head_as_frontmatter_does(
     bom=st.booleans(),
     crlf=st.booleans(),
     opener=st.sampled_from(["---", "--- ", "x"]),
-    lines=st.lists(HEAD_LINES | st.sampled_from(["note: \u00a0---", "--- \u00a0", "...\u2003"]),
-                   max_size=6),
+    lines=st.lists(
+        HEAD_LINES | st.sampled_from(["note: \u00a0---", "--- \u00a0", "...\u2003"]), max_size=6
+    ),
     body=st.sampled_from(["", "## Goal\nx\n", "---\nmore\n", "slug: late\n---\n"]),
 )
 def test_read_meta_reads_a_head_as_the_whole_file_does(
-    tmp_path_factory: pytest.TempPathFactory, bom: bool, crlf: bool, opener: str,
-    lines: list[str], body: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    bom: bool,
+    crlf: bool,
+    opener: str,
+    lines: list[str],
+    body: str,
 ) -> None:
     """`_head` decodes only up to the line its bytes say closes the frontmatter: that line
     is the text's closing line or a later one (the bytes strip ASCII blanks only), so the

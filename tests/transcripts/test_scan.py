@@ -1336,9 +1336,7 @@ def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
     used: list[bool] = []
     original = sweep._Sweep._helper_tail
     monkeypatch.setattr(sweep._Sweep, "finish", grows_first)
-    monkeypatch.setattr(
-        sweep._Sweep, "_helper_tail", lambda *a: used.append(True) or original(*a)
-    )
+    monkeypatch.setattr(sweep._Sweep, "_helper_tail", lambda *a: used.append(True) or original(*a))
     assert same(analyze(path))
     assert used  # asked, and its reading of the smaller file refused
     with pytest.raises(ChildProcessError):  # every helper reaped
@@ -1831,7 +1829,7 @@ def test_a_transcript_cut_after_a_text_that_goes_on_to_a_tool_call(
 
 
 def test_a_task_list_left_unticked_in_the_closing_text_is_open(tmp_path: Path) -> None:
-    """"- [ ]" is not done in the list's own notation, whatever leads it; "- [x]" is done,
+    """ "- [ ]" is not done in the list's own notation, whatever leads it; "- [x]" is done,
     and a checklist inside a fenced block is a file's content shown."""
     text = (
         "Here's the PR description:\n\n## Test plan\n"
