@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 # agent_progress ones embed whole sub-agent messages.
 _CLAUDE_SKIP = frozenset(
     kind.encode()
-    for kind in "progress file-history-snapshot queue-operation summary attachment last-prompt "
+    for kind in "progress file-history-snapshot summary attachment last-prompt "
     "cost-state api-request api-request-shape api-request-blob atis-latch custom-title "
     "ai-title".split()
 )
@@ -86,6 +86,9 @@ _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.__dict__["scan
 # How many recent assistant message ids are remembered to merge split records. Parts of
 # one response can be interleaved with tool results, but never far apart.
 _MESSAGE_WINDOW = 64
+_QUEUE_KEPT = 16  # prompts waiting in the queue, at most (a user types a few)
+# A slash command typed while the assistant works is run after the turn, not handed over.
+_QUEUED_COMMAND = recache.compile(r"\s*/[\w:.-]+(?:\s|$)")
 
 
 class ClaudeParser:
@@ -100,6 +103,13 @@ class ClaudeParser:
         # prompt the command expanded to.
         self.after_command = False
         self._envelope: bytes | None = None  # `"cwd":"…","sessionId":"…"` of the session
+        # Prompts typed while the assistant worked (`queue-operation` "enqueue"), as (text,
+        # ts, line, offset), and those of them handed to the model mid-turn ("remove") that
+        # no `queued_command` attachment has carried yet: older versions wrote none, and the
+        # queue's record is all that keeps the user's words (`_queue_operation`).
+        self._queue: list[tuple[str, str | None, int, int]] = []
+        self._delivered: list[tuple[str, str | None, int, int]] = []
+        self._delivered_result = False  # a tool result since: the model has read them
 
     def quick(self, raw: bytes, wanted: Collection[str] | None) -> str | list[Event] | None:
         """A line read without parsing it, when its shape allows; None: parse it.
@@ -110,6 +120,8 @@ class ClaudeParser:
         no flag. Field names are found as structure: inside a JSON string every quote is
         escaped, so `"timestamp":"` cannot be content. This runs for every line.
         """
+        if self._delivered:
+            return None  # a prompt handed over mid-turn: every record is read until it lands
         start = raw.find(b'"type":"', 0, 4096)
         if start == -1:
             return None
@@ -291,6 +303,11 @@ class ClaudeParser:
 
     def feed(self, record: dict[str, Any]) -> Iterator[Event]:
         kind = record.get("type")
+        if kind == "queue-operation":
+            self._queue_operation(record)
+            return
+        if self._delivered:
+            yield from self._landed(kind, record)
         if kind == "attachment":
             yield from self._queued(record)
             return
@@ -313,6 +330,53 @@ class ClaudeParser:
             yield from self._assistant(record, ts)
         else:
             yield from self._system(record, ts)
+
+    def _queue_operation(self, record: dict[str, Any]) -> None:
+        """Claude Code's queue of prompts typed while the assistant works: "enqueue" (the
+        text), then "dequeue" (sent as the next request: a user record follows), "remove"
+        (handed to the model with the next tool result) or "popAll" (taken back to edit)."""
+        operation, content = record.get("operation"), record.get("content")
+        if operation == "enqueue":
+            if isinstance(content, str) and content.strip():
+                ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+                self._queue.append((content, ts, self.stats.line, self.stats.offset))
+                del self._queue[:-_QUEUE_KEPT]
+        elif operation == "dequeue" and self._queue:
+            del self._queue[0]
+        elif operation == "remove" and self._queue:
+            text = self._queue.pop(0)
+            if not _QUEUED_COMMAND.match(text[0]):  # a command queued runs after the turn
+                self._delivered.append(text)
+                self._delivered_result = False
+        elif operation == "popAll":
+            self._queue.clear()
+        self.stats.skip("queue-operation")
+
+    def _landed(self, kind: object, record: dict[str, Any]) -> Iterator[Event]:
+        """A prompt handed to the model mid-turn is the user's words: a `queued_command`
+        attachment carries it (and is read as such), or, when the client wrote none, it
+        is read where it was typed once the model has gone on from the tool result that
+        brought it."""
+        if kind == "attachment":
+            attachment = record.get("attachment")
+            prompt = attachment.get("prompt") if isinstance(attachment, dict) else None
+            self._delivered = [d for d in self._delivered if d[0] != prompt]
+        elif kind == "user":
+            message = record.get("message")
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+            ):
+                self._delivered_result = True
+        elif kind == "assistant" and self._delivered_result:
+            stats, delivered, self._delivered = self.stats, self._delivered, []
+            line, offset = stats.line, stats.offset
+            for text, ts, typed_line, typed_offset in delivered:
+                event = _user_text(text, ts)
+                if event is not None:
+                    stats.line, stats.offset = typed_line, typed_offset  # where it was typed
+                    yield event
+            stats.line, stats.offset = line, offset
 
     def _queued(self, record: dict[str, Any]) -> Iterator[Event]:
         """A prompt typed while the assistant worked (`queued_command`): the user's words."""

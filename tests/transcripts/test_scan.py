@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from session_skill.records import replace
+from session_skill.transcripts import claude
 from session_skill.transcripts import scan as sweep
-from session_skill.transcripts.reader import AssistantText
+from session_skill.transcripts.reader import AssistantText, ReadStats, UserText, iter_events
 from session_skill.transcripts.scan import (
     DEFERRED,
     DIVERGING,
@@ -1416,6 +1417,67 @@ def test_a_prompt_typed_while_the_assistant_worked_is_the_users_words(tmp_path: 
          call("t2", "Bash", command="grep -r old_flag .")],
     )  # fmt: skip
     assert facts.unfinished is not None and facts.unfinished.text == "also drop the old flag"
+
+
+def _queue(operation: str, content: str | None = None) -> dict[str, Any]:
+    record = {"type": "queue-operation", "operation": operation, "timestamp": _ts(),
+              "sessionId": "s1"}  # fmt: skip
+    if content is not None:
+        record["content"] = content
+    return record
+
+
+def _typed(path: Path) -> list[tuple[int, str]]:
+    stats = ReadStats()
+    return [(stats.line, e.text) for e in iter_events(path, stats) if isinstance(e, UserText)]
+
+
+def test_a_prompt_typed_while_the_assistant_worked_in_an_older_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code 2.1.76 and earlier wrote no `queued_command` attachment: the queue's
+    "enqueue" record is all that holds the words (its "remove" says they were handed over
+    with the next tool result). They are read where they were typed, once, in both paths."""
+    records = [
+        user("Rename the flag"),
+        call("t1", "Bash", command="ls"),
+        _queue("enqueue", "also drop the old flag"),  # line 3
+        say("Now the callers."),
+        call("t2", "Bash", command="grep -r flag ."),
+        _queue("remove"),
+        result("t1"),
+        result("t2"),
+        call("t3", "Bash", command="grep -r old_flag ."),
+    ]
+    facts = run(tmp_path, records)
+    assert facts.unfinished is not None and facts.unfinished.text == "also drop the old flag"
+    assert facts.unfinished.line == 3
+    assert _typed(tmp_path / "t.jsonl") == [(1, "Rename the flag"), (3, "also drop the old flag")]
+    with monkeypatch.context() as m:
+        m.setattr(claude, "FAST_PATH", False)
+        assert _typed(tmp_path / "t.jsonl")[1] == (3, "also drop the old flag")
+
+    # A newer client's attachment carries the same words: read once, where it stands.
+    attachment = {
+        "isSidechain": False, "sessionId": "s1", "cwd": APP, "type": "attachment",
+        "attachment": {"type": "queued_command", "prompt": "also drop the old flag"},
+        "timestamp": _ts(),
+    }  # fmt: skip
+    newer = [*records[:6], say("Checking."), result("t1"), attachment, *records[7:]]
+    run(tmp_path, newer)
+    assert _typed(tmp_path / "t.jsonl") == [(1, "Rename the flag"), (9, "also drop the old flag")]
+
+    # Sent as the next request (a user record follows), taken back to edit, a command
+    # run after the turn, a notification: no words handed over mid-turn.
+    for queued in (
+        [_queue("enqueue", "also drop the old flag"), _queue("dequeue")],
+        [_queue("enqueue", "also drop the old flag"), _queue("popAll", "also drop it")],
+        [_queue("enqueue", "/mcp"), _queue("remove")],
+        [_queue("enqueue", "<task-notification>\n<task-id>b1</task-id>"), _queue("remove")],
+    ):
+        run(tmp_path, [user("Rename the flag"), call("t1", "Bash", command="ls"), *queued,
+                       result("t1"), say("Done.")])  # fmt: skip
+        assert _typed(tmp_path / "t.jsonl") == [(1, "Rename the flag")]
 
 
 def test_a_rejected_or_failed_edit_touches_no_file(tmp_path: Path) -> None:
