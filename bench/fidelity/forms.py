@@ -134,6 +134,16 @@ def _commanded(prompt: str) -> list[dict[str, Any]]:
             *_user(_WORK), *_edit("upload.py"), *_say("Added.")]  # fmt: skip
 
 
+def _recapped(recap: str) -> list[dict[str, Any]]:
+    """Work asked for and done, then Claude Code's recap for a user coming back: a system
+    record its model writes "in under 40 words, 1-2 plain sentences", leading "with the
+    overall goal and current task, then the one next action"."""
+    record = {"parentUuid": None, "isSidechain": False, "type": "system",
+              "subtype": "away_summary", "content": recap, "isMeta": False,
+              "timestamp": f"2026-12-03T10:{next(_clock) % 60:02d}:00.000Z"}  # fmt: skip
+    return [*_user(_WORK), *_edit("upload.py"), *_say("Added."), record]
+
+
 def _ticked(closing: str) -> list[dict[str, Any]]:
     """A todo list whose last item is left in progress; the closing text reports on it."""
     export, test = "Add the CSV export endpoint", "Write a test for the CSV export"
@@ -328,6 +338,18 @@ _COMMANDS = [
     "You must fully embody this agent's persona and follow all activation instructions.",
     "# Story workflow\n\nPick a story from the backlog and implement it.",
 ]
+# Claude Code's recaps (as its prompt asks for them): the Goal is their lead, "jitter" in it
+_RECAPS = [
+    "Goal: make uploads survive rate limits with jittered retries. Backoff is in; next: run "
+    "the upload tests.",
+    "You're making uploads survive rate limits with jittered retries, and the backoff is "
+    "written. Next: run the upload tests. (turn off recaps in /config)",
+    "We're hardening the uploader with jittered retries; the tests pass. Next action: commit.",
+    "Hardening the uploader with jittered retries. Next: run the tests and commit. (disable "
+    "recaps in /config)",
+    "Overall goal: jittered retries for the uploader, so rate limits stop failing uploads. "
+    "Next: the tests.",
+]
 _TICKED = [
     ("Done: added the CSV export endpoint and wrote a test for the CSV export.", False),
     ("Added the CSV export endpoint. The test for the CSV export is not written yet.", True),
@@ -369,6 +391,7 @@ GROUPS: list[Group] = [
     ("the Goal: an opener naming no work, or work", "right", _opened, _OPENERS),
     ("the Goal: a command with no arguments, a pick", "right", _commanded,
      [(t, True) for t in _COMMANDS]),
+    ("the Goal: Claude Code's recap, its lead", "right", _recapped, [(t, True) for t in _RECAPS]),
 ]  # fmt: skip
 
 
@@ -386,6 +409,11 @@ def run() -> list[dict[str, Any]]:
                 facts = analyze(path)
                 if build is _opened:
                     found = facts.goal != _WORK  # the first message named the session
+                elif build is _recapped:
+                    # the lead, without the client's note or the label, and not the next step
+                    goal = facts.goal or ""
+                    found = "jitter" in goal and "recaps in" not in goal and "Next" not in goal
+                    found = found and not goal.lower().startswith(("goal", "overall goal"))
                 elif build is _commanded:
                     # the work typed after it, and not the prompt's comment or the pick
                     goal = facts.goal or ""

@@ -24,6 +24,7 @@ from session_skill.transcripts.events import (
     Event,
     Interrupted,
     ReadStats,
+    Recap,
     SessionMeta,
     ToolCall,
     ToolResult,
@@ -64,7 +65,7 @@ _INTERRUPTED = "[Request interrupted"
 _ATTACHMENT = b'"attachment":{'
 # System records the sweep reads; the others (turn_duration, stop_hook_summary…) are
 # skipped before parsing.
-_SYSTEM_READ = frozenset({b"compact_boundary", b"local_command"})
+_SYSTEM_READ = frozenset({b"compact_boundary", b"local_command", b"away_summary"})
 _THINKING = (b'thinking"', b'redacted_thinking"')
 # Plain text records (most lines of a conversation) are read without parsing the whole
 # record: its text is decoded where it stands, its few envelope fields found by name. The
@@ -493,6 +494,8 @@ class ClaudeParser:
         subtype = record.get("subtype")
         if subtype == "compact_boundary":
             yield CompactBoundary(ts)
+        elif subtype == "away_summary" and isinstance(record.get("content"), str):
+            yield Recap(record["content"], ts)
         elif subtype == "local_command" and isinstance(record.get("content"), str):
             # Current versions record local commands (/model, /mcp, /clear…) as system records.
             event = _user_text(record["content"], ts)

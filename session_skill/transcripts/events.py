@@ -112,6 +112,16 @@ class CompactBoundary:
 
 
 @record(frozen=True)
+class Recap:
+    """Claude Code's recap for a user coming back (a `system` record, subtype
+    `away_summary`): its model asked to "lead with the overall goal and current task, then
+    the one next action", in one or two sentences."""
+
+    text: str
+    ts: str | None
+
+
+@record(frozen=True)
 class ClearSplit:
     """A `/clear` command record: what precedes it belongs to an earlier conversation."""
 
@@ -141,6 +151,7 @@ Event: TypeAlias = (
     | ToolResult
     | PatchApplied
     | CompactBoundary
+    | Recap
     | ClearSplit
     | CommandPrompt
     | Interrupted

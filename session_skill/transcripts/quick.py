@@ -9,10 +9,11 @@ than `QUICK_FROM` is not read whole:
   session stopped: what is open is mostly said at the end;
 - in between, only the lines of tool calls that change what is kept are found — by
   `bytes.find` over the raw bytes, in fixed-size chunks (memory stays flat) — and parsed:
-  file writes (and, close after each, a failed result), the task list, the plan. A big
-  middle is read by two processes, the second one forked to read the later part on the
-  machine's other core (`forked.Forked`); what it finds is fed in the file's order, and a helper
-  that fails only costs the time of reading its part here.
+  file writes (and, close after each, a failed result), the task list, the plan, Claude
+  Code's recaps (the Goal as the session stands). A big middle is read by two processes,
+  the second one forked to read the later part on the machine's other core
+  (`forked.Forked`); what it finds is fed in the file's order, and a helper that fails
+  only costs the time of reading its part here.
 
 What the middle said in prose (a deferral in hour two of a ten-hour session) is not read
 here; `sweep` reads it (`scan.analyze`). Everything else is the same `_Sweep` as the sweep's.
@@ -32,6 +33,7 @@ from session_skill.transcripts.events import (
     WRITE_TOOLS,
     PatchApplied,
     ReadStats,
+    Recap,
     ToolCall,
     ToolResult,
 )
@@ -67,6 +69,8 @@ _CLAUDE_NAMES = frozenset(
     name.encode()
     for name in (*WRITE_TOOLS, "TodoWrite", "TaskCreate", "TaskUpdate", "ExitPlanMode")
 )
+# Claude Code's recap for a user coming back (`Recap`): the Goal, as the session stands.
+_CLAUDE_RECAP = b'"subtype":"away_summary"'
 _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_apply_end"',
                    b"*** Begin Patch", b"tools.update_plan(")  # fmt: skip
 
@@ -144,7 +148,7 @@ def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parse
         if parser is None:
             parser = parser_for(record, stats)
         for event in parser.feed(record):
-            if isinstance(event, (ToolCall, PatchApplied)):
+            if isinstance(event, (ToolCall, PatchApplied, Recap)):
                 state.feed(event)
                 if isinstance(event, ToolCall) and event.id:
                     state.watched.discard(event.id)  # the middle's results are not read
@@ -199,11 +203,11 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
     """(where, line) for the whole lines of buf[:end] holding a tool call the capture keeps,
     in order."""
     found: dict[int, bytes] = {}
-    patterns = _CODEX_PATTERNS if codex else (_CLAUDE_CALL,)
+    patterns = _CODEX_PATTERNS if codex else (_CLAUDE_CALL, _CLAUDE_RECAP)
     for pattern in patterns:
         at = buf.find(pattern, 0, end)
         while at != -1:
-            if not codex:
+            if pattern is _CLAUDE_CALL:
                 name_at = buf.find(b'"name":"', at, at + 200)
                 name_end = buf.find(b'"', name_at + 8, name_at + 48) if name_at != -1 else -1
                 if name_end == -1 or bytes(buf[name_at + 8 : name_end]) not in _CLAUDE_NAMES:
@@ -212,21 +216,22 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
             first = buf.rfind(b"\n", 0, at) + 1
             last = buf.find(b"\n", at, end)
             last = end if last == -1 else last
-            if codex or _main_thread(buf, first, at):
+            if codex or _main_thread(buf, first, at, pattern is _CLAUDE_RECAP):
                 found.setdefault(first, bytes(buf[first:last]))
             at = buf.find(pattern, last, end)
     return [(k, found[k]) for k in sorted(found)]
 
 
-def _main_thread(buf: bytearray, first: int, at: int) -> bool:
-    """Is the call at `at` an assistant record's own (not a sub-agent's, nested in a
-    `progress` record, or a sidechain's)? The record's first "type" says (as in the
-    reader's `quick`)."""
+def _main_thread(buf: bytearray, first: int, at: int, system: bool = False) -> bool:
+    """Is the call at `at` an assistant record's own — or, `system`, the recap at `at` a
+    system record's — not a sub-agent's (nested in a `progress` record) or a sidechain's?
+    The record's first "type" says (as in the reader's `quick`)."""
     head = buf.find(b'"type":"', first, at + 1)
     if head == -1:
         return False
     value_end = buf.find(b'"', head + 8, head + 40)
-    if value_end == -1 or bytes(buf[head + 8 : value_end]) not in (b"assistant", b"message"):
+    kinds = (b"system",) if system else (b"assistant", b"message")
+    if value_end == -1 or bytes(buf[head + 8 : value_end]) not in kinds:
         return False
     return buf.find(b'"isSidechain":true', first, min(head, first + 512)) == -1
 

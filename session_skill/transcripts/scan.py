@@ -59,6 +59,7 @@ from session_skill.transcripts.reader import (
     Interrupted,
     PatchApplied,
     ReadStats,
+    Recap,
     SessionMeta,
     ToolCall,
     ToolResult,
@@ -295,6 +296,10 @@ class _Sweep:
             self.turns.prompt(event, self.seq, self.stats.line, self.tools.writes)
         elif isinstance(event, Interrupted):
             self.turns.interrupted()
+        elif isinstance(event, Recap):
+            if not self.clear_pending:  # after /clear, a recap of the conversation left
+                self.turns.recap(event.text)
+            return
         if self.loose is not None:
             self.loose.feed(event)
 

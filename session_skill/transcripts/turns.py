@@ -77,6 +77,10 @@ _INTENT = Lazy(
     re.IGNORECASE,
 )
 _FIRST_SENTENCE = Lazy(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
+# What Claude Code adds to its first recaps ("(disable recaps in /config)" in 2.1.10x, "(turn
+# off recaps in /config)" in 2.1.3xx), and a label its model may lead with ("Goal: …").
+_RECAP_TAIL = Lazy(r"\s*\((?:disable|turn\s+off)\s+recaps\s+in\s+/config\)\s*$", re.IGNORECASE)
+_RECAP_LABEL = Lazy(r"^(?:overall\s+)?goal\s*:\s*", re.IGNORECASE)
 _ACK = Lazy(
     r"^\s*(?:(?:thanks?|thank\s+you|thx|ty|great|nice|perfect|cool|awesome|excellent|good"
     r"|lgtm|ok(?:ay)?|sounds\s+good|looks\s+good|works(?:\s+(?:great|now|fine))?"
@@ -198,6 +202,7 @@ class Turns:
         self._plan_call: str | None = None  # the ExitPlanMode call that gave it
         self._proposed: str | None = None  # the last plan a Codex reply proposed
         self._goal: str | None = None  # the first request that could be the goal
+        self.recap_lead: str | None = None  # of Claude Code's latest recap (`recap`)
 
     # ---------------------------------------------------------------- events
 
@@ -291,6 +296,15 @@ class Turns:
             if result.tool_use_id == self._plan_call:
                 self.plan_title = self._plan_call = None
 
+    def recap(self, text: str) -> None:
+        """Claude Code's recap for a user coming back: its first sentence is "the overall
+        goal and current task" (the client's own prompt says to lead with them). The
+        latest is kept: the session's goal as it stands, not as the first request put it."""
+        text = _RECAP_TAIL.sub("", text.strip())
+        lead = _first_sentence(_RECAP_LABEL.sub("", text))
+        if len(lead.split()) >= 3:
+            self.recap_lead = clip(redact(lead), _REQUEST_CHARS)
+
     def interrupted(self) -> None:
         if not self._frozen and self._request is not None:
             self._interrupted = True
@@ -301,7 +315,8 @@ class Turns:
         """The Goal; with the session's `commits`, what its work was said to be as well."""
         if self.plan_title:
             return f"{self.plan_title} (the plan the session followed)"
-        asked = self._asked()
+        lead = self.recap_lead
+        asked = f"{lead} (Claude Code's recap)" if lead else self._asked()
         if not commits or asked is None:
             return asked
         return f"{clip(asked, _GOAL_ASKED)} — committed: {clip('; '.join(commits), _GOAL_MADE)}"

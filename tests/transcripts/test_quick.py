@@ -16,7 +16,7 @@ import pytest
 from session_skill.transcripts import quick
 from session_skill.transcripts.scan import DEFERRED, UNANSWERED, analyze
 
-from .test_scan import APP, call, result, say, user
+from .test_scan import APP, call, recap, result, say, user
 
 FILLER = "The build log says nothing new; reading on through the output. " * 12
 
@@ -259,3 +259,17 @@ def test_a_code_mode_plan_in_the_middle_of_a_codex_rollout(tmp_path: Path, small
     full, fast = analyze(path), quick.analyze_quick(path)
     assert [(t.text, t.status) for t in fast.pending_tasks] == [("Add the check", "pending")]
     assert fast.pending_tasks == full.pending_tasks
+
+
+def test_a_recap_in_the_middle_names_the_goal(tmp_path: Path, small: None) -> None:
+    """Claude Code's recap (the overall goal, as the session stands) found in the middle by
+    its bytes, as a full read finds it; one nested in a sub-agent's record is not."""
+    lead = "We're adding rate limits to uploads, configurable per tenant."
+    nested = {"type": "progress", "data": {"message": recap("We're writing a haiku.")}}
+    records = _session()
+    at = next(n for n, r in enumerate(records) if "w3" in json.dumps(r))
+    path = _write(tmp_path, [*records[:at], recap(f"{lead} Next: tests."), nested, *records[at:]])
+    raw = path.read_bytes()
+    assert quick.HEAD_BYTES < raw.find(b"away_summary") < len(raw) - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert fast.goal == full.goal == f"{lead} (Claude Code's recap)"

@@ -2085,6 +2085,56 @@ def test_a_request_answered_by_a_plan_not_yet_carried_out_stays_open(
     )
 
 
+def recap(text: str, **extra: Any) -> dict[str, Any]:
+    """Claude Code's recap for a user coming back, as 2.1.9x–2.1.3xx write it."""
+    record = {"parentUuid": "u1", "isSidechain": False, "type": "system",
+              "subtype": "away_summary", "content": text, "timestamp": _ts(), "uuid": "r1",
+              "isMeta": False}  # fmt: skip
+    record.update(extra)
+    return record
+
+
+def test_the_goal_is_the_latest_recap_of_claude_code(tmp_path: Path) -> None:
+    """Claude Code's recap leads "with the overall goal and current task" (its own prompt):
+    the latest one's first sentence is the Goal, without the label its model may put first
+    or the note the client adds; the commits still say what was done."""
+    records = [
+        user("lets take a look at level 2. no one likes walking up to the items"),
+        say("Here are three directions."),
+        recap("Redesigning Level 2 around a new verb. Next: pick a direction. "
+              "(disable recaps in /config)"),  # fmt: skip
+        user("the second one"),
+        *_commit("c1", 'git commit -m "Lay out the dispatch yard"'),
+        recap("Goal: turn Level 2 into a 12-track dispatch yard for subagent cars. The layout "
+              "is committed. Next: reload and check the framing. (turn off recaps in /config)"),
+        user("the tracks start too far from the island"),
+        say("Moved them."),
+    ]  # fmt: skip
+    facts = run(tmp_path, records)
+    assert facts.goal == (
+        "turn Level 2 into a 12-track dispatch yard for subagent cars. (Claude Code's recap)"
+        " — committed: Lay out the dispatch yard"
+    )
+    # A sidechain's is not the session's; a plan followed is still the Goal first.
+    sidechain = recap("We're writing a haiku about queues.", isSidechain=True)
+    assert "haiku" not in (run(tmp_path, [*records, sidechain]).goal or "")
+    plan = [call("p1", "ExitPlanMode", plan="# Dispatch yard\n\nTwelve tracks.\n"),
+            result("p1", "approved")]  # fmt: skip
+    assert (run(tmp_path, [*records, *plan]).goal or "").startswith("Dispatch yard")
+
+
+def test_a_recap_of_the_conversation_before_clear_is_not_the_goal(tmp_path: Path) -> None:
+    clear = user("<command-name>/clear</command-name>\n<command-args></command-args>")
+    old = [user("Fix the login page"), say("Fixed."), recap("We fixed the login page.")]
+    facts = run(tmp_path, [*old, clear, recap("We fixed the login page, again."),
+                           user("Now add rate limiting to the upload endpoint")])  # fmt: skip
+    assert facts.goal == "Now add rate limiting to the upload endpoint"
+    # …and a recap of a few words names nothing
+    assert run(tmp_path, [user("Add rate limiting"), recap("All done.")]).goal == (
+        "Add rate limiting"
+    )
+
+
 def test_a_plan_goal_is_the_plan_whatever_was_committed(tmp_path: Path) -> None:
     plan = "# Retry backoff\n\nUploads fail under load, so retry with jitter.\n"
     records = [
