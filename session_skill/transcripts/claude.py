@@ -421,6 +421,7 @@ class ClaudeParser:
             return
         results = sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
         meta = record.get("toolUseResult")
+        told: set[str] = set()  # what the user said rejecting the calls (once, if several)
         for block in content:
             if not isinstance(block, dict):
                 continue
@@ -430,7 +431,7 @@ class ClaudeParser:
                     self.after_command = isinstance(event, UserText) and event.is_command
                     yield event
             elif block.get("type") == "tool_result":
-                yield ToolResult(
+                result = ToolResult(
                     tool_use_id=str_or_none(block.get("tool_use_id")),
                     content=block.get("content"),
                     ts=ts,
@@ -438,6 +439,11 @@ class ClaudeParser:
                     # With several results in one record, whose toolUseResult it is is unknown.
                     meta=meta if isinstance(meta, dict) and results == 1 else None,
                 )
+                yield result
+                said = _rejected_with(result) if result.is_error else None
+                if said is not None and said not in told:
+                    told.add(said)
+                    yield UserText(said, ts)
 
     def _assistant(self, record: dict[str, Any], ts: str | None) -> Iterator[Event]:
         self.after_command = False
@@ -505,6 +511,27 @@ class ClaudeParser:
                 self.stats.skip("system:local_command")
         else:
             self.stats.skip(f"system:{subtype}")
+
+
+# A call the user refused, saying what to do instead: Claude Code's result is its refusal,
+# then this, then the user's words (and, behind a flag, a note of its own after them).
+_REFUSED = "The user doesn't want to proceed with this tool use."
+_REJECTED_WITH = "To tell you how to proceed, the user said:\n"
+_REJECTED_NOTE = "\n\nNote: The user's next message may contain a correction or preference."
+# …which AskUserQuestion fills with a text of its own when the user picks "clarify".
+_CLARIFY = "The user wants to clarify these questions."
+
+
+def _rejected_with(result: ToolResult) -> str | None:
+    """What the user said refusing the call, when they said something: their words."""
+    text = result.text.lstrip()
+    if not text.startswith(_REFUSED):  # not a command's output quoting one
+        return None
+    at = text.find(_REJECTED_WITH, 0, 400)
+    if at == -1:
+        return None
+    said = text[at + len(_REJECTED_WITH) :].split(_REJECTED_NOTE, 1)[0].strip()
+    return said if said and not said.startswith(_CLARIFY) else None
 
 
 def _user_text(text: str, ts: str | None) -> UserText | ClearSplit | Interrupted | None:

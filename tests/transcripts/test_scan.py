@@ -1480,6 +1480,53 @@ def test_a_prompt_typed_while_the_assistant_worked_in_an_older_client(
         assert _typed(tmp_path / "t.jsonl") == [(1, "Rename the flag")]
 
 
+REFUSED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file)."
+)
+
+
+def test_what_the_user_said_refusing_a_call_is_their_words(tmp_path: Path) -> None:
+    """Claude Code (2.1.x to the pinned 2.1.328) puts what the user typed when refusing a
+    call into the call's result: "…To tell you how to proceed, the user said:\\n<words>"."""
+    said = "don't use Playwright for this, just open the Linear form"
+    note = "\n\nNote: The user's next message may contain a correction or preference. Pay…"
+    records = [
+        user("Create the two Linear issues"),
+        call("b1", "Bash", command="npx playwright open https://linear.app"),
+        result(
+            "b1", f"{REFUSED} To tell you how to proceed, the user said:\n{said}{note}", error=True
+        ),  # fmt: skip
+        call("b2", "Bash", command="open https://linear.app/new"),
+    ]
+    facts = run(tmp_path, records)
+    assert _typed(tmp_path / "t.jsonl") == [(1, "Create the two Linear issues"), (3, said)]
+    assert facts.unfinished is not None and facts.unfinished.text == said
+    assert facts.last_request == said
+
+    # Two calls refused with one answer: said once.
+    both = [block for r in (result("b1", "x"), result("b2", "y")) for block in
+            r["message"]["content"]]  # fmt: skip
+    for block in both:
+        block.update(
+            is_error=True, content=f"{REFUSED} To tell you how to proceed, the user said:\n{said}"
+        )
+    run(tmp_path, [user("Create the two Linear issues"), user(both)])
+    assert [t for _, t in _typed(tmp_path / "t.jsonl")].count(said) == 1
+
+    # Not the user's words: AskUserQuestion's own text when they pick "clarify", a refusal
+    # without words, a command's failing output that quotes a refusal.
+    clarify = (
+        f"{REFUSED} To tell you how to proceed, the user said:\nThe user wants to "
+        "clarify these questions.\n    This means they may have additional information"
+    )
+    quoted = f'grep: 2 matches\n"{REFUSED} To tell you how to proceed, the user said:\\nok"'
+    for content in (clarify, REFUSED, quoted):
+        run(tmp_path, [user("Create the two Linear issues"), call("b1", "Bash", command="x"),
+                       result("b1", content, error=True)])  # fmt: skip
+        assert _typed(tmp_path / "t.jsonl") == [(1, "Create the two Linear issues")]
+
+
 def test_a_rejected_or_failed_edit_touches_no_file(tmp_path: Path) -> None:
     facts = run(
         tmp_path,
