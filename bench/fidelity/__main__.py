@@ -66,7 +66,7 @@ def observe(path: Path, root: str) -> Found:
         goal=facts.first_request[:GOAL_CHARS],
         files=[r.file for r in rows],
         table_rows=[r.file for r in grouped],
-        stopped=[t for t in (facts.last_request, facts.last_reply) if t],
+        stopped=[t for t in (facts.last_request, facts.last_reply, facts.recap) if t],
         user_lines=user_lines,
     )
 

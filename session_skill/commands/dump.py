@@ -371,6 +371,8 @@ def _extractive_body(obs: Observed, items: int, plan_chars: int, stopped_chars: 
         stopped.append(f"- Last request: “{_clip(obs.last_request, stopped_chars)}”")
     if obs.last_reply:
         stopped.append(f"- Last reply: “{_clip(obs.last_reply, stopped_chars)}”")
+    if obs.recap:  # the user stepped away after it: the state as the client's model put it
+        stopped.append(f"- Claude Code's recap since: “{_clip(obs.recap, stopped_chars)}”")
     if stopped:
         parts += ["## Where it stopped", *stopped, ""]
     # The work in hand (a task in progress, the last request left unfinished), else the

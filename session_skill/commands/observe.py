@@ -30,6 +30,7 @@ class Observed(Record):
         "first_request",
         "last_request",
         "last_reply",
+        "recap",
         "plan",
         "skipped",
         "transcript",
@@ -52,6 +53,7 @@ class Observed(Record):
         weights: dict[str, int] | None = None,  # writes per written file
         last_request: str = "",  # where the session stopped, verbatim
         last_reply: str = "",
+        recap: str = "",  # Claude Code's recap, after the last request
         plan: PlanExit | None = None,  # it ends on a plan shown for approval
         skipped: list[str] | None = None,  # what the reading left out, and why
     ) -> None:
@@ -63,6 +65,7 @@ class Observed(Record):
         self.first_request = first_request
         self.last_request = last_request
         self.last_reply = last_reply
+        self.recap = recap
         self.plan = plan
         self.skipped = skipped or []
         self.transcript = transcript
@@ -104,6 +107,7 @@ def observe(
         first_request=facts.first_request,
         last_request=facts.last_request,
         last_reply=facts.last_reply,
+        recap=facts.recap,
         plan=facts.plan,
         skipped=facts.skipped,
         transcript=facts.path,

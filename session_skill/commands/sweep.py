@@ -49,6 +49,7 @@ class Facts:
     # Where it stopped, verbatim: the user's last request, the assistant's last paragraph.
     last_request: str = ""
     last_reply: str = ""
+    recap: str = ""  # Claude Code's, for the user coming back after the last request
     plan: PlanExit | None = None  # the session ends on a plan shown for approval
     started: datetime | None = None
     stats: ReadStats | None = None
@@ -178,6 +179,7 @@ def facts_for(
         skipped=skipped,
         last_request=tf.last_request or "",
         last_reply=tf.last_reply or "",
+        recap=tf.recap or "",
         plan=tf.plan,
         started=getattr(tf, "started", None),
         stats=tf.stats,

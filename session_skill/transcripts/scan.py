@@ -68,7 +68,13 @@ from session_skill.transcripts.reader import (
     line_start,
 )
 from session_skill.transcripts.toolcalls import PendingTask, ToolState
-from session_skill.transcripts.turns import Turns, Unfinished, is_own_command, plan_title
+from session_skill.transcripts.turns import (
+    Turns,
+    Unfinished,
+    is_own_command,
+    plan_title,
+    recap_text,
+)
 
 __all__ = [
     "CANDIDATE_TYPES",
@@ -147,6 +153,9 @@ class TranscriptFacts:
     # and the last paragraph the assistant wrote; what extraction misses is still there.
     last_request: str | None = None
     last_reply: str | None = None
+    # Claude Code's recap for the user coming back, when it came after the last request:
+    # the state as its model put it, and the one next action.
+    recap: str | None = None
     # Set when the session ends on the plan it was about to carry out (see PlanExit).
     plan: PlanExit | None = None
     # Loose ends that landed later in the session (newest last), with why in `why`.
@@ -227,6 +236,7 @@ class _Sweep:
         self.last_text: AssistantText | None = None
         self.final_text: str | None = None  # the last text the assistant wrote, whatever came after
         self.last_request: str | None = None
+        self.recap: str | None = None  # Claude Code's, since the last request
         self.exit_plan: ToolCall | None = None  # the last call, when it is ExitPlanMode
         # The content stems of each sentence reporting work done since the task list last
         # changed (`_done_said`): a task reported done is done, ticked or not.
@@ -299,6 +309,7 @@ class _Sweep:
         elif isinstance(event, Recap):
             if not self.clear_pending:  # after /clear, a recap of the conversation left
                 self.turns.recap(event.text)
+                self.recap = event.text
             return
         if self.loose is not None:
             self.loose.feed(event)
@@ -340,6 +351,7 @@ class _Sweep:
             head = event.text[: 4 * _REQUEST_CHARS]
             self.first_request = clip(redact(head), _REQUEST_CHARS)
         self.last_request = event.text
+        self.recap = None
         self.turns.user(event, self.seq, taken, self.stats.line, self.tools.writes)
         self.requests += 1
         if self.tail is not None:
@@ -462,6 +474,7 @@ class _Sweep:
             if self.last_request
             else None,
             last_reply=_last_paragraph(self.final_text) if self.final_text else None,
+            recap=clip(redact(recap_text(self.recap)), _STOPPED_CHARS) if self.recap else None,
             plan=plan,
             settled=settled,
             stats=stats,

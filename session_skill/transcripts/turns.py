@@ -300,8 +300,7 @@ class Turns:
         """Claude Code's recap for a user coming back: its first sentence is "the overall
         goal and current task" (the client's own prompt says to lead with them). The
         latest is kept: the session's goal as it stands, not as the first request put it."""
-        text = _RECAP_TAIL.sub("", text.strip())
-        lead = _first_sentence(_RECAP_LABEL.sub("", text))
+        lead = _first_sentence(_RECAP_LABEL.sub("", recap_text(text)))
         if len(lead.split()) >= 3:
             self.recap_lead = clip(redact(lead), _REQUEST_CHARS)
 
@@ -592,6 +591,11 @@ def _purpose(prompt: str) -> str:
 
 _TAG_HEAD = Lazy(r"^(?:</?[a-z_][\w-]*>\s*)+", re.IGNORECASE)
 _TAG_TAIL = Lazy(r"</?[a-z_][\w-]*>$", re.IGNORECASE)
+
+
+def recap_text(text: str) -> str:
+    """A recap of Claude Code's without the note the client adds to its first ones."""
+    return _RECAP_TAIL.sub("", text.strip())
 
 
 def _first_sentence(text: str) -> str:

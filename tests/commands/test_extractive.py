@@ -127,3 +127,36 @@ def test_with_nothing_found_the_next_step_claims_nothing_is_open() -> None:
     assert next_step() == (
         "No open item was found: confirm the goal is met, then take the next request"
     )
+
+
+def test_claude_codes_recap_after_the_last_request_is_where_it_stopped(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    """The user stepped away after the last request: Claude Code's recap on coming back
+    (the goal, the state, the one next action) is the freshest account, and the doc's
+    Goal is its lead. A recap before the last request is not where it stopped."""
+    from tests.transcripts.test_scan import recap, say, user
+
+    told = ("We're making uploads survive rate limits with jittered retries; the backoff is "
+            "written. Next: run the upload tests.")  # fmt: skip
+    records = [
+        user("the uploads fail under load, can you look"),
+        say("They hit the rate limit; I added a jittered backoff."),
+        recap(f"{told} (turn off recaps in /config)"),
+    ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    body = _extractive(cli, store_dir, transcript)
+    assert _section(body, "Goal") == (
+        "We're making uploads survive rate limits with jittered retries; the backoff is "
+        "written. (Claude Code's recap)"
+    )
+    assert (
+        _section(body, "Where it stopped").splitlines()[-1]
+        == f"- Claude Code's recap since: “{told}”"
+    )
+    records.append(user("ok now run them"))
+    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    assert "recap since" not in _section(
+        _extractive(cli, store_dir, transcript), "Where it stopped"
+    )
