@@ -443,7 +443,7 @@ class ClaudeParser:
                 said = _rejected_with(result) if result.is_error else None
                 if said is not None and said not in told:
                     told.add(said)
-                    yield UserText(said, ts)
+                    yield UserText(said, ts, refusing=True)
 
     def _assistant(self, record: dict[str, Any], ts: str | None) -> Iterator[Event]:
         self.after_command = False

@@ -51,6 +51,9 @@ class UserText:
     is_command: bool = False
     command_name: str | None = None
     command_args: str | None = None
+    # Said refusing a call of the work on the request in hand ("don't use Playwright for
+    # this"): how to go on with it, not another request.
+    refusing: bool = False
 
 
 @record

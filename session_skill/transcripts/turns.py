@@ -229,6 +229,9 @@ class Turns:
         if ack:
             self._request = None
             return
+        if event.refusing and self._request is not None:
+            # How to go on with the request in hand: the request is still what is asked.
+            text = f"{self._request[0][:_REQUEST_CHARS]} — {text}"
         if self._goal is None and could_be_goal(text):
             self._goal = without_pastes(text[: 4 * _REQUEST_CHARS])
         short = len(text.split(None, 4)) <= 4  # four words at most, without splitting it all

@@ -1501,7 +1501,9 @@ def test_what_the_user_said_refusing_a_call_is_their_words(tmp_path: Path) -> No
     ]
     facts = run(tmp_path, records)
     assert _typed(tmp_path / "t.jsonl") == [(1, "Create the two Linear issues"), (3, said)]
-    assert facts.unfinished is not None and facts.unfinished.text == said
+    # How to go on with the request in hand: the request stays what is asked.
+    assert facts.unfinished is not None
+    assert facts.unfinished.text == f"Create the two Linear issues — {said}"
     assert facts.last_request == said
 
     # Two calls refused with one answer: said once.
