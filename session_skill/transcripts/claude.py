@@ -370,14 +370,23 @@ class ClaudeParser:
             ):
                 self._delivered_result = True
         elif kind == "assistant" and self._delivered_result:
-            stats, delivered, self._delivered = self.stats, self._delivered, []
-            line, offset = stats.line, stats.offset
-            for text, ts, typed_line, typed_offset in delivered:
-                event = _user_text(text, ts)
-                if event is not None:
-                    stats.line, stats.offset = typed_line, typed_offset  # where it was typed
-                    yield event
-            stats.line, stats.offset = line, offset
+            yield from self._hand_over()
+
+    def end(self) -> Iterator[Event]:
+        """At the end of what is read: a prompt handed over that nothing answered yet is
+        the user's last words (the transcript stops before the model went on)."""
+        if self._delivered:
+            yield from self._hand_over()
+
+    def _hand_over(self) -> Iterator[Event]:
+        stats, delivered, self._delivered = self.stats, self._delivered, []
+        line, offset = stats.line, stats.offset
+        for text, ts, typed_line, typed_offset in delivered:
+            event = _user_text(text, ts)
+            if event is not None:
+                stats.line, stats.offset = typed_line, typed_offset  # where it was typed
+                yield event
+        stats.line, stats.offset = line, offset
 
     def _queued(self, record: dict[str, Any]) -> Iterator[Event]:
         """A prompt typed while the assistant worked (`queued_command`): the user's words."""

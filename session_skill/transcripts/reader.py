@@ -145,6 +145,8 @@ def iter_events(
                     skip = parser.quick if isinstance(parser, ClaudeParser) else parser.cheap_skip
                 stats.line, stats.offset = first_line + lines - 1, here
                 yield from parser.feed(record)
+        if isinstance(parser, ClaudeParser):
+            yield from parser.end()  # what the last lines left pending
     finally:
         stats.lines += lines
 

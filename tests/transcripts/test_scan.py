@@ -1457,6 +1457,10 @@ def test_a_prompt_typed_while_the_assistant_worked_in_an_older_client(
         m.setattr(claude, "FAST_PATH", False)
         assert _typed(tmp_path / "t.jsonl")[1] == (3, "also drop the old flag")
 
+    # The transcript stops before the model went on: still the user's (last) words.
+    run(tmp_path, records[:7])
+    assert _typed(tmp_path / "t.jsonl")[-1] == (3, "also drop the old flag")
+
     # A newer client's attachment carries the same words: read once, where it stands.
     attachment = {
         "isSidechain": False, "sessionId": "s1", "cwd": APP, "type": "attachment",
