@@ -21,6 +21,7 @@ from session_skill.transcripts.events import (
     PatchApplied,
     ReadStats,
     SessionMeta,
+    ThreadGoal,
     ToolCall,
     ToolResult,
     UserText,
@@ -67,10 +68,20 @@ def looks_codex(record: dict[str, Any]) -> bool:
     return record.get("type") in _CODEX_LEGACY_ITEMS and "uuid" not in record
 
 
-# User-role messages Codex injects itself (environment, AGENTS.md, aborted turns).
+# User-role messages Codex injects itself (environment, AGENTS.md, aborted turns, what its
+# harness tells the model: a thread goal set or cleared, "Continue working toward the active
+# thread goal").
 _CODEX_INJECTED = tuple(
     "<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS.md instructions|"
-    "<user_shell_command>|<turn_aborted>|<permissions instructions>|<skill>".split("|")
+    "<user_shell_command>|<turn_aborted>|<permissions instructions>|<skill>|"
+    "<codex_internal_context".split("|")
+)
+# The thread's goal cleared (`/goal clear`): Codex records no event for it, only this line in
+# the `<codex_internal_context source="user_goal">` message it gives the model.
+_GOAL_CLEARED = "\nUser cleared the goal."
+# …and `/goal <objective>`: 'User set the goal: "<objective>"', then its status on a line.
+_GOAL_SET = Lazy(
+    r'\nUser set the goal: "(.*)"\n(?:User set goal status|</codex_internal)', re.DOTALL
 )
 _CODEX_REASONING = b'"payload":{"type":"reasoning"'
 _CODEX_OUTPUT = b'"payload":{"type":"function_call_output"'
@@ -90,6 +101,8 @@ class CodexParser:
         if value == b"event_msg":
             if raw.find(b'"patch_apply_end"', start, start + 200) != -1:
                 return None  # the files a patch changed, and whether it applied
+            if raw.find(b'"thread_goal_updated"', start, start + 200) != -1:
+                return None  # the thread's goal and where it stands
             return "event_msg"
         if value in _CODEX_STATE:
             return value.decode()
@@ -127,6 +140,12 @@ class CodexParser:
             yield from self._item(payload, ts)
         elif kind == "compacted":
             yield CompactBoundary(ts)
+        elif kind == "event_msg" and payload.get("type") == "thread_goal_updated":
+            goal = payload.get("goal")
+            goal = goal if isinstance(goal, dict) else {}
+            objective, status = str_or_none(goal.get("objective")), str_or_none(goal.get("status"))
+            if objective and objective.strip() and status:
+                yield ThreadGoal(objective.strip(), _snake(status), ts)
         elif kind == "event_msg" and payload.get("type") == "patch_apply_end":
             changes = payload.get("changes")
             paths = (
@@ -152,6 +171,12 @@ class CodexParser:
             elif role == "user":
                 if not text.startswith(_CODEX_INJECTED):
                     yield _user_text(text, ts)
+                elif text.startswith('<codex_internal_context source="user_goal">'):
+                    if _GOAL_CLEARED in text:
+                        yield ThreadGoal(None, "cleared", ts)
+                    found = _GOAL_SET.search(text)
+                    if found is not None and found.group(1).strip():
+                        yield UserText(found.group(1).strip(), ts)  # they typed `/goal <this>`
             elif role == "assistant":
                 more = item.get("phase") == "commentary"  # not the turn's final answer
                 yield assistant_text(text, ts, str_or_none(item.get("id")), more)
@@ -217,6 +242,11 @@ def _failed(output: object) -> bool:
     marks no result as an error; Claude Code's `is_error` says as much."""
     text = output if isinstance(output, str) else blocks_text(output)
     return bool(_EXITED.search(text[:400]) or _EXIT_CODE.search(text[-300:]))
+
+
+def _snake(status: str) -> str:
+    """A goal status as the state database spells it: "budgetLimited" is "budget_limited"."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in status).lstrip("_")
 
 
 def _user_text(text: str, ts: str | None) -> UserText:

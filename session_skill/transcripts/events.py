@@ -125,6 +125,17 @@ class Recap:
 
 
 @record(frozen=True)
+class ThreadGoal:
+    """Codex's goal for the thread (`/goal <objective>`): what it is and where it stands —
+    `active`, `paused`, `blocked`, `usage_limited`, `budget_limited`, `complete` — or
+    `cleared` (no objective) when the user cleared it."""
+
+    objective: str | None
+    status: str
+    ts: str | None
+
+
+@record(frozen=True)
 class ClearSplit:
     """A `/clear` command record: what precedes it belongs to an earlier conversation."""
 
@@ -155,6 +166,7 @@ Event: TypeAlias = (
     | PatchApplied
     | CompactBoundary
     | Recap
+    | ThreadGoal
     | ClearSplit
     | CommandPrompt
     | Interrupted

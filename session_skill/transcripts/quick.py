@@ -34,6 +34,7 @@ from session_skill.transcripts.events import (
     PatchApplied,
     ReadStats,
     Recap,
+    ThreadGoal,
     ToolCall,
     ToolResult,
 )
@@ -71,8 +72,10 @@ _CLAUDE_NAMES = frozenset(
 )
 # Claude Code's recap for a user coming back (`Recap`): the Goal, as the session stands.
 _CLAUDE_RECAP = b'"subtype":"away_summary"'
+# Codex: patches, plans, and the thread's goal (`/goal`: set, where it stands, cleared).
 _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_apply_end"',
-                   b"*** Begin Patch", b"tools.update_plan(")  # fmt: skip
+                   b"*** Begin Patch", b"tools.update_plan(", b'"thread_goal_updated"',
+                   b'source=\\"user_goal\\"')  # fmt: skip
 
 
 def analyze_quick(path: Path) -> TranscriptFacts:
@@ -148,7 +151,7 @@ def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parse
         if parser is None:
             parser = parser_for(record, stats)
         for event in parser.feed(record):
-            if isinstance(event, (ToolCall, PatchApplied, Recap)):
+            if isinstance(event, (ToolCall, PatchApplied, Recap, ThreadGoal)):
                 state.feed(event)
                 if isinstance(event, ToolCall) and event.id:
                     state.watched.discard(event.id)  # the middle's results are not read

@@ -61,6 +61,7 @@ from session_skill.transcripts.reader import (
     ReadStats,
     Recap,
     SessionMeta,
+    ThreadGoal,
     ToolCall,
     ToolResult,
     UserText,
@@ -237,6 +238,8 @@ class _Sweep:
         self.final_text: str | None = None  # the last text the assistant wrote, whatever came after
         self.last_request: str | None = None
         self.recap: str | None = None  # Claude Code's, since the last request
+        # Codex's goal for the thread: (objective, status, ts, line), None once cleared.
+        self.thread_goal: tuple[str, str, str | None, int] | None = None
         self.exit_plan: ToolCall | None = None  # the last call, when it is ExitPlanMode
         # The content stems of each sentence reporting work done since the task list last
         # changed (`_done_said`): a task reported done is done, ticked or not.
@@ -310,6 +313,16 @@ class _Sweep:
             if not self.clear_pending:  # after /clear, a recap of the conversation left
                 self.turns.recap(event.text)
                 self.recap = event.text
+            return
+        elif isinstance(event, ThreadGoal):
+            if event.objective is None:  # cleared: no longer open, still what it was about
+                if self.thread_goal is not None:
+                    self.turns.let_go(self.thread_goal[0])
+                self.thread_goal = None
+                return
+            said = redact(event.objective)
+            self.thread_goal = (said, event.status, event.ts, self.stats.line)
+            self.turns.thread_goal = clip(said, _REQUEST_CHARS)
             return
         if self.loose is not None:
             self.loose.feed(event)
@@ -452,6 +465,11 @@ class _Sweep:
             # (Refused, the transcript reads the same, and the request is open too.)
             unfinished = replace(unfinished, why=_PLANNED)
         latest = unfinished is not None and unfinished.seq > self.tools.task_seq
+        if self.thread_goal is not None and self.thread_goal[1] != "complete":
+            # The objective the thread was set, not marked achieved: the work in hand.
+            objective, status, ts, line = self.thread_goal
+            why = f"the thread's /goal, {_GOAL_STATUS.get(status, status)}"
+            tasks.insert(0, loose_end(objective, UNFINISHED, why, ts, line, "thread-goal"))
         if unfinished is not None:
             why = f"the last request; {unfinished.why}"
             request = loose_end(unfinished.text, UNFINISHED, why, unfinished.ts, unfinished.line,
@@ -542,6 +560,14 @@ def _thawed(rows: object, shift: int) -> list[Candidate]:
 
 
 _STOPPED_CHARS = 400
+# Where a Codex thread goal stands, said for a reader ("complete" is not open).
+_GOAL_STATUS = {
+    "active": "still active (not marked achieved)",
+    "paused": "paused",
+    "blocked": "blocked",
+    "usage_limited": "stopped at the usage limit",
+    "budget_limited": "stopped at its token budget",
+}
 _PLANNED = "a plan for it was shown for approval, not carried out yet"
 _PLAN_CHARS = 6000  # of the plan's text kept in the facts (the doc clips it to its cap)
 

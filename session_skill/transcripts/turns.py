@@ -203,6 +203,7 @@ class Turns:
         self._proposed: str | None = None  # the last plan a Codex reply proposed
         self._goal: str | None = None  # the first request that could be the goal
         self.recap_lead: str | None = None  # of Claude Code's latest recap (`recap`)
+        self.thread_goal: str | None = None  # the objective of Codex's `/goal`, redacted
 
     # ---------------------------------------------------------------- events
 
@@ -307,6 +308,11 @@ class Turns:
         if len(lead.split()) >= 3:
             self.recap_lead = clip(redact(lead), _REQUEST_CHARS)
 
+    def let_go(self, request: str) -> None:
+        """The user let the request in hand go (cleared the goal it set): nothing waits."""
+        if self._request is not None and redact(self._request[0]) == request:
+            self._request = None
+
     def interrupted(self) -> None:
         if not self._frozen and self._request is not None:
             self._interrupted = True
@@ -315,13 +321,21 @@ class Turns:
 
     def goal(self, commits: list[str] | None = None) -> str | None:
         """The Goal; with the session's `commits`, what its work was said to be as well."""
-        if self.plan_title:
+        # The objective the user set the thread (Codex's `/goal`), the plan followed, the
+        # client's recap (its source said), or the request the session's work answered.
+        said, source = self.thread_goal, " (the thread's /goal)"
+        if not said and self.plan_title:
             return f"{self.plan_title} (the plan the session followed)"
-        lead = self.recap_lead
-        asked = f"{lead} (Claude Code's recap)" if lead else self._asked()
-        if not commits or asked is None:
-            return asked
-        return f"{clip(asked, _GOAL_ASKED)} — committed: {clip('; '.join(commits), _GOAL_MADE)}"
+        if not said:
+            said, source = self.recap_lead, " (Claude Code's recap)"
+        if not said:
+            said, source = self._asked(), ""
+        if said is None:
+            return None
+        if not commits:
+            return f"{said}{source}"
+        made = clip("; ".join(commits), _GOAL_MADE)
+        return f"{clip(said, _GOAL_ASKED)}{source} — committed: {made}"
 
     def _asked(self) -> str | None:
         chosen = self._goal

@@ -325,3 +325,95 @@ def test_a_rollout_that_ends_on_commentary_ends_in_the_middle(
     found = [c.why for c in scan.analyze(path).candidates]
     assert found == (["the last request; the transcript ends in the middle of the work on it"]
                      if cut else [])  # fmt: skip
+
+
+# -- the thread's goal (`/goal`), in the shapes codex-cli 0.171.0's TUI wrote (seen: `/goal
+# make the upload retries jittered`, Esc, `/goal clear`, against the e2e mock) ---------------
+OBJECTIVE = "make the upload retries jittered"
+
+
+def _rec(n: int, kind: str, payload: dict[str, object]) -> dict[str, object]:
+    return {"timestamp": f"2026-12-03T21:57:{n:02d}.000Z", "ordinal": n, "type": kind,
+            "payload": payload}  # fmt: skip
+
+
+def _said(n: int, role: str, text: str) -> dict[str, object]:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return _rec(n, "response_item", {"type": "message", "role": role,
+                                     "content": [{"type": kind, "text": text}]})  # fmt: skip
+
+
+def _internal(n: int, source: str, text: str) -> dict[str, object]:
+    return _said(n, "user", f'<codex_internal_context source="{source}">\n{text}\n'
+                 "</codex_internal_context>")  # fmt: skip
+
+
+def _goal_updated(n: int, status: str) -> dict[str, object]:
+    goal = {"threadId": "t1", "objective": OBJECTIVE, "status": status, "tokensUsed": 0,
+            "timeUsedSeconds": 0, "createdAt": 1, "updatedAt": 1}  # fmt: skip
+    return _rec(n, "event_msg", {"type": "thread_goal_updated", "threadId": "t1", "goal": goal})
+
+
+def _goal_session(*end: dict[str, object]) -> list[dict[str, object]]:
+    continuation = ("Continue working toward the active thread goal.\n\nUse the current "
+                    "goal_objective context as the task to pursue.")  # fmt: skip
+    return [
+        _rec(0, "session_meta", {"id": "t1", "cwd": "/srv/app", "cli_version": "0.171.0"}),
+        _said(1, "user", "hi, look at app.py"),
+        _said(2, "assistant", "Hello, ready."),
+        _internal(
+            3, "user_goal", f'User set the goal: "{OBJECTIVE}"\nUser set goal status: "active".'
+        ),  # fmt: skip
+        _goal_updated(4, "active"),
+        _internal(5, "goal", continuation),
+        _said(6, "assistant", "Working on the goal: added jitter to the backoff."),
+        _internal(7, "goal", continuation),
+        _said(8, "assistant", "Still going: the retry tests next."),
+        *end,
+    ]
+
+
+def _goal_facts(tmp_path: Path, records: list[dict[str, object]]) -> scan.TranscriptFacts:
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    return scan.analyze(path)
+
+
+def test_the_threads_goal_is_the_goal_and_open_until_achieved(tmp_path: Path) -> None:
+    """`/goal <objective>` reaches the rollout as a user-role `<codex_internal_context
+    source="user_goal">` message and a `thread_goal_updated` event; the harness's
+    "Continue working toward the active thread goal" prompts are no request of the user's."""
+    facts = _goal_facts(tmp_path, _goal_session())
+    assert facts.goal == f"{OBJECTIVE} (the thread's /goal)"
+    users = [e.text for e in iter_events(tmp_path / "rollout.jsonl") if isinstance(e, UserText)]
+    assert users == ["hi, look at app.py", OBJECTIVE]  # they typed `/goal <this>`
+    (goal,) = [c for c in facts.candidates if c.rule == "thread-goal"]
+    assert (goal.type, goal.text) == ("Unfinished task", OBJECTIVE)
+    assert goal.why == "the thread's /goal, still active (not marked achieved)"
+    assert goal.line == 5  # the event's line
+    assert "<codex_internal_context" not in (facts.last_request or "")
+
+    # Paused by the user (Esc), stopped at its budget: still open, said so.
+    paused = _goal_facts(tmp_path, _goal_session(
+        _internal(9, "user_goal", 'User set goal status: "paused".'), _goal_updated(10, "paused")
+    ))  # fmt: skip
+    assert [c.why for c in paused.candidates if c.rule == "thread-goal"] == [
+        "the thread's /goal, paused"
+    ]
+    budget = _goal_facts(tmp_path, _goal_session(_goal_updated(9, "budgetLimited")))
+    assert [c.why for c in budget.candidates if c.rule == "thread-goal"] == [
+        "the thread's /goal, stopped at its token budget"
+    ]
+
+    # Marked achieved, or cleared by the user: nothing open; the Goal stays what it was.
+    for end in (_goal_updated(9, "complete"),
+                _internal(9, "user_goal", "User cleared the goal.")):  # fmt: skip
+        done = _goal_facts(tmp_path, _goal_session(end))
+        assert not [c for c in done.candidates if c.rule == "thread-goal"]
+        assert done.goal == f"{OBJECTIVE} (the thread's /goal)"
+    cleared = _goal_facts(tmp_path, _goal_session(
+        _rec(9, "event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
+        _said(10, "user", "<turn_aborted>\nThe user interrupted the turn.\n</turn_aborted>"),
+        _internal(11, "user_goal", "User cleared the goal."),
+    ))  # fmt: skip
+    assert cleared.candidates == []  # the request it set was let go with it

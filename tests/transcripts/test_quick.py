@@ -273,3 +273,22 @@ def test_a_recap_in_the_middle_names_the_goal(tmp_path: Path, small: None) -> No
     assert quick.HEAD_BYTES < raw.find(b"away_summary") < len(raw) - quick.TAIL_BYTES
     full, fast = analyze(path), quick.analyze_quick(path)
     assert fast.goal == full.goal == f"{lead} (Claude Code's recap)"
+
+
+def test_a_codex_thread_goal_in_the_middle(tmp_path: Path, small: None) -> None:
+    """Codex's `/goal`, set in the middle of a big rollout and cleared (or not) later in it:
+    found by its bytes, as a full read finds it."""
+    from .test_codex import OBJECTIVE, _goal_session, _internal, _said
+
+    filler = [_said(20 + i, "assistant", FILLER) for i in range(40)]
+    head, goal = _goal_session()[:3], _goal_session()[3:]
+    for end in ([], [_internal(90, "user_goal", "User cleared the goal.")]):
+        records = [*head, *filler, *goal, *filler, *end, *filler, _said(99, "user", "thanks")]
+        path = tmp_path / "rollout.jsonl"
+        path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+        raw = path.read_bytes()
+        assert quick.HEAD_BYTES < raw.find(b"thread_goal_updated") < len(raw) - quick.TAIL_BYTES
+        full, fast = analyze(path), quick.analyze_quick(path)
+        assert fast.goal == full.goal == f"{OBJECTIVE} (the thread's /goal)"
+        rules = [[c.rule for c in f.candidates if c.rule == "thread-goal"] for f in (full, fast)]
+        assert rules == ([["thread-goal"]] * 2 if not end else [[], []])
