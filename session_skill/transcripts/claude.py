@@ -26,6 +26,7 @@ from session_skill.transcripts.events import (
     ReadStats,
     Recap,
     SessionMeta,
+    ThreadGoal,
     ToolCall,
     ToolResult,
     UserText,
@@ -63,6 +64,8 @@ _CLAUDE_NOISE = tuple(
 )
 _INTERRUPTED = "[Request interrupted"
 _ATTACHMENT = b'"attachment":{'
+_ATTACHMENT_TYPE = _ATTACHMENT + b'"type":"'
+_ATTACHMENTS_READ = frozenset({b"queued_command", b"goal_status"})
 # System records the sweep reads; the others (turn_duration, stop_hook_summary…) are
 # skipped before parsing.
 _SYSTEM_READ = frozenset({b"compact_boundary", b"local_command", b"away_summary"})
@@ -134,7 +137,13 @@ class ClaudeParser:
             # An attachment record (its first "type" is the attachment's): only a prompt the
             # user typed while the assistant worked is read; the rest are file snapshots,
             # reminders, diagnostics.
-            return None if value == b"queued_command" else "attachment"
+            # The goal `/goal` set and the Stop hook's judgement of it are read too.
+            return None if value in _ATTACHMENTS_READ else "attachment"
+        if value == b"attachment":  # the envelope's type first: find the attachment's
+            at = raw.find(_ATTACHMENT_TYPE, end)
+            skip = len(_ATTACHMENT_TYPE)
+            kind = raw[at + skip : raw.find(b'"', at + skip, at + 80)] if at != -1 else b""
+            return None if kind in _ATTACHMENTS_READ else "attachment"
         if value in _CLAUDE_SKIP:
             return value.decode("ascii", "replace")
         # isSidechain sits in the envelope, before the record's first nested object.
@@ -391,6 +400,10 @@ class ClaudeParser:
     def _queued(self, record: dict[str, Any]) -> Iterator[Event]:
         """A prompt typed while the assistant worked (`queued_command`): the user's words."""
         attachment = record.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "goal_status":
+            if record.get("isSidechain") is not True:
+                yield from _goal_status(attachment, record.get("timestamp"))
+            return
         prompt = attachment.get("prompt") if isinstance(attachment, dict) else None
         if record.get("isSidechain") is True or not (
             isinstance(attachment, dict) and attachment.get("type") == "queued_command"
@@ -520,6 +533,25 @@ class ClaudeParser:
                 self.stats.skip("system:local_command")
         else:
             self.stats.skip(f"system:{subtype}")
+
+
+def _goal_status(attachment: dict[str, Any], ts: object) -> Iterator[ThreadGoal]:
+    """`/goal <condition>` (2.1.3xx): the condition set (`sentinel`, not met), each check of
+    the Stop hook's (`met`, its `reason`; `failed` when judged impossible), cleared (a
+    `sentinel` marked met)."""
+    condition = attachment.get("condition")
+    if not isinstance(condition, str) or not condition.strip():
+        return
+    stamp = ts if isinstance(ts, str) else None
+    reason = str_or_none(attachment.get("reason"))
+    if attachment.get("met") is True:
+        cleared = attachment.get("sentinel") is True
+        yield ThreadGoal(None if cleared else condition.strip(), "cleared" if cleared else
+                         "complete", stamp)  # fmt: skip
+    elif attachment.get("failed") is True:
+        yield ThreadGoal(condition.strip(), "blocked", stamp, reason)
+    else:
+        yield ThreadGoal(condition.strip(), "active", stamp, reason)
 
 
 # A call the user refused, saying what to do instead: Claude Code's result is its refusal,

@@ -126,13 +126,15 @@ class Recap:
 
 @record(frozen=True)
 class ThreadGoal:
-    """Codex's goal for the thread (`/goal <objective>`): what it is and where it stands —
-    `active`, `paused`, `blocked`, `usage_limited`, `budget_limited`, `complete` — or
-    `cleared` (no objective) when the user cleared it."""
+    """A goal the user set the session with `/goal` — Codex's objective for the thread,
+    Claude Code's condition its Stop hook checks — and where it stands: `active` (not met
+    yet), `paused`, `blocked`, `usage_limited`, `budget_limited`, `complete`; or `cleared`
+    (no objective) when the user cleared it. `reason`: why it is not met, as judged."""
 
     objective: str | None
     status: str
     ts: str | None
+    reason: str | None = None
 
 
 @record(frozen=True)

@@ -238,8 +238,8 @@ class _Sweep:
         self.final_text: str | None = None  # the last text the assistant wrote, whatever came after
         self.last_request: str | None = None
         self.recap: str | None = None  # Claude Code's, since the last request
-        # Codex's goal for the thread: (objective, status, ts, line), None once cleared.
-        self.thread_goal: tuple[str, str, str | None, int] | None = None
+        # The goal `/goal` set: (objective, status, ts, line, reason), None once cleared.
+        self.thread_goal: tuple[str, str, str | None, int, str | None] | None = None
         self.exit_plan: ToolCall | None = None  # the last call, when it is ExitPlanMode
         # The content stems of each sentence reporting work done since the task list last
         # changed (`_done_said`): a task reported done is done, ticked or not.
@@ -321,7 +321,12 @@ class _Sweep:
                 self.thread_goal = None
                 return
             said = redact(event.objective)
-            self.thread_goal = (said, event.status, event.ts, self.stats.line)
+            if self.thread_goal is not None and self.thread_goal[0] == said:
+                line = self.thread_goal[3]  # where it was set, not each check of it
+            else:
+                line = self.stats.line
+            reason = redact(event.reason) if event.reason else None
+            self.thread_goal = (said, event.status, event.ts, line, reason)
             self.turns.thread_goal = clip(said, _REQUEST_CHARS)
             return
         if self.loose is not None:
@@ -466,10 +471,11 @@ class _Sweep:
             unfinished = replace(unfinished, why=_PLANNED)
         latest = unfinished is not None and unfinished.seq > self.tools.task_seq
         if self.thread_goal is not None and self.thread_goal[1] != "complete":
-            # The objective the thread was set, not marked achieved: the work in hand.
-            objective, status, ts, line = self.thread_goal
-            why = f"the thread's /goal, {_GOAL_STATUS.get(status, status)}"
-            tasks.insert(0, loose_end(objective, UNFINISHED, why, ts, line, "thread-goal"))
+            # The goal the user set the session, not met: the work in hand.
+            objective, status, ts, line, reason = self.thread_goal
+            why = f"its /goal, {_GOAL_STATUS.get(status, status)}"
+            why = f"{why}: {clip(reason, 160)}" if reason else why
+            tasks.insert(0, loose_end(objective, UNFINISHED, why, ts, line, "goal"))
         if unfinished is not None:
             why = f"the last request; {unfinished.why}"
             request = loose_end(unfinished.text, UNFINISHED, why, unfinished.ts, unfinished.line,
@@ -560,9 +566,9 @@ def _thawed(rows: object, shift: int) -> list[Candidate]:
 
 
 _STOPPED_CHARS = 400
-# Where a Codex thread goal stands, said for a reader ("complete" is not open).
+# Where a `/goal` stands, said for a reader ("complete" is not open).
 _GOAL_STATUS = {
-    "active": "still active (not marked achieved)",
+    "active": "not met yet",
     "paused": "paused",
     "blocked": "blocked",
     "usage_limited": "stopped at the usage limit",

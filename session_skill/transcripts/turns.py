@@ -203,7 +203,7 @@ class Turns:
         self._proposed: str | None = None  # the last plan a Codex reply proposed
         self._goal: str | None = None  # the first request that could be the goal
         self.recap_lead: str | None = None  # of Claude Code's latest recap (`recap`)
-        self.thread_goal: str | None = None  # the objective of Codex's `/goal`, redacted
+        self.thread_goal: str | None = None  # what `/goal` set (Codex, Claude Code), redacted
 
     # ---------------------------------------------------------------- events
 
@@ -323,7 +323,7 @@ class Turns:
         """The Goal; with the session's `commits`, what its work was said to be as well."""
         # The objective the user set the thread (Codex's `/goal`), the plan followed, the
         # client's recap (its source said), or the request the session's work answered.
-        said, source = self.thread_goal, " (the thread's /goal)"
+        said, source = self.thread_goal, " (/goal)"
         if not said and self.plan_title:
             return f"{self.plan_title} (the plan the session followed)"
         if not said:

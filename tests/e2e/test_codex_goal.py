@@ -83,5 +83,5 @@ def test_a_paused_thread_goal_is_the_goal_and_left_open(world: CodexWorld) -> No
     dumped = w.session_skill("dump", "--extractive", "--transcript", str(rollout), "--json")
     doc = (w.store / f"{json.loads(dumped.stdout)['slug']}.md").read_text(encoding="utf-8")
     goal = doc.split("## Goal\n", 1)[1].split("\n", 1)[0]
-    assert goal == f"{OBJECTIVE} (the thread's /goal)", doc
+    assert goal == f"{OBJECTIVE} (/goal)", doc
     assert "Continue working toward" not in doc and "<codex_internal_context" not in doc, doc

@@ -384,12 +384,12 @@ def test_the_threads_goal_is_the_goal_and_open_until_achieved(tmp_path: Path) ->
     source="user_goal">` message and a `thread_goal_updated` event; the harness's
     "Continue working toward the active thread goal" prompts are no request of the user's."""
     facts = _goal_facts(tmp_path, _goal_session())
-    assert facts.goal == f"{OBJECTIVE} (the thread's /goal)"
+    assert facts.goal == f"{OBJECTIVE} (/goal)"
     users = [e.text for e in iter_events(tmp_path / "rollout.jsonl") if isinstance(e, UserText)]
     assert users == ["hi, look at app.py", OBJECTIVE]  # they typed `/goal <this>`
-    (goal,) = [c for c in facts.candidates if c.rule == "thread-goal"]
+    (goal,) = [c for c in facts.candidates if c.rule == "goal"]
     assert (goal.type, goal.text) == ("Unfinished task", OBJECTIVE)
-    assert goal.why == "the thread's /goal, still active (not marked achieved)"
+    assert goal.why == "its /goal, not met yet"
     assert goal.line == 5  # the event's line
     assert "<codex_internal_context" not in (facts.last_request or "")
 
@@ -397,20 +397,18 @@ def test_the_threads_goal_is_the_goal_and_open_until_achieved(tmp_path: Path) ->
     paused = _goal_facts(tmp_path, _goal_session(
         _internal(9, "user_goal", 'User set goal status: "paused".'), _goal_updated(10, "paused")
     ))  # fmt: skip
-    assert [c.why for c in paused.candidates if c.rule == "thread-goal"] == [
-        "the thread's /goal, paused"
-    ]
+    assert [c.why for c in paused.candidates if c.rule == "goal"] == ["its /goal, paused"]
     budget = _goal_facts(tmp_path, _goal_session(_goal_updated(9, "budgetLimited")))
-    assert [c.why for c in budget.candidates if c.rule == "thread-goal"] == [
-        "the thread's /goal, stopped at its token budget"
+    assert [c.why for c in budget.candidates if c.rule == "goal"] == [
+        "its /goal, stopped at its token budget"
     ]
 
     # Marked achieved, or cleared by the user: nothing open; the Goal stays what it was.
     for end in (_goal_updated(9, "complete"),
                 _internal(9, "user_goal", "User cleared the goal.")):  # fmt: skip
         done = _goal_facts(tmp_path, _goal_session(end))
-        assert not [c for c in done.candidates if c.rule == "thread-goal"]
-        assert done.goal == f"{OBJECTIVE} (the thread's /goal)"
+        assert not [c for c in done.candidates if c.rule == "goal"]
+        assert done.goal == f"{OBJECTIVE} (/goal)"
     cleared = _goal_facts(tmp_path, _goal_session(
         _rec(9, "event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
         _said(10, "user", "<turn_aborted>\nThe user interrupted the turn.\n</turn_aborted>"),

@@ -289,6 +289,6 @@ def test_a_codex_thread_goal_in_the_middle(tmp_path: Path, small: None) -> None:
         raw = path.read_bytes()
         assert quick.HEAD_BYTES < raw.find(b"thread_goal_updated") < len(raw) - quick.TAIL_BYTES
         full, fast = analyze(path), quick.analyze_quick(path)
-        assert fast.goal == full.goal == f"{OBJECTIVE} (the thread's /goal)"
-        rules = [[c.rule for c in f.candidates if c.rule == "thread-goal"] for f in (full, fast)]
-        assert rules == ([["thread-goal"]] * 2 if not end else [[], []])
+        assert fast.goal == full.goal == f"{OBJECTIVE} (/goal)"
+        rules = [[c.rule for c in f.candidates if c.rule == "goal"] for f in (full, fast)]
+        assert rules == ([["goal"]] * 2 if not end else [[], []])

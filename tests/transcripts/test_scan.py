@@ -2306,3 +2306,64 @@ def test_a_report_before_the_list_last_changed_settles_no_task(tmp_path: Path) -
         say("Working on it."),
     ]
     assert [t.text for t in run(tmp_path, records).pending_tasks] == [test]
+
+
+def _goal_status(**fields: Any) -> dict[str, Any]:
+    return {"isSidechain": False, "sessionId": "s1", "cwd": APP, "type": "attachment",
+            "attachment": {"type": "goal_status", **fields}, "timestamp": _ts()}  # fmt: skip
+
+
+def test_the_goal_claude_code_checks_before_stopping(tmp_path: Path) -> None:
+    """`/goal <condition>` (Claude Code 2.1.3xx; the shapes the pinned 2.1.328 wrote): a
+    `goal_status` attachment when set (`sentinel`), after each check of its Stop hook (`met`,
+    `reason`), and when cleared (a `sentinel` marked met). Not met when the session ends: the
+    work in hand, with the hook's reason."""
+    condition = "make the upload retries jittered"
+    command = user(
+        "<command-name>/goal</command-name>\n            <command-message>goal"
+        f"</command-message>\n            <command-args>{condition}</command-args>"
+    )
+    start = [
+        _goal_status(met=False, sentinel=True, condition=condition),
+        command,
+        user(f'A session-scoped Stop hook is now active with condition: "{condition}". '
+             "Briefly acknowledge the goal, then immediately start…", isMeta=True),
+        say("I'll add jitter to the retries."),
+        _goal_status(met=False, condition=condition, reason="the retries have no jitter yet"),
+        say("Added jitter to the backoff."),
+        _goal_status(met=False, condition=condition, reason="no test shows the jitter"),
+    ]  # fmt: skip
+    facts = run(tmp_path, start)
+    assert facts.goal == f"{condition} (/goal)"
+    (goal,) = [c for c in facts.candidates if c.rule == "goal"]
+    assert (goal.type, goal.text, goal.line) == (UNFINISHED, condition, 1)
+    assert goal.why == "its /goal, not met yet: no test shows the jitter"
+    # Met, or cleared by the user: nothing open. Judged impossible: blocked, and why.
+    met = _goal_status(met=True, condition=condition, reason="jitter is in", iterations=2)
+    cleared = _goal_status(met=True, sentinel=True, condition=condition)
+    for end in (met, cleared):
+        assert not [c for c in run(tmp_path, [*start, end]).candidates if c.rule == "goal"]
+    failed = _goal_status(met=False, failed=True, condition=condition, reason="no network")
+    assert [c.why for c in run(tmp_path, [*start, failed]).candidates if c.rule == "goal"] == [
+        "its /goal, blocked: no network"
+    ]
+
+    # As Claude Code writes it — compact; a sentinel's envelope "type" before the attachment,
+    # a check's after it — the fast path reads the same.
+    def compact(records: list[dict[str, Any]]) -> sweep.TranscriptFacts:
+        lines = []
+        for r in records:
+            if r.get("type") == "attachment" and not r["attachment"].get("sentinel"):
+                r = {
+                    "attachment": r["attachment"],
+                    **{k: v for k, v in r.items() if k != "attachment"},
+                }
+            lines.append(json.dumps(r, separators=(",", ":")))
+        path = tmp_path / "compact.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return analyze(path)
+
+    assert [c.why for c in compact(start).candidates if c.rule == "goal"] == [
+        "its /goal, not met yet: no test shows the jitter"
+    ]
+    assert not [c for c in compact([*start, cleared]).candidates if c.rule == "goal"]
