@@ -76,6 +76,9 @@ _INTENT = Lazy(
     r"|let\s+me|i\s+can|i'm\s+(?:going|about)\s+to)\b",
     re.IGNORECASE,
 )
+# Claude Code's word for more thinking, typed before or after the request ("ultrathink:
+# design the retry policy"): it says how hard to think, not what the work is.
+_THINK_WORD = Lazy(r"^\s*ultrathink\b[\s:,.;—–-]*|[\s,.;—–-]*\bultrathink[\s.!]*$", re.IGNORECASE)
 _FIRST_SENTENCE = Lazy(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
 # What Claude Code adds to its first recaps ("(disable recaps in /config)" in 2.1.10x, "(turn
 # off recaps in /config)" in 2.1.3xx), and a label its model may lead with ("Goal: …").
@@ -234,7 +237,7 @@ class Turns:
             # How to go on with the request in hand: the request is still what is asked.
             text = f"{self._request[0][:_REQUEST_CHARS]} — {text}"
         if self._goal is None and could_be_goal(text):
-            self._goal = without_pastes(text[: 4 * _REQUEST_CHARS])
+            self._goal = without_pastes(_THINK_WORD.sub("", text[: 4 * _REQUEST_CHARS]))
         short = len(text.split(None, 4)) <= 4  # four words at most, without splitting it all
         self._start(text, event.ts, seq, line, asked if short else None, writes)
 
