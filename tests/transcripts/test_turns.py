@@ -127,16 +127,16 @@ def test_the_last_request(
     ],
 )
 def test_the_word_for_more_thinking_is_not_the_goal(tmp_path: Path, typed: str) -> None:
-    """"ultrathink" says how hard to think, not what the work is; a word that only holds it
-    ("ultrathinking") is the user's."""
+    """The word "ultrathink" says how hard to think, not what the work is; a word that only
+    holds it ("ultrathinking") is the user's."""
     facts = analyze(_write(tmp_path / "t.jsonl", [_user(typed), _say("Designed.", 1)]))
     assert facts.goal is not None
     assert facts.goal.rstrip(".") == "design the retry policy for uploads"
 
 
 def test_a_word_holding_ultrathink_stays(tmp_path: Path) -> None:
-    facts = analyze(_write(tmp_path / "t.jsonl", [_user("ultrathinking about retries: design the policy"),
-                                                  _say("Designed.", 1)]))  # fmt: skip
+    typed = "ultrathinking about retries: design the policy"
+    facts = analyze(_write(tmp_path / "t.jsonl", [_user(typed), _say("Designed.", 1)]))
     assert facts.goal == "ultrathinking about retries: design the policy"
 
 
