@@ -264,10 +264,10 @@ def _turn(rng: random.Random, turn: int, _clock: _Clock) -> Iterator[dict[str, A
             "id": edit_id,
             "name": "Edit",
             "input": {
+                "replace_all": False,  # first, as real Edits mostly have it
                 "file_path": f"{CWD}/src/{mod}_{turn % 50}.py",
                 "old_string": old,
                 "new_string": new,
-                "replace_all": False,
             },
         },
     )
@@ -684,10 +684,10 @@ def _edit_turn(
             "id": edit_id,
             "name": "Edit",
             "input": {
+                "replace_all": False,  # first, as real Edits mostly have it
                 "file_path": file_path,
                 "old_string": old,
                 "new_string": new,
-                "replace_all": False,
             },
             "caller": {"type": "direct"},
         },

@@ -718,6 +718,18 @@ def test_a_write_call_is_read_as_its_path_on_both_paths(
                 "toolu_10", "Write", content="path after content", file_path="/tmp/proj1/g.py"
             ),
         ),
+        # How Claude Code writes most Edits: `replace_all` (false) before the path.
+        assistant(
+            "msg_12",
+            tool_use(
+                "toolu_12",
+                "Edit",
+                replace_all=False,
+                file_path="/tmp/proj1/r.py",
+                old_string="a",
+                new_string="b",
+            ),
+        ),
     ]
     records[0] = assistant("msg_0", records[0])
     taken: list[str] = []
@@ -735,7 +747,7 @@ def test_a_write_call_is_read_as_its_path_on_both_paths(
     # Read off the line: the plain write calls with the session known (a.py once: its
     # repeat is the same call, split across records), the escaped path too; not a flag
     # (`replace_all`), nor what looks like one in the content written (`{"k":true}`).
-    assert taken == ["toolu_1", "toolu_2", "toolu_4", "toolu_5"]
+    assert taken == ["toolu_1", "toolu_2", "toolu_4", "toolu_5", "toolu_12"]
     calls = {c.id: c for c in of(ToolCall, fast[0])}
     assert calls["toolu_1"].input == {"file_path": "/tmp/proj1/a.py"}
     assert calls["toolu_2"].input == {"file_path": '/tmp/proj1/q"uo\\te é.py'}
@@ -745,5 +757,6 @@ def test_a_write_call_is_read_as_its_path_on_both_paths(
     assert calls["toolu_8"].input == {"command": "make test"}
     assert calls["toolu_10"].input == {"file_path": "/tmp/proj1/g.py"}
     assert calls["toolu_11"].input == {"file_path": "/tmp/proj1/h.py"}
+    assert calls["toolu_12"].input == {"file_path": "/tmp/proj1/r.py"}
     assert {"toolu_0", "toolu_6", "toolu_7"} <= set(calls) and "toolu_9" not in calls
     assert [c.id for c in of(ToolCall, fast[0])].count("toolu_1") == 1
