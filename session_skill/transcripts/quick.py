@@ -68,8 +68,21 @@ _RESULT_WINDOW = 256 << 10
 _CLAUDE_CALL = b'"type":"tool_use","id":"'
 _CLAUDE_NAMES = frozenset(
     name.encode()
-    for name in (*WRITE_TOOLS, "TodoWrite", "TaskCreate", "TaskUpdate", "ExitPlanMode")
+    for name in (*WRITE_TOOLS, "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode")
 )
+# The task calls whose results say how the list stands: the number TaskCreate gave (a new
+# list counts from #1 again), TaskList's answer (a teammate's work, a team's end), an
+# update refused. Their results are read in the middle too, found as a write's failure is.
+_TASK_CALL_ID = re.compile(
+    rb'"type":"tool_use","id":"([^"]+)","name":"Task(?:Create|Update|List)"'
+    rb'|"id":"([^"]+)","input":\{.*?"name":"Task(?:Create|Update|List)","type":"tool_use"\}',
+    re.DOTALL,
+)
+# The same call as a provider returns its message with sorted keys (Amazon Bedrock's
+# `toolu_bdrk_…` calls): `{"id":…,"input":{…},"name":"Edit","type":"tool_use"}`, and the
+# record's own "type" after its message.
+_CLAUDE_CALL_SORTED = b'","type":"tool_use"}'
+_TASK_TOOLS = frozenset(("TaskCreate", "TaskUpdate", "TaskList"))
 # Claude Code's recap for a user coming back (`Recap`): the Goal, as the session stands.
 _CLAUDE_RECAP = b'"subtype":"away_summary"'
 # Codex: patches, plans, and the thread's goal (`/goal`: set, where it stands, cleared).
@@ -151,10 +164,13 @@ def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parse
         if parser is None:
             parser = parser_for(record, stats)
         for event in parser.feed(record):
-            if isinstance(event, (ToolCall, PatchApplied, Recap, ThreadGoal)):
+            if isinstance(event, ToolResult):
+                if event.tool_use_id in state.watched:  # a task call's, read with it
+                    state.feed(event)
+            elif isinstance(event, (ToolCall, PatchApplied, Recap, ThreadGoal)):
                 state.feed(event)
-                if isinstance(event, ToolCall) and event.id:
-                    state.watched.discard(event.id)  # the middle's results are not read
+                if isinstance(event, ToolCall) and event.id and event.name not in _TASK_TOOLS:
+                    state.watched.discard(event.id)  # the middle's other results are not read
     return parser
 
 
@@ -192,6 +208,11 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
                 write = None if codex else _claude_write(raw)
                 if write is None:
                     yield raw
+                    task = None if codex else _task_call(raw)
+                    if task is not None:
+                        answer = _result_line(buf, at, whole, task)
+                        if answer is not None:
+                            yield answer
                 else:
                     name, file, call_id = write
                     yield name, file, call_id, bool(call_id) and _failed(buf, at, whole, call_id)
@@ -206,20 +227,31 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
     """(where, line) for the whole lines of buf[:end] holding a tool call the capture keeps,
     in order."""
     found: dict[int, bytes] = {}
-    patterns = _CODEX_PATTERNS if codex else (_CLAUDE_CALL, _CLAUDE_RECAP)
+    patterns = _CODEX_PATTERNS if codex else (_CLAUDE_CALL, _CLAUDE_CALL_SORTED, _CLAUDE_RECAP)
     for pattern in patterns:
         at = buf.find(pattern, 0, end)
         while at != -1:
+            name = b""
             if pattern is _CLAUDE_CALL:
                 name_at = buf.find(b'"name":"', at, at + 200)
                 name_end = buf.find(b'"', name_at + 8, name_at + 48) if name_at != -1 else -1
-                if name_end == -1 or bytes(buf[name_at + 8 : name_end]) not in _CLAUDE_NAMES:
-                    at = buf.find(pattern, at + len(pattern), end)
-                    continue
+                name = bytes(buf[name_at + 8 : name_end]) if name_end != -1 else b""
+            elif pattern is _CLAUDE_CALL_SORTED:
+                name_at = buf.rfind(b'"name":"', max(0, at - 48), at)
+                name = bytes(buf[name_at + 8 : at]) if name_at != -1 else b""
+            if pattern is not _CLAUDE_RECAP and not codex and name not in _CLAUDE_NAMES:
+                at = buf.find(pattern, at + len(pattern), end)
+                continue
             first = buf.rfind(b"\n", 0, at) + 1
             last = buf.find(b"\n", at, end)
             last = end if last == -1 else last
-            if codex or _main_thread(buf, first, at, pattern is _CLAUDE_RECAP):
+            if codex:
+                kept = True
+            elif pattern is _CLAUDE_CALL_SORTED:
+                kept = _main_thread_sorted(buf, first, last)
+            else:
+                kept = _main_thread(buf, first, at, pattern is _CLAUDE_RECAP)
+            if kept:
                 found.setdefault(first, bytes(buf[first:last]))
             at = buf.find(pattern, last, end)
     return [(k, found[k]) for k in sorted(found)]
@@ -239,33 +271,74 @@ def _main_thread(buf: bytearray, first: int, at: int, system: bool = False) -> b
     return buf.find(b'"isSidechain":true', first, min(head, first + 512)) == -1
 
 
+def _main_thread_sorted(buf: bytearray, first: int, last: int) -> bool:
+    """`_main_thread` for a record whose message has sorted keys: its message comes before
+    its own "type", which is then the line's last ("…},"type":"assistant","uuid":…")."""
+    head = buf.rfind(b'"type":"', first, last)
+    if head == -1 or not buf.startswith(b'"type":"assistant"', head):
+        return False
+    return buf.find(b'"isSidechain":true', first, min(last, first + 512)) == -1
+
+
+# The path is the input's first key, or comes after others (`{"replace_all":false,
+# "file_path":…}`, as the client writes an Edit now and then).
 _WRITE_CALL = re.compile(
     rb'"type":"tool_use","id":"([^"]+)","name":"(Write|Edit|MultiEdit|NotebookEdit)",'
-    rb'"input":\{"(?:file_path|notebook_path)":"((?:[^"\\]|\\.)*)"'
+    rb'"input":\{.*?"(?:file_path|notebook_path)":"((?:[^"\\]|\\.)*)"',
+    re.DOTALL,
+)
+
+
+# …with sorted keys: the id first (after a "caller", if any), the path wherever the input's
+# keys put it ("content" before "file_path"), the name last. A quote outside a JSON string
+# is never escaped, so `"file_path":"` is the input's key, not the text of a file.
+_WRITE_CALL_SORTED = re.compile(
+    rb'"id":"([^"]+)","input":\{.*?"(?:file_path|notebook_path)":"((?:[^"\\]|\\.)*)".*?'
+    rb'"name":"(Write|Edit|MultiEdit|NotebookEdit)","type":"tool_use"\}',
+    re.DOTALL,
 )
 
 
 def _claude_write(raw: bytes) -> tuple[str, str, str] | None:
     """A write call read off its line by shape — (tool, path, call id) — or None (then the
     line is parsed)."""
-    found = _WRITE_CALL.search(raw)
-    if found is None or raw.find(b'"isSidechain":true', 0, 512) != -1:
+    if raw.find(b'"isSidechain":true', 0, 512) != -1:
         return None
+    found = _WRITE_CALL.search(raw)
+    if found is not None:
+        name, quoted, call_id = found.group(2), found.group(3), found.group(1)
+    else:
+        found = _WRITE_CALL_SORTED.search(raw) if _CLAUDE_CALL_SORTED in raw else None
+        if found is None:
+            return None
+        name, quoted, call_id = found.group(3), found.group(2), found.group(1)
     try:
-        path = json.loads(b'"' + found.group(3) + b'"')
+        path = json.loads(b'"' + quoted + b'"')
     except ValueError:
         return None
     if not isinstance(path, str):
         return None
-    return found.group(2).decode(), path, found.group(1).decode()
+    return name.decode(), path, call_id.decode()
+
+
+def _task_call(raw: bytes) -> str | None:
+    """The id of the task call on this line, if it is one."""
+    found = _TASK_CALL_ID.search(raw) if b'"name":"Task' in raw else None
+    return None if found is None else (found[1] or found[2]).decode()
+
+
+def _result_line(buf: bytearray, start: int, end: int, call_id: str) -> bytes | None:
+    """The line of this call's result (the call's line at `start`), close after it."""
+    needle = f'"tool_use_id":"{call_id}"'.encode()
+    hit = buf.find(needle, start, min(end, start + _RESULT_WINDOW))
+    if hit == -1:
+        return None
+    first = buf.rfind(b"\n", 0, hit) + 1
+    last = buf.find(b"\n", hit, end)
+    return bytes(buf[first : end if last == -1 else last])
 
 
 def _failed(buf: bytearray, start: int, end: int, call_id: str) -> bool:
     """Is the result of this write call (its line at `start`), close after it, an error?"""
-    needle = f'"tool_use_id":"{call_id}"'.encode()
-    hit = buf.find(needle, start, min(end, start + _RESULT_WINDOW))
-    if hit == -1:
-        return False
-    first = buf.rfind(b"\n", 0, hit) + 1
-    last = buf.find(b"\n", hit, end)
-    return buf.find(b'"is_error":true', first, end if last == -1 else last) != -1
+    answer = _result_line(buf, start, end, call_id)
+    return answer is not None and b'"is_error":true' in answer

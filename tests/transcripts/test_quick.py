@@ -132,6 +132,98 @@ def test_files_tasks_and_goal_as_a_full_read_finds_them(tmp_path: Path, small: N
     assert fast.session_id == full.session_id and fast.agent == full.agent == "claude-code"
 
 
+def _created(n: int, subject: str) -> list[dict[str, Any]]:
+    return [
+        call(f"c{n}{subject[:3]}", "TaskCreate", subject=subject),
+        result(f"c{n}{subject[:3]}", f"Task #{n} created", meta={"task": {"id": str(n)}}),
+    ]
+
+
+def _done(uid: str, n: int) -> list[dict[str, Any]]:
+    return [call(uid, "TaskUpdate", taskId=str(n), status="completed"), result(uid, "Updated")]
+
+
+def _task_lists() -> list[dict[str, Any]]:
+    """Two task lists worked through in the middle, the second numbered from #1 again; a
+    third task that TaskList's answer no longer holds (a team's end)."""
+    return [
+        user("Make the planner reuse the trunk's commit graph"),
+        *_filler(8, "a"),
+        *_created(1, "Find the default branch"), *_created(2, "Add haves to the fetch"),
+        *_done("u1", 1), *_done("u2", 2),
+        *_filler(3, "b"),
+        *_created(1, "Accumulate the haves"), *_created(2, "Test the accumulation"),
+        *_done("u3", 1), *_done("u4", 2),
+        *_created(3, "Wire the router"),
+        call("l1", "TaskList"), result("l1", "No tasks found", meta={"tasks": []}),
+        *_filler(8, "c"),
+        user("Now rename the flag"),
+        say("Renamed."),
+    ]  # fmt: skip
+
+
+def test_the_task_lists_answers_in_the_middle_are_read(tmp_path: Path, small: None) -> None:
+    """What TaskCreate's and TaskList's results say is read in the middle too: a list that
+    counts from #1 again is updated by its own numbers, and a task the list no longer holds
+    is gone. Before, the middle's results were not read: the second list's tasks took the
+    numbers 3 and 4, its updates finished the first list's again, and the handover of a big
+    transcript named three finished tasks as the work in hand."""
+    path = _write(tmp_path, _task_lists())
+    raw = path.read_bytes()
+    head_end = quick._line_start(path, quick.HEAD_BYTES)
+    tail_start = quick._line_start(path, len(raw) - quick.TAIL_BYTES)
+    assert head_end < raw.find(b"Accumulate the haves") < raw.find(b'"id":"l1"') < tail_start
+    full = analyze(path)
+    assert full.pending_tasks == []
+    assert quick.analyze_quick(path).pending_tasks == []
+    # …and in the layout a provider that sorts the message's keys gives.
+    path = _write(tmp_path, [_sorted_message(r) for r in _task_lists()])
+    assert quick.analyze_quick(path).pending_tasks == []
+
+
+def _sorted_message(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as Claude Code writes it when the provider (Amazon Bedrock) returns its
+    messages with sorted keys: every key of the message sorted, the record's own "type"
+    after it (seen in a real 2.1.5 transcript: `{"id":"toolu_bdrk_…","input":{…},
+    "name":"Read","type":"tool_use"}`)."""
+    if record["type"] != "assistant":
+        return record
+    message = json.loads(json.dumps(record["message"], sort_keys=True))
+    rest = {k: v for k, v in record.items() if k not in ("type", "message")}
+    return {**rest, "message": message, "type": "assistant"}
+
+
+def test_a_provider_that_sorts_the_messages_keys(tmp_path: Path, small: None) -> None:
+    """Calls laid out with sorted keys are found in the middle too: the writes (a failed one
+    still no file touched), the task list. Before, the middle of such a transcript gave the
+    hooks' capture none of its files or tasks."""
+    records = [_sorted_message(r) for r in _session() + _failing_writes(30)]
+    path = _write(tmp_path, records)
+    raw = path.read_bytes()
+    assert b'"type":"tool_use","id"' not in raw and b'"name":"Edit","type":"tool_use"}' in raw
+    full = analyze(path)
+    fast = quick.analyze_quick(path)
+    assert f"{APP}/src/api/upload.py" in full.written_files
+    assert f"{APP}/src/api/broken.py" not in full.written_files
+    assert fast.written_files == full.written_files
+    assert fast.written_weights == full.written_weights
+    assert [(t.text, t.status) for t in fast.pending_tasks] == [
+        (t.text, t.status) for t in full.pending_tasks
+    ]
+
+
+def test_a_sorted_sub_agent_call_is_not_the_sessions(tmp_path: Path, small: None) -> None:
+    sub = _sorted_message(call("s1", "Write", file_path=f"{APP}/scratch/agent.py", content="x"))
+    sub["isSidechain"] = True
+    records = _session()
+    at = next(n for n, r in enumerate(records) if "w3" in json.dumps(r))
+    path = _write(tmp_path, [_sorted_message(r) for r in records[:at]] + [sub, result("s1")]
+                  + [_sorted_message(r) for r in records[at:]])  # fmt: skip
+    fast = quick.analyze_quick(path)
+    assert f"{APP}/scratch/agent.py" not in fast.written_files
+    assert fast.written_files == analyze(path).written_files
+
+
 def test_the_loose_ends_are_the_tails(tmp_path: Path, small: None) -> None:
     path = _write(tmp_path, _session())
     full = analyze(path)
