@@ -183,3 +183,29 @@ def test_known_real_fixture_facts() -> None:
     assert rollout.written_files == [
         "/home/user/projects/temp/chatbot-ui/components/chat/chat-helpers/index.ts"
     ]
+
+
+CORPUS_FILES = sorted((FIXTURES / "corpus").glob("*/*.jsonl")) if FIXTURES.is_dir() else []
+
+
+@pytest.mark.parametrize("path", ALL_FILES + CORPUS_FILES, ids=_ids(ALL_FILES + CORPUS_FILES))
+def test_the_hooks_quick_read_of_a_middle_agrees(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hooks' capture of a big transcript reads its middle's calls by their bytes
+    (`transcripts.quick`). Shrunk so that every real transcript here has such a middle, it
+    finds the files and the task list a full read finds: the layouts the real clients and
+    providers write (an Edit opening on `replace_all`, Bedrock's sorted keys), a rejected
+    Edit, a task list renumbered or emptied in the middle."""
+    from session_skill.transcripts import quick
+
+    monkeypatch.setattr(quick, "QUICK_FROM", 1)
+    monkeypatch.setattr(quick, "HEAD_BYTES", 20_000)
+    monkeypatch.setattr(quick, "TAIL_BYTES", 20_000)
+    monkeypatch.setattr(quick, "_CHUNK", 64_000)
+    monkeypatch.setattr(quick, "_RESULT_WINDOW", 16_000)
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert fast.written_files == full.written_files
+    assert [(t.text, t.status) for t in fast.pending_tasks] == [
+        (t.text, t.status) for t in full.pending_tasks
+    ]
