@@ -31,12 +31,14 @@ from session_skill.transcripts.codex import CodexParser
 from session_skill.transcripts.events import (
     CODEX,
     WRITE_TOOLS,
+    ClearSplit,
     PatchApplied,
     ReadStats,
     Recap,
     ThreadGoal,
     ToolCall,
     ToolResult,
+    UserText,
 )
 from session_skill.transcripts.forked import Forked
 from session_skill.transcripts.loose import Loose
@@ -68,27 +70,41 @@ _RESULT_WINDOW = 256 << 10
 _CLAUDE_CALL = b'"type":"tool_use","id":"'
 _CLAUDE_NAMES = frozenset(
     name.encode()
-    for name in (*WRITE_TOOLS, "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode")
-)
-# The task calls whose results say how the list stands: the number TaskCreate gave (a new
-# list counts from #1 again), TaskList's answer (a teammate's work, a team's end), an
-# update refused. Their results are read in the middle too, found as a write's failure is.
-_TASK_CALL_ID = re.compile(
-    rb'"type":"tool_use","id":"([^"]+)","name":"Task(?:Create|Update|List)"'
-    rb'|"id":"([^"]+)","input":\{.*?"name":"Task(?:Create|Update|List)","type":"tool_use"\}',
+    for name in (*WRITE_TOOLS, "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode",
+                 "Bash")
+)  # fmt: skip
+_CLAUDE_BASH = b"Bash"  # kept only when it commits
+# The calls whose results change what is kept, read in the middle too (found as a write's
+# failure is): the number TaskCreate gave (a new list counts from #1 again), TaskList's
+# answer (a teammate's work, a team's end), an update or a plan refused, a commit that
+# failed (a hook said no: nothing committed, the Goal does not name it).
+_ANSWERED = rb"Task(?:Create|Update|List)|ExitPlanMode|Bash"
+_ANSWERED_ID = re.compile(
+    rb'"type":"tool_use","id":"([^"]+)","name":"(?:' + _ANSWERED + rb')"'
+    rb'|"id":"([^"]+)","input":\{.*?"name":"(?:' + _ANSWERED + rb')","type":"tool_use"\}',
     re.DOTALL,
 )
+# A shell command that commits (`toolcalls._COMMIT`, on the raw line: a quote, newline or
+# tab inside the command is escaped there): the Goal names what the session committed.
+_COMMIT_BYTES = re.compile(rb"\bgit\b[^;&|\n]*?\bcommit\b")
+_CODEX_CALL_ID = re.compile(rb'"call_id":"([^"]+)"')
 # The same call as a provider returns its message with sorted keys (Amazon Bedrock's
 # `toolu_bdrk_…` calls): `{"id":…,"input":{…},"name":"Edit","type":"tool_use"}`, and the
 # record's own "type" after its message.
 _CLAUDE_CALL_SORTED = b'","type":"tool_use"}'
-_TASK_TOOLS = frozenset(("TaskCreate", "TaskUpdate", "TaskList"))
 # Claude Code's recap for a user coming back (`Recap`): the Goal, as the session stands.
 _CLAUDE_RECAP = b'"subtype":"away_summary"'
-# Codex: patches, plans, and the thread's goal (`/goal`: set, where it stands, cleared).
+# What the user typed (a record whose content is a string): a /clear the file goes on after
+# (a client that kept one file across it) makes what came before another conversation's —
+# its files, tasks and commits are not this one's; and until a request names the work (the
+# head held none, or a /clear began another conversation), one that does is the Goal.
+_CLAUDE_PROMPT = b'"role":"user","content":"'
+# Codex: patches, plans, the thread's goal (`/goal`: set, where it stands, cleared), and
+# the commands that commit (their line parsed, their output read).
+_CODEX_COMMIT = b"git commit"
 _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_apply_end"',
                    b"*** Begin Patch", b"tools.update_plan(", b'"thread_goal_updated"',
-                   b'source=\\"user_goal\\"')  # fmt: skip
+                   b'source=\\"user_goal\\"', _CODEX_COMMIT)  # fmt: skip
 
 
 def analyze_quick(path: Path) -> TranscriptFacts:
@@ -165,12 +181,13 @@ def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parse
             parser = parser_for(record, stats)
         for event in parser.feed(record):
             if isinstance(event, ToolResult):
-                if event.tool_use_id in state.watched:  # a task call's, read with it
+                # Read with its call (`_ANSWERED`): one waited for, or one saying it failed.
+                if event.tool_use_id in state.watched or event.is_error:
                     state.feed(event)
-            elif isinstance(event, (ToolCall, PatchApplied, Recap, ThreadGoal)):
+            elif isinstance(event, (ToolCall, PatchApplied, Recap, ThreadGoal, ClearSplit)):
                 state.feed(event)
-                if isinstance(event, ToolCall) and event.id and event.name not in _TASK_TOOLS:
-                    state.watched.discard(event.id)  # the middle's other results are not read
+            elif isinstance(event, UserText) and (state.clear_pending or state.turns.wants_goal):
+                state.feed(event)
     return parser
 
 
@@ -208,9 +225,9 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
                 write = None if codex else _claude_write(raw)
                 if write is None:
                     yield raw
-                    task = None if codex else _task_call(raw)
-                    if task is not None:
-                        answer = _result_line(buf, at, whole, task)
+                    call_id = _answered_call(raw, codex)
+                    if call_id is not None:
+                        answer = _result_line(buf, at, whole, call_id, codex)
                         if answer is not None:
                             yield answer
                 else:
@@ -227,7 +244,11 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
     """(where, line) for the whole lines of buf[:end] holding a tool call the capture keeps,
     in order."""
     found: dict[int, bytes] = {}
-    patterns = _CODEX_PATTERNS if codex else (_CLAUDE_CALL, _CLAUDE_CALL_SORTED, _CLAUDE_RECAP)
+    patterns = (
+        _CODEX_PATTERNS
+        if codex
+        else (_CLAUDE_CALL, _CLAUDE_CALL_SORTED, _CLAUDE_RECAP, _CLAUDE_PROMPT)
+    )
     for pattern in patterns:
         at = buf.find(pattern, 0, end)
         while at != -1:
@@ -239,14 +260,30 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
             elif pattern is _CLAUDE_CALL_SORTED:
                 name_at = buf.rfind(b'"name":"', max(0, at - 48), at)
                 name = bytes(buf[name_at + 8 : at]) if name_at != -1 else b""
-            if pattern is not _CLAUDE_RECAP and not codex and name not in _CLAUDE_NAMES:
+            if pattern is _CLAUDE_PROMPT:
+                pass  # parsed: a command record, a /clear, or a request
+            elif pattern is not _CLAUDE_RECAP and not codex and name not in _CLAUDE_NAMES:
                 at = buf.find(pattern, at + len(pattern), end)
                 continue
             first = buf.rfind(b"\n", 0, at) + 1
             last = buf.find(b"\n", at, end)
             last = end if last == -1 else last
+            if name == _CLAUDE_BASH or pattern is _CODEX_COMMIT:
+                # A shell call is kept when it commits; Codex's words "git commit" are
+                # kept only in a call (not a message or a command's output).
+                line = buf[first:last]
+                kept = _COMMIT_BYTES.search(line) is not None and (
+                    not codex
+                    or b'"type":"function_call"' in line
+                    or b'"type":"local_shell_call"' in line
+                )
+                if not kept:
+                    at = buf.find(pattern, last, end)
+                    continue
             if codex:
                 kept = True
+            elif pattern is _CLAUDE_PROMPT:
+                kept = buf.find(b'"isSidechain":true', first, min(at, first + 512)) == -1
             elif pattern is _CLAUDE_CALL_SORTED:
                 kept = _main_thread_sorted(buf, first, last)
             else:
@@ -321,16 +358,26 @@ def _claude_write(raw: bytes) -> tuple[str, str, str] | None:
     return name.decode(), path, call_id.decode()
 
 
-def _task_call(raw: bytes) -> str | None:
-    """The id of the task call on this line, if it is one."""
-    found = _TASK_CALL_ID.search(raw) if b'"name":"Task' in raw else None
+def _answered_call(raw: bytes, codex: bool) -> str | None:
+    """The id of the call on this line whose result is read with it (`_ANSWERED`; Codex:
+    a command that commits), if it is one."""
+    if codex:
+        found = _CODEX_CALL_ID.search(raw) if _CODEX_COMMIT in raw else None
+        return None if found is None else found[1].decode()
+    found = _ANSWERED_ID.search(raw)
     return None if found is None else (found[1] or found[2]).decode()
 
 
-def _result_line(buf: bytearray, start: int, end: int, call_id: str) -> bytes | None:
+def _result_line(
+    buf: bytearray, start: int, end: int, call_id: str, codex: bool = False
+) -> bytes | None:
     """The line of this call's result (the call's line at `start`), close after it."""
-    needle = f'"tool_use_id":"{call_id}"'.encode()
-    hit = buf.find(needle, start, min(end, start + _RESULT_WINDOW))
+    key = b'"call_id":"' if codex else b'"tool_use_id":"'
+    needle = key + call_id.encode() + b'"'
+    after = buf.find(b"\n", start, end)  # the result is on a later line than the call
+    if after == -1:
+        return None
+    hit = buf.find(needle, after, min(end, start + _RESULT_WINDOW))
     if hit == -1:
         return None
     first = buf.rfind(b"\n", 0, hit) + 1

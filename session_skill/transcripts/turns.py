@@ -322,6 +322,16 @@ class Turns:
 
     # ---------------------------------------------------------------- results
 
+    @property
+    def wants_goal(self) -> bool:
+        """No request has named the work yet (nor a plan, a command, a /goal)."""
+        return (
+            self._goal is None
+            and self.plan_title is None
+            and self.goal_command is None
+            and not self.thread_goal
+        )
+
     def goal(self, commits: list[str] | None = None) -> str | None:
         """The Goal; with the session's `commits`, what its work was said to be as well."""
         # The objective the user set the thread (Codex's `/goal`), the plan followed, the

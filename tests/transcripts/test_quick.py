@@ -181,6 +181,52 @@ def test_the_task_lists_answers_in_the_middle_are_read(tmp_path: Path, small: No
     assert quick.analyze_quick(path).pending_tasks == []
 
 
+def test_the_middles_commits_name_the_goal(tmp_path: Path, small: None) -> None:
+    """A commit in the middle is named after the Goal as a full read names it; one a hook
+    refused (nothing committed) is not. Before, the middle's shell calls were not read and
+    the handover of a big transcript named no commit."""
+    made = "[main 1a2b3c4] Add the limiter\n 1 file changed, 5 insertions(+)"
+    refused = "pre-commit hook failed: ruff found 2 errors"
+    records = _session()
+    at = next(n for n, r in enumerate(records) if "w3" in json.dumps(r))
+    commits = [
+        call("b1", "Bash", command='git add -A && git commit -m "Add the limiter"'),
+        result("b1", made),
+        call("b2", "Bash", command="git commit -m 'Skip the lint'"),
+        result("b2", refused, error=True),
+        call("b3", "Bash", command="git status"),
+        result("b3", "nothing to commit"),
+    ]
+    path = _write(tmp_path, records[:at] + commits + records[at:])
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.goal is not None and full.goal.endswith("— committed: Add the limiter")
+    assert fast.goal == full.goal
+
+
+def test_a_clear_in_the_middle_begins_the_conversation(tmp_path: Path, small: None) -> None:
+    """A client that kept one file across /clear: what came before it is another
+    conversation's (its files are not this one's), and the first request after it, in the
+    middle, is the Goal — as a full read has them."""
+    clear = user("<command-name>/clear</command-name>\n<command-args></command-args>")
+    after = [
+        clear,
+        user("Make the export stream rows instead of loading them all"),
+        call("x1", "Edit", file_path=f"{APP}/src/export.py", old_string="a", new_string="b"),
+        result("x1"),
+        *_filler(10, "d"),
+        user("ok"),
+        say("Streaming now."),
+    ]
+    path = _write(tmp_path, _session() + after)
+    raw = path.read_bytes()
+    tail_start = quick._line_start(path, len(raw) - quick.TAIL_BYTES)
+    assert quick.HEAD_BYTES < raw.find(b"Make the export stream") < tail_start
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.written_files == [f"{APP}/src/export.py"]
+    assert full.goal == "Make the export stream rows instead of loading them all"
+    assert (fast.written_files, fast.goal) == (full.written_files, full.goal)
+
+
 def _sorted_message(record: dict[str, Any]) -> dict[str, Any]:
     """The record as Claude Code writes it when the provider (Amazon Bedrock) returns its
     messages with sorted keys: every key of the message sorted, the record's own "type"
