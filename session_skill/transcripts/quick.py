@@ -9,9 +9,12 @@ than `QUICK_FROM` is not read whole:
   session stopped: what is open is mostly said at the end;
 - in between, only the lines of tool calls that change what is kept are found — by
   `bytes.find` over the raw bytes, in fixed-size chunks (memory stays flat) — and parsed:
-  file writes (and, close after each, a failed result), the task list, the plan, Claude
-  Code's recaps (the Goal as the session stands). A big middle is read by two processes,
-  the second one forked to read the later part on the machine's other core
+  file writes (and, close after each, a failed result), the task list (and what TaskCreate
+  and TaskList answered), the plan, commits (and whether a hook refused them), Claude Code's
+  recaps (the Goal as the session stands), a /clear the file goes on after, and the user's
+  requests while none has named the work yet — in both layouts a call is written in, the
+  client's and that of a provider that sorts the message's keys. A big middle is read by
+  two processes, the second one forked to read the later part on the machine's other core
   (`forked.Forked`); what it finds is fed in the file's order, and a helper that fails
   only costs the time of reading its part here.
 
