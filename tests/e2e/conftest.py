@@ -10,6 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from codex_harness import CodexWorld, find_codex, make_world  # noqa: E402
 from e2e_harness import (  # noqa: E402
     World,
     find_claude,
@@ -93,3 +94,20 @@ def plugin_world(tmp_path: Path, claude_bin: Path, tmux_bin: str) -> Iterator[Pl
     no ``session-skill`` on PATH, tmux available (plugin_harness.py)."""
     with plugin_world_in(tmp_path, claude_bin, tmux_bin) as w:
         yield w
+
+
+@pytest.fixture(scope="session")
+def codex_bin() -> Path:
+    return find_codex()
+
+
+@pytest.fixture
+def bare_codex_world(
+    tmp_path: Path, codex_bin: Path, venv_bin: Path, tmux_bin: str
+) -> Iterator[CodexWorld]:
+    """Scratch HOME/CODEX_HOME + git project + mock + tmux; nothing of session-skill."""
+    w = make_world(tmp_path, codex_bin, venv_bin, tmux_bin)
+    try:
+        yield w
+    finally:
+        w.close()

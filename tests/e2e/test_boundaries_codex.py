@@ -10,22 +10,18 @@ BOUNDARIES.md holds the shapes in full. Phase 2: test_boundaries_session_skill_c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from codex_harness import (
     CodexWorld,
-    find_codex,
     hook_context,
-    make_world,
     rollout_records,
     rollouts_for_cwd,
     session_meta,
 )
 from codex_mock import COMPACT_NEEDLE, SUMMARY_MARKER, LoggedRequest, reply
-from e2e_harness import find_tmux, find_venv_bin
 from hook_log import HookLog, context, install
 
 pytestmark = pytest.mark.e2e
@@ -41,19 +37,9 @@ THREAD_FIELDS = ["cwd", "hook_event_name", "model", "permission_mode", "session_
 COMPACT_FIELDS = ["cwd", "hook_event_name", "model", "session_id", "transcript_path", "trigger"]
 
 
-@pytest.fixture(scope="module")
-def codex_bin() -> Path:
-    return find_codex()
-
-
 @pytest.fixture
-def world(tmp_path: Path, codex_bin: Path) -> Iterator[CodexWorld]:
-    """Scratch HOME/CODEX_HOME + git project + mock + tmux; nothing of session-skill."""
-    w = make_world(tmp_path, codex_bin, find_venv_bin(), find_tmux())
-    try:
-        yield w
-    finally:
-        w.close()
+def world(bare_codex_world: CodexWorld) -> CodexWorld:
+    return bare_codex_world
 
 
 def logger(w: CodexWorld) -> HookLog:

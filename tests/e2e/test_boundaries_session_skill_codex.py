@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from codex_harness import CodexWorld, find_codex, make_world, rollouts_for_cwd, session_meta
+from codex_harness import CodexWorld, make_world, rollouts_for_cwd, session_meta
 from codex_mock import LoggedRequest, reply
 from e2e_harness import find_tmux, find_venv_bin
 from e2e_store import body, docs, docs_with, frontmatter, section, wait_until
@@ -31,11 +31,6 @@ REQUEST = "Add an expiry check to the token helper in token.py"
 # two-word "what now?" answered in two words is not: it would push a waiting dump out).
 NEXT_REQUEST = "Now write the test for expired() in tests/test_token.py"
 IDEA = "try a jittered backoff later"
-
-
-@pytest.fixture(scope="module")
-def codex_bin() -> Path:
-    return find_codex()
 
 
 @pytest.fixture

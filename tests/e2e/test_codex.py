@@ -19,7 +19,6 @@ import pytest
 from codex_fixture import DONE_STEP, FIXTURE, OPEN_STEP, SWEEP_PROMPT, sweep_script
 from codex_harness import (
     CodexWorld,
-    find_codex,
     hook_context,
     last_stdout,
     make_world,
@@ -54,11 +53,6 @@ DOC = f"""## Goal
 
 
 # --- fixtures ----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def codex_bin() -> Path:
-    return find_codex()
 
 
 @pytest.fixture

@@ -12,31 +12,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from codex_harness import CodexWorld, find_codex, make_world, rollout_records, rollouts_for_cwd
-from e2e_harness import find_tmux, find_venv_bin
+from codex_harness import CodexWorld, rollout_records, rollouts_for_cwd
 
 pytestmark = pytest.mark.e2e
 
 OBJECTIVE = "make the upload retries jittered"
 
 
-@pytest.fixture(scope="module")
-def codex_bin() -> Path:
-    return find_codex()
-
-
 @pytest.fixture
-def world(tmp_path: Path, codex_bin: Path) -> Iterator[CodexWorld]:
-    w = make_world(tmp_path, codex_bin, find_venv_bin(), find_tmux())
-    try:
-        yield w
-    finally:
-        w.close()
+def world(bare_codex_world: CodexWorld) -> CodexWorld:
+    return bare_codex_world
 
 
 def _goal_statuses(rollout: Path) -> list[str]:

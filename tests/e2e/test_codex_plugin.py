@@ -33,7 +33,6 @@ from typing import Any
 import pytest
 from codex_harness import (
     CodexWorld,
-    find_codex,
     hook_context,
     last_stdout,
     tool_exit,
@@ -105,11 +104,6 @@ class CodexPluginWorld(CodexWorld):
                 "\n[sandbox_workspace_write]\nexclude_slash_tmp = true\n"
                 "exclude_tmpdir_env_var = true\n"
             )
-
-
-@pytest.fixture(scope="module")
-def codex_bin() -> Path:
-    return find_codex()
 
 
 @pytest.fixture
