@@ -34,6 +34,7 @@ from session_skill.transcripts.codex import CodexParser
 from session_skill.transcripts.events import (
     CODEX,
     WRITE_TOOLS,
+    AssistantText,
     ClearSplit,
     PatchApplied,
     ReadStats,
@@ -105,9 +106,12 @@ _CLAUDE_PROMPT = b'"role":"user","content":"'
 # Codex: patches, plans, the thread's goal (`/goal`: set, where it stands, cleared), and
 # the commands that commit (their line parsed, their output read).
 _CODEX_COMMIT = b"git commit"
+# …a plan a reply proposed (`<proposed_plan>`) and what the user typed: told to carry it
+# out, the plan is the one the session followed (its title the Goal).
 _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_apply_end"',
                    b"*** Begin Patch", b"tools.update_plan(", b'"thread_goal_updated"',
-                   b'source=\\"user_goal\\"', _CODEX_COMMIT)  # fmt: skip
+                   b'source=\\"user_goal\\"', _CODEX_COMMIT, b"<proposed_plan>",
+                   b'"role":"user"')  # fmt: skip
 
 
 def analyze_quick(path: Path) -> TranscriptFacts:
@@ -189,8 +193,12 @@ def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parse
                     state.feed(event)
             elif isinstance(event, (ToolCall, PatchApplied, Recap, ThreadGoal, ClearSplit)):
                 state.feed(event)
-            elif isinstance(event, UserText) and (state.clear_pending or state.turns.wants_goal):
-                state.feed(event)
+            elif isinstance(event, UserText):
+                turns = state.turns
+                if state.clear_pending or turns.wants_goal or turns.plan_proposed:
+                    state.feed(event)
+            elif isinstance(event, AssistantText) and "<proposed_plan>" in event.text:
+                state.turns.assistant(event)
     return parser
 
 

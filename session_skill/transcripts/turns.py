@@ -332,6 +332,12 @@ class Turns:
             and not self.thread_goal
         )
 
+    @property
+    def plan_proposed(self) -> bool:
+        """A reply proposed a plan (Codex's `<proposed_plan>`) the user has not yet been read
+        telling it to carry out."""
+        return self._proposed is not None and self.plan_title is None
+
     def goal(self, commits: list[str] | None = None) -> str | None:
         """The Goal; with the session's `commits`, what its work was said to be as well."""
         # The objective the user set the thread (Codex's `/goal`), the plan followed, the

@@ -399,6 +399,33 @@ def test_a_code_mode_plan_in_the_middle_of_a_codex_rollout(tmp_path: Path, small
     assert fast.pending_tasks == full.pending_tasks
 
 
+def test_a_codex_plan_carried_out_in_the_middle_is_the_goal(tmp_path: Path, small: None) -> None:
+    """A plan Codex proposed (`<proposed_plan>`) and the user told it to carry out, both in
+    the middle of a big rollout: the plan is the one the session followed, its title the
+    Goal, as a full read has it. Before, the first request stood."""
+
+    def said(n: int, role: str, text: str) -> dict[str, Any]:
+        kind = "output_text" if role == "assistant" else "input_text"
+        payload = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+        return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": "response_item",
+                "payload": payload}  # fmt: skip
+
+    proposed = (
+        "<proposed_plan>\n# Retry backoff for uploads\n\nUploads fail under load, so retry "
+        "them with jitter.\n</proposed_plan>"
+    )
+    records = [said(0, "user", "what could we build to make uploads sturdier? ideas please")]
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(1, 30)]
+    records += [said(30, "assistant", proposed), said(31, "user", "Implement the plan.")]
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(32, 70)]
+    path = _write(tmp_path, records)
+    at = path.read_bytes().find(b"Implement the plan.")
+    assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.goal is not None and full.goal.startswith("Retry backoff for uploads")
+    assert fast.goal == full.goal
+
+
 def test_a_recap_in_the_middle_names_the_goal(tmp_path: Path, small: None) -> None:
     """Claude Code's recap (the overall goal, as the session stands) found in the middle by
     its bytes, as a full read finds it; one nested in a sub-agent's record is not."""
