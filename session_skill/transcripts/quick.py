@@ -105,12 +105,12 @@ _CLAUDE_RECAP = b'"subtype":"away_summary"'
 _CLAUDE_PROMPT = b'"role":"user","content":"'
 # Codex: patches, plans, the thread's goal (`/goal`: set, where it stands, cleared), and
 # the commands that commit (their line parsed, their output read).
-_CODEX_COMMIT = b"git commit"
+_CODEX_CALLS = (b'"type":"function_call","', b'"type":"local_shell_call","')
 # …a plan a reply proposed (`<proposed_plan>`) and what the user typed: told to carry it
 # out, the plan is the one the session followed (its title the Goal).
 _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_apply_end"',
                    b"*** Begin Patch", b"tools.update_plan(", b'"thread_goal_updated"',
-                   b'source=\\"user_goal\\"', _CODEX_COMMIT, b"<proposed_plan>",
+                   b'source=\\"user_goal\\"', *_CODEX_CALLS, b"<proposed_plan>",
                    b'"role":"user"')  # fmt: skip
 
 
@@ -279,16 +279,9 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
             first = buf.rfind(b"\n", 0, at) + 1
             last = buf.find(b"\n", at, end)
             last = end if last == -1 else last
-            if name == _CLAUDE_BASH or pattern is _CODEX_COMMIT:
-                # A shell call is kept when it commits; Codex's words "git commit" are
-                # kept only in a call (not a message or a command's output).
-                line = buf[first:last]
-                kept = _COMMIT_BYTES.search(line) is not None and (
-                    not codex
-                    or b'"type":"function_call"' in line
-                    or b'"type":"local_shell_call"' in line
-                )
-                if not kept:
+            if name == _CLAUDE_BASH or pattern in _CODEX_CALLS:
+                # A shell call is kept when it commits.
+                if _COMMIT_BYTES.search(buf, first, last) is None:
                     at = buf.find(pattern, last, end)
                     continue
             if codex:
@@ -373,7 +366,8 @@ def _answered_call(raw: bytes, codex: bool) -> str | None:
     """The id of the call on this line whose result is read with it (`_ANSWERED`; Codex:
     a command that commits), if it is one."""
     if codex:
-        found = _CODEX_CALL_ID.search(raw) if _CODEX_COMMIT in raw else None
+        call = any(kind in raw for kind in _CODEX_CALLS) and _COMMIT_BYTES.search(raw)
+        found = _CODEX_CALL_ID.search(raw) if call else None
         return None if found is None else found[1].decode()
     found = _ANSWERED_ID.search(raw)
     return None if found is None else (found[1] or found[2]).decode()

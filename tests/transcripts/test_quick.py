@@ -426,6 +426,43 @@ def test_a_codex_plan_carried_out_in_the_middle_is_the_goal(tmp_path: Path, smal
     assert fast.goal == full.goal
 
 
+def test_a_codex_commit_in_the_middle_names_the_goal(tmp_path: Path, small: None) -> None:
+    """A Codex command that commits, in the middle (`git -C … commit` too, as a full read
+    reads it), is named after the Goal; one whose output says it failed is not."""
+
+    def item(n: int, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": "response_item",
+                "payload": payload}  # fmt: skip
+
+    def said(n: int, role: str, text: str) -> dict[str, Any]:
+        kind = "output_text" if role == "assistant" else "input_text"
+        return item(n, {"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
+
+    def run(n: int, cmd: str, output: str) -> list[dict[str, Any]]:
+        args = json.dumps({"cmd": cmd, "workdir": APP})
+        call = {"type": "function_call", "name": "exec_command", "arguments": args,
+                "call_id": f"c{n}"}  # fmt: skip
+        return [item(n, call), item(n, {"type": "function_call_output", "call_id": f"c{n}",
+                                        "output": output})]  # fmt: skip
+
+    records = [said(0, "user", "Make login() reject expired tokens")]
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(1, 30)]
+    records += run(
+        30,
+        f'git -C {APP} commit -am "Reject expired tokens"',
+        "[main 1a2b3c4] Reject expired tokens\nProcess exited with code 0",
+    )
+    records += run(31, 'git commit -m "Skip the lint"',
+                   "pre-commit hook failed\nProcess exited with code 1")  # fmt: skip
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(32, 70)]
+    path = _write(tmp_path, records)
+    at = path.read_bytes().find(b"Reject expired tokens")
+    assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.goal == "Make login() reject expired tokens — committed: Reject expired tokens"
+    assert fast.goal == full.goal
+
+
 def test_a_recap_in_the_middle_names_the_goal(tmp_path: Path, small: None) -> None:
     """Claude Code's recap (the overall goal, as the session stands) found in the middle by
     its bytes, as a full read finds it; one nested in a sub-agent's record is not."""
