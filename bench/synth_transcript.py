@@ -65,7 +65,7 @@ def write_synthetic(path: Path, target_bytes: int, seed: int = 1) -> None:
     with open(path, "w", encoding="utf-8") as out:
         for turn in range(1_000_000_000):
             for record in _turn(rng, turn, clock):
-                line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+                line = _line(record)
                 out.write(line)
                 written += len(line.encode("utf-8"))
             if written >= target_bytes:
@@ -81,8 +81,30 @@ class _Clock:
         return self.now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{self.now.microsecond // 1000:03d}Z"
 
 
+# The session's fields, which Claude Code 2.1.x writes at the end of a record; a record opens
+# on its place in the chain, and an assistant record on its message (its first "type" is
+# the message's). The pinned 2.1.328 lays its records out so, as do most of the corpus's.
+_ENVELOPE_KEYS = ("userType", "entrypoint", "cwd", "sessionId", "version", "gitBranch", "slug")
+_OPENING = {"assistant": ("message", "requestId", "type"), "user": ("promptId", "type")}
+
+
+def _as_written(record: dict[str, Any]) -> dict[str, Any]:
+    """`record`'s keys in the order the client writes them."""
+    if "parentUuid" not in record:
+        return record
+    first = ("parentUuid", "isSidechain", *_OPENING.get(record.get("type", ""), ("type",)))
+    order = [k for k in first if k in record]
+    order += [k for k in record if k not in order and k not in _ENVELOPE_KEYS]
+    order += [k for k in _ENVELOPE_KEYS if k in record]
+    return {k: record[k] for k in order}
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(_as_written(record), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
 def _envelope(kind: str, parent: str | None, sidechain: bool = False) -> dict[str, Any]:
-    return {
+    rec: dict[str, Any] = {
         "parentUuid": parent,
         "isSidechain": sidechain,
         "userType": "external",
@@ -93,6 +115,9 @@ def _envelope(kind: str, parent: str | None, sidechain: bool = False) -> dict[st
         "slug": "synthetic-bench-session",
         "type": kind,
     }
+    if kind == "user":  # the prompt whose turn it is, on its user records since 2.1.x
+        rec["promptId"] = "5f0c1a2b-7d3e-4c5f-8a9b-0c1d2e3f4a5b"
+    return rec
 
 
 def _turn(rng: random.Random, turn: int, _clock: _Clock) -> Iterator[dict[str, Any]]:
@@ -505,7 +530,7 @@ def _write_turns(path: Path, target_bytes: int, seed: int, turns: _TurnMaker) ->
     with open(path, "w", encoding="utf-8") as out:
         for turn in range(1_000_000_000):
             for record in turns(rng, turn, clock, state):
-                line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+                line = _line(record)
                 out.write(line)
                 written += len(line.encode("utf-8"))
             if written >= target_bytes:

@@ -209,3 +209,52 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     assert [(t.text, t.status) for t in fast.pending_tasks] == [
         (t.text, t.status) for t in full.pending_tasks
     ]
+
+
+def _opening(record: dict[str, Any]) -> tuple[str, ...]:
+    """A record's first keys, and for a tool call its block's and its input's: the layout a
+    reader's fast path meets."""
+    keys = tuple(record)[:4]
+    content = record.get("message", {}).get("content")
+    first = content[0] if isinstance(content, list) and content else None
+    if isinstance(first, dict) and first.get("type") == "tool_use":
+        keys += (first.get("name"), *tuple(first)[:4], *tuple(first.get("input") or {})[:2])
+    return keys
+
+
+def test_the_benchmarks_write_records_laid_out_as_the_client_does(tmp_path: Path) -> None:
+    """bench/synth_transcript.py measures the sweep and the hooks on transcripts it writes;
+    a layout the client rarely writes measures a path users seldom take (its Edits once
+    put the path first, as 13 of the corpus's 952 do). Each kind of record it writes opens
+    as the corpus's Claude Code sessions most often open that kind."""
+    import importlib.util
+    from collections import Counter
+
+    if not CORPUS_FILES:
+        pytest.skip("no shared corpus")
+    real: dict[tuple[Any, ...], Counter[tuple[str, ...]]] = {}
+    for path in CORPUS_FILES:
+        if path.parent.name != "claude":
+            continue
+        for record in _records(path):
+            if record.get("type") in ("user", "assistant", "progress", "system"):
+                kind = (record["type"], _opening(record)[4:5])  # its type, and a call's tool
+                real.setdefault(kind, Counter())[_opening(record)] += 1
+    repo = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("synth", repo / "bench" / "synth_transcript.py")
+    assert spec is not None and spec.loader is not None
+    synth = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(synth)
+    checked = 0
+    for write in (synth.write_synthetic, synth.write_conversation, synth.write_edit_heavy):
+        out = tmp_path / f"{write.__name__}.jsonl"
+        write(out, 2 << 20)
+        for record in _records(out):
+            kind = (record.get("type"), _opening(record)[4:5])
+            if kind not in real or kind[1] == ("TodoWrite",):  # no TodoWrite in the corpus
+                continue
+            most, _ = real[kind].most_common(1)[0]
+            # A tool's block may end on "caller" (2.1.8x) or not (2.1.328): the first four.
+            assert _opening(record)[:9] == most[:9], (write.__name__, kind)
+            checked += 1
+    assert checked > 1000
