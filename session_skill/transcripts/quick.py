@@ -104,8 +104,13 @@ _CLAUDE_RECAP = b'"subtype":"away_summary"'
 # head held none, or a /clear began another conversation), one that does is the Goal.
 _CLAUDE_PROMPT = b'"role":"user","content":"'
 # Codex: patches, plans, the thread's goal (`/goal`: set, where it stands, cleared), and
-# the commands that commit (their line parsed, their output read).
-_CODEX_CALLS = (b'"type":"function_call","', b'"type":"local_shell_call","')
+# the commands that commit (their line parsed, their output read) — a code-mode `exec`
+# script's too (`tools.exec_command({…})`, a `custom_tool_call`).
+_CODEX_CALLS = (
+    b'"type":"function_call","',
+    b'"type":"local_shell_call","',
+    b'"type":"custom_tool_call","',
+)
 # …a plan a reply proposed (`<proposed_plan>`) and what the user typed: told to carry it
 # out, the plan is the one the session followed (its title the Goal).
 _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_apply_end"',

@@ -463,6 +463,45 @@ def test_a_codex_commit_in_the_middle_names_the_goal(tmp_path: Path, small: None
     assert fast.goal == full.goal
 
 
+def test_a_codex_code_mode_commit_in_the_middle_names_the_goal(tmp_path: Path, small: None) -> None:
+    """Code mode: a reply's `exec` script runs the commit (`tools.exec_command({…})`), in
+    the middle of a big rollout. A full read reads the script's calls; the quick read kept
+    only `function_call` and `local_shell_call` lines, so the Goal lost the commit. One whose
+    script failed is not named."""
+
+    def item(n: int, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": "response_item",
+                "payload": payload}  # fmt: skip
+
+    def said(n: int, role: str, text: str) -> dict[str, Any]:
+        kind = "output_text" if role == "assistant" else "input_text"
+        return item(n, {"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
+
+    def script(n: int, cmd: str, output: str) -> list[dict[str, Any]]:
+        code = f"const r = await tools.exec_command({json.dumps({'cmd': cmd})});\ntext(r.output);"
+        call = {"type": "custom_tool_call", "id": f"ctc_{n}", "status": "completed",
+                "call_id": f"x{n}", "name": "exec", "input": code}  # fmt: skip
+        out = [{"type": "input_text", "text": output}]
+        return [item(n, call), item(n, {"type": "custom_tool_call_output", "call_id": f"x{n}",
+                                        "output": out})]  # fmt: skip
+
+    records = [said(0, "user", "Make login() reject expired tokens")]
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(1, 30)]
+    records += script(
+        30,
+        'git add -A && git commit -m "Reject expired tokens"',
+        "Script completed\nOutput:\n[main 1a2b3c4] Reject expired tokens",
+    )
+    records += script(31, 'git commit -m "Skip the lint"', "Script failed\npre-commit hook failed")
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(32, 70)]
+    path = _write(tmp_path, records)
+    at = path.read_bytes().find(b"Reject expired tokens")
+    assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.goal == "Make login() reject expired tokens — committed: Reject expired tokens"
+    assert fast.goal == full.goal
+
+
 def test_a_recap_in_the_middle_names_the_goal(tmp_path: Path, small: None) -> None:
     """Claude Code's recap (the overall goal, as the session stands) found in the middle by
     its bytes, as a full read finds it; one nested in a sub-agent's record is not."""
