@@ -196,7 +196,8 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     (`transcripts.quick`). Shrunk so that every real transcript here has such a middle, it
     finds the files and the task list a full read finds: the layouts the real clients and
     providers write (an Edit opening on `replace_all`, Bedrock's sorted keys), a rejected
-    Edit, a task list renumbered or emptied in the middle."""
+    Edit, a task list renumbered or emptied in the middle; and the Goal, with the commits
+    the middle made (a script's `git commit` on a line of its own included)."""
     from session_skill.transcripts import quick
 
     monkeypatch.setattr(quick, "QUICK_FROM", 1)
@@ -209,6 +210,7 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     assert [(t.text, t.status) for t in fast.pending_tasks] == [
         (t.text, t.status) for t in full.pending_tasks
     ]
+    assert fast.goal == full.goal
 
 
 def _opening(record: dict[str, Any]) -> tuple[str, ...]:

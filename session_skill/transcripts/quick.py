@@ -89,8 +89,10 @@ _ANSWERED_ID = re.compile(
     re.DOTALL,
 )
 # A shell command that commits (`toolcalls._COMMIT`, on the raw line: a quote, newline or
-# tab inside the command is escaped there): the Goal names what the session committed.
-_COMMIT_BYTES = re.compile(rb"\bgit\b[^;&|\n]*?\bcommit\b")
+# tab inside the command is escaped there, so a word opening a line of the command follows
+# `\n` — no word boundary — as `git` does in "git add -A\ngit commit …"): the Goal names
+# what the session committed.
+_COMMIT_BYTES = re.compile(rb"(?:\b|(?<=\\[nrt]))git\b[^;&|\n]*?(?:\b|(?<=\\[nrt]))commit\b")
 _CODEX_CALL_ID = re.compile(rb'"call_id":"([^"]+)"')
 # The same call as a provider returns its message with sorted keys (Amazon Bedrock's
 # `toolu_bdrk_…` calls): `{"id":…,"input":{…},"name":"Edit","type":"tool_use"}`, and the

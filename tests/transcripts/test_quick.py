@@ -196,10 +196,15 @@ def test_the_middles_commits_name_the_goal(tmp_path: Path, small: None) -> None:
         result("b2", refused, error=True),
         call("b3", "Bash", command="git status"),
         result("b3", "nothing to commit"),
+        # A script's lines: on the raw line `git` follows an escaped newline ("\\ngit"),
+        # where no word boundary is. Two corpus sessions' middles commit so.
+        call("b4", "Bash", command='cd app\ngit add -A\ngit commit -m "Log rejected tokens"'),
+        result("b4", "[main 5e6f7a8] Log rejected tokens"),
     ]
     path = _write(tmp_path, records[:at] + commits + records[at:])
     full, fast = analyze(path), quick.analyze_quick(path)
-    assert full.goal is not None and full.goal.endswith("— committed: Add the limiter")
+    assert full.goal is not None
+    assert full.goal.endswith("— committed: Add the limiter; Log rejected tokens")
     assert fast.goal == full.goal
 
 
@@ -454,12 +459,16 @@ def test_a_codex_commit_in_the_middle_names_the_goal(tmp_path: Path, small: None
     )
     records += run(31, 'git commit -m "Skip the lint"',
                    "pre-commit hook failed\nProcess exited with code 1")  # fmt: skip
-    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(32, 70)]
+    records += run(32, 'git add .\ngit commit -m "Log rejected tokens"',
+                   "[main 5e6f7a8] Log rejected tokens\nProcess exited with code 0")  # fmt: skip
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(33, 70)]
     path = _write(tmp_path, records)
     at = path.read_bytes().find(b"Reject expired tokens")
     assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
     full, fast = analyze(path), quick.analyze_quick(path)
-    assert full.goal == "Make login() reject expired tokens — committed: Reject expired tokens"
+    assert full.goal == (
+        "Make login() reject expired tokens — committed: Reject expired tokens; Log rejected tokens"
+    )
     assert fast.goal == full.goal
 
 
