@@ -196,8 +196,10 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     (`transcripts.quick`). Shrunk so that every real transcript here has such a middle, it
     finds the files and the task list a full read finds: the layouts the real clients and
     providers write (an Edit opening on `replace_all`, Bedrock's sorted keys), a rejected
-    Edit, a task list renumbered or emptied in the middle; and the Goal, with the commits
-    the middle made (a script's `git commit` on a line of its own included)."""
+    Edit, a task list renumbered or emptied in the middle; the Goal, with the commits the
+    middle made (a script's `git commit` on a line of its own included); the last request,
+    when the tail holds none (with images, typed while the assistant worked); and how much
+    each file was worked on (a failed Write longer than the result window)."""
     from session_skill.transcripts import quick
 
     monkeypatch.setattr(quick, "QUICK_FROM", 1)
@@ -211,6 +213,8 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
         (t.text, t.status) for t in full.pending_tasks
     ]
     assert fast.goal == full.goal
+    assert fast.last_request == full.last_request
+    assert fast.written_weights == full.written_weights
 
 
 def _opening(record: dict[str, Any]) -> tuple[str, ...]:

@@ -11,8 +11,9 @@ than `QUICK_FROM` is not read whole:
   `bytes.find` over the raw bytes, in fixed-size chunks (memory stays flat) — and parsed:
   file writes (and, close after each, a failed result), the task list (and what TaskCreate
   and TaskList answered), the plan, commits (and whether a hook refused them), Claude Code's
-  recaps (the Goal as the session stands), a /clear the file goes on after, and the user's
-  requests while none has named the work yet — in both layouts a call is written in, the
+  recaps and `/goal`s (the Goal as the session stands), a /clear the file goes on after, and
+  the user's requests (the Goal until one names the work; the last request, when a turn of
+  work runs longer than the tail) — in both layouts a call is written in, the
   client's and that of a provider that sorts the message's keys. A big middle is read by
   two processes, the second one forked to read the later part on the machine's other core
   (`forked.Forked`); what it finds is fed in the file's order, and a helper that fails
@@ -36,6 +37,7 @@ from session_skill.transcripts.events import (
     WRITE_TOOLS,
     AssistantText,
     ClearSplit,
+    CommandPrompt,
     PatchApplied,
     ReadStats,
     Recap,
@@ -100,11 +102,20 @@ _CODEX_CALL_ID = re.compile(rb'"call_id":"([^"]+)"')
 _CLAUDE_CALL_SORTED = b'","type":"tool_use"}'
 # Claude Code's recap for a user coming back (`Recap`): the Goal, as the session stands.
 _CLAUDE_RECAP = b'"subtype":"away_summary"'
-# What the user typed (a record whose content is a string): a /clear the file goes on after
-# (a client that kept one file across it) makes what came before another conversation's —
-# its files, tasks and commits are not this one's; and until a request names the work (the
-# head held none, or a /clear began another conversation), one that does is the Goal.
-_CLAUDE_PROMPT = b'"role":"user","content":"'
+# What the user typed: a /clear the file goes on after (a client that kept one file across
+# it) makes what came before another conversation's — its files, tasks and commits are not
+# this one's; until a request names the work (the head held none, or a /clear began another
+# conversation), one that does is the Goal; and the last request may be in the middle (a
+# turn of work longer than the tail). Typed as a string, or as blocks: a text block first
+# (an IDE's selection, a paste), an image then the text — not a tool's results. Found by
+# one pattern (each pattern is a pass over the bytes), then told apart by what follows.
+_CLAUDE_PROMPT = b'"role":"user","content":'
+_PROMPT_FORMS = (b'"', b'[{"type":"text"', b'[{"type":"image"')
+# …typed while the assistant worked (a `queued_command` attachment); the goal `/goal` set,
+# with its Stop hook's judgements (`goal_status`).
+_CLAUDE_ATTACHMENT = b'"attachment":{"type":"'
+_ATTACHMENT_FORMS = (b'queued_command"', b'goal_status"')
+_CLAUDE_PROMPTS = {_CLAUDE_PROMPT: _PROMPT_FORMS, _CLAUDE_ATTACHMENT: _ATTACHMENT_FORMS}
 # Codex: patches, plans, the thread's goal (`/goal`: set, where it stands, cleared), and
 # the commands that commit (their line parsed, their output read) — a code-mode `exec`
 # script's too (`tools.exec_command({…})`, a `custom_tool_call`).
@@ -177,6 +188,11 @@ def _feed_middle(path: Path, state: _Sweep, stats: ReadStats, start: int, stop: 
             helper.close()
 
 
+# What the middle's kept lines say that is fed as read: the calls, the client's reports, and
+# the user's requests (a command's expanded prompt too) — the last request may be there.
+_FED = (ToolCall, PatchApplied, Recap, ThreadGoal, ClearSplit, UserText, CommandPrompt)
+
+
 def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parser) -> Parser:
     for item in found:
         if isinstance(item, tuple):  # a file write: its path, without a file's content
@@ -198,12 +214,8 @@ def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parse
                 # Read with its call (`_ANSWERED`): one waited for, or one saying it failed.
                 if event.tool_use_id in state.watched or event.is_error:
                     state.feed(event)
-            elif isinstance(event, (ToolCall, PatchApplied, Recap, ThreadGoal, ClearSplit)):
+            elif isinstance(event, _FED):
                 state.feed(event)
-            elif isinstance(event, UserText):
-                turns = state.turns
-                if state.clear_pending or turns.wants_goal or turns.plan_proposed:
-                    state.feed(event)
             elif isinstance(event, AssistantText) and "<proposed_plan>" in event.text:
                 state.turns.assistant(event)
     return parser
@@ -221,6 +233,7 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
         fh.seek(start)
         pos = start  # the file offset of buf[0]
         keep = 0
+        answered: set[int] = set()  # the file offsets of the result lines read with calls
         while pos < stop:
             want = min(_CHUNK, limit - pos - keep)
             if keep + want > len(buf):  # a line longer than the chunk: the buffer grows
@@ -240,6 +253,8 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
                 continue
             whole = buf.rfind(b"\n", 0, end) + 1  # results are read from whole lines
             for at, raw in _call_lines(buf, cut, codex):
+                if pos + at in answered:
+                    continue  # read already, as the answer of the call before it
                 write = None if codex else _claude_write(raw)
                 if write is None:
                     yield raw
@@ -247,7 +262,10 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
                     if call_id is not None:
                         answer = _result_line(buf, at, whole, call_id, codex)
                         if answer is not None:
-                            yield answer
+                            # A line the scan keeps too (Codex's `patch_apply_end` holds the
+                            # call's id) is not fed twice.
+                            answered.add(pos + answer[0])
+                            yield answer[1]
                 else:
                     name, file, call_id = write
                     yield name, file, call_id, bool(call_id) and _failed(buf, at, whole, call_id)
@@ -265,7 +283,7 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
     patterns = (
         _CODEX_PATTERNS
         if codex
-        else (_CLAUDE_CALL, _CLAUDE_CALL_SORTED, _CLAUDE_RECAP, _CLAUDE_PROMPT)
+        else (_CLAUDE_CALL, _CLAUDE_CALL_SORTED, _CLAUDE_RECAP, *_CLAUDE_PROMPTS)
     )
     for pattern in patterns:
         at = buf.find(pattern, 0, end)
@@ -278,8 +296,11 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
             elif pattern is _CLAUDE_CALL_SORTED:
                 name_at = buf.rfind(b'"name":"', max(0, at - 48), at)
                 name = bytes(buf[name_at + 8 : at]) if name_at != -1 else b""
-            if pattern is _CLAUDE_PROMPT:
-                pass  # parsed: a command record, a /clear, or a request
+            if pattern in _CLAUDE_PROMPTS:
+                # Parsed: a command record, a /clear, a request — in one of its forms.
+                if not buf.startswith(_CLAUDE_PROMPTS[pattern], at + len(pattern)):
+                    at = buf.find(pattern, at + len(pattern), end)
+                    continue
             elif pattern is not _CLAUDE_RECAP and not codex and name not in _CLAUDE_NAMES:
                 at = buf.find(pattern, at + len(pattern), end)
                 continue
@@ -293,8 +314,10 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
                     continue
             if codex:
                 kept = True
-            elif pattern is _CLAUDE_PROMPT:
-                kept = buf.find(b'"isSidechain":true', first, min(at, first + 512)) == -1
+            elif pattern in _CLAUDE_PROMPTS:
+                kept = buf.find(b'"isSidechain":true', first, min(at, first + 512)) == -1 and (
+                    _own_record(buf, first, at)
+                )
             elif pattern is _CLAUDE_CALL_SORTED:
                 kept = _main_thread_sorted(buf, first, last)
             else:
@@ -303,6 +326,18 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
                 found.setdefault(first, bytes(buf[first:last]))
             at = buf.find(pattern, last, end)
     return [(k, found[k]) for k in sorted(found)]
+
+
+def _own_record(buf: bytearray, first: int, at: int) -> bool:
+    """Is what was found at `at` the record's own message or attachment, not one a progress
+    record carries (a sub-agent's, `"type":"progress","data":{"message":{…}}`)? The record's
+    first "type" says what it is: a message's or attachment's own comes after it."""
+    kind = buf.find(b'"type":"', first, at)
+    return (
+        kind == -1
+        or buf.startswith(b'"type":"user"', kind)
+        or (buf.startswith(b'"type":"attachment"', kind))
+    )
 
 
 def _main_thread(buf: bytearray, first: int, at: int, system: bool = False) -> bool:
@@ -382,22 +417,24 @@ def _answered_call(raw: bytes, codex: bool) -> str | None:
 
 def _result_line(
     buf: bytearray, start: int, end: int, call_id: str, codex: bool = False
-) -> bytes | None:
-    """The line of this call's result (the call's line at `start`), close after it."""
+) -> tuple[int, bytes] | None:
+    """Where in `buf`, and the line, of this call's result (the call's line at `start`),
+    close after it."""
     key = b'"call_id":"' if codex else b'"tool_use_id":"'
     needle = key + call_id.encode() + b'"'
     after = buf.find(b"\n", start, end)  # the result is on a later line than the call
     if after == -1:
         return None
-    hit = buf.find(needle, after, min(end, start + _RESULT_WINDOW))
+    # The window opens where the call's line ends: a Write's line holds the file's text.
+    hit = buf.find(needle, after, min(end, after + _RESULT_WINDOW))
     if hit == -1:
         return None
     first = buf.rfind(b"\n", 0, hit) + 1
     last = buf.find(b"\n", hit, end)
-    return bytes(buf[first : end if last == -1 else last])
+    return first, bytes(buf[first : end if last == -1 else last])
 
 
 def _failed(buf: bytearray, start: int, end: int, call_id: str) -> bool:
     """Is the result of this write call (its line at `start`), close after it, an error?"""
     answer = _result_line(buf, start, end, call_id)
-    return answer is not None and b'"is_error":true' in answer
+    return answer is not None and b'"is_error":true' in answer[1]

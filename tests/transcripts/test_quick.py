@@ -16,7 +16,7 @@ import pytest
 from session_skill.transcripts import quick
 from session_skill.transcripts.scan import DEFERRED, UNANSWERED, analyze
 
-from .test_scan import APP, call, recap, result, say, user
+from .test_scan import APP, _goal_status, call, recap, result, say, user
 
 FILLER = "The build log says nothing new; reading on through the output. " * 12
 
@@ -542,3 +542,143 @@ def test_a_codex_thread_goal_in_the_middle(tmp_path: Path, small: None) -> None:
         assert fast.goal == full.goal == f"{OBJECTIVE} (/goal)"
         rules = [[c.rule for c in f.candidates if c.rule == "goal"] for f in (full, fast)]
         assert rules == ([["goal"]] * 2 if not end else [[], []])
+
+
+def _long_last_turn(request: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A session whose last request (`request`: its records) opens a turn of work longer
+    than the tail: the request itself lies in the middle."""
+    head = [user("Add rate limiting to the upload endpoint in src/api/upload.py"), say("Done.")]
+    work = [*_filler(10, "a"), call("w1", "Edit", file_path=f"{APP}/src/api/upload.py",
+                                    old_string="a", new_string="b"), result("w1")]  # fmt: skip
+    running = call("z", "Bash", command="pytest -q")  # no result: the file stops here
+    return head + _filler(6, "h") + request + work + _filler(10, "z") + [running]
+
+
+@pytest.mark.parametrize(
+    "form",
+    ["typed", "blocks", "an image", "queued", "a command"],
+)
+def test_the_last_request_in_the_middle_is_the_last_request(
+    tmp_path: Path, small: None, form: str
+) -> None:
+    """A last turn of work longer than the tail (an hour's autonomous run): its request is
+    in the middle. It is the handover's last request, and the one left unfinished when the
+    transcript stops in the middle of its work, as a full read has it — before, the middle's
+    requests were read only until one named the work, and the capture's last request was an
+    earlier one. Typed as text, as blocks (an IDE's selection, an image and the text), while
+    the assistant worked (`queued_command`), or as a command whose prompt it expands to."""
+    words = "Move the upload limits into the settings file and document them"
+    request = {
+        "typed": [user(words)],
+        "blocks": [user([{"type": "text", "text": words}])],
+        "an image": [
+            user(
+                [
+                    {"type": "image", "source": {"type": "base64", "data": "iVBOR"}},
+                    {"type": "text", "text": words},
+                ]
+            )
+        ],  # fmt: skip
+        "queued": [
+            {
+                "parentUuid": None,
+                "isSidechain": False,
+                "type": "attachment",
+                "sessionId": "s1",
+                "cwd": APP,
+                "timestamp": "2026-12-04T10:00:00.000Z",
+                "attachment": {"type": "queued_command", "prompt": words},
+            },
+        ],  # fmt: skip
+        "a command": [
+            user(
+                "<command-message>limits</command-message>\n<command-name>/limits</command-name>"
+                "\n<command-args></command-args>"
+            ),
+            user([{"type": "text", "text": f"{words}.\n"}], isMeta=True),
+        ],  # fmt: skip
+    }[form]
+    path = _write(tmp_path, _long_last_turn(request))
+    raw = path.read_bytes()
+    at = raw.find(words.encode())
+    assert quick.HEAD_BYTES < at < len(raw) - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    if form != "a command":  # a command's request is the unfinished one, not the last typed
+        assert full.last_request is not None and words in full.last_request
+    assert fast.last_request == full.last_request
+    assert full.unfinished is not None and words in full.unfinished.text
+    assert full.unfinished.why == "the transcript ends in the middle of the work on it"
+    assert fast.unfinished is not None
+    assert (fast.unfinished.text, fast.unfinished.why) == (
+        full.unfinished.text,
+        full.unfinished.why,
+    )
+
+
+def test_a_long_writes_failure_is_read_past_its_content(tmp_path: Path, small: None) -> None:
+    """A Write's line holds the file's text: its result is looked for from where the line
+    ends. Looked for from where it began, a rejected Write longer than the window was a file
+    touched (the files table weighed it, a full read does not)."""
+    big = "x = 1\n" * (quick._RESULT_WINDOW // 4)
+    records = _session()
+    at = next(n for n, r in enumerate(records) if "w3" in json.dumps(r))
+    failed = [
+        call("wb", "Write", file_path=f"{APP}/src/api/rejected.py", content=big),
+        result("wb", "The user doesn't want to proceed with this tool use.", error=True),
+    ]
+    path = _write(tmp_path, records[:at] + failed + records[at:])
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert f"{APP}/src/api/rejected.py" not in full.written_files
+    assert fast.written_files == full.written_files
+    assert fast.written_weights == full.written_weights
+
+
+def test_a_codex_patch_whose_text_commits_is_counted_once(tmp_path: Path, small: None) -> None:
+    """A patch whose text says "git commit" (a plan's steps, a script) is read as a call that
+    may commit, and its answer looked for: the first line with its id is Codex's
+    `patch_apply_end`, which the scan keeps too. Fed twice, the second one found no claim and
+    counted the file again."""
+
+    def item(n: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": kind,
+                "payload": payload}  # fmt: skip
+
+    def said(n: int, role: str, text: str) -> dict[str, Any]:
+        kind = "output_text" if role == "assistant" else "input_text"
+        content = [{"type": kind, "text": text}]
+        return item(n, "response_item", {"type": "message", "role": role, "content": content})
+
+    patch = ("*** Begin Patch\n*** Add File: PLAN.md\n+1. Run the tests\n"
+             "+2. git commit -m 'Ship it'\n*** End Patch\n")  # fmt: skip
+    records = [item(0, "session_meta", {"id": "s", "cwd": APP})]
+    records += [said(1, "user", "Write the release plan down")]
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(2, 30)]
+    records += [
+        item(30, "response_item", {"type": "custom_tool_call", "name": "apply_patch",
+                                   "call_id": "p1", "input": patch}),
+        item(30, "event_msg", {"type": "patch_apply_end", "call_id": "p1", "success": True,
+                               "changes": {f"{APP}/PLAN.md": {"type": "add"}}}),
+        item(30, "response_item", {"type": "custom_tool_call_output", "call_id": "p1",
+                                   "output": "Success. Updated the following files:\nA PLAN.md"}),
+    ]  # fmt: skip
+    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(31, 70)]
+    path = _write(tmp_path, records)
+    at = path.read_bytes().find(b"patch_apply_end")
+    assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.written_weights == {f"{APP}/PLAN.md": 1}
+    assert fast.written_weights == full.written_weights
+
+
+def test_a_claude_goal_set_in_the_middle_is_the_goal(tmp_path: Path, small: None) -> None:
+    """Claude Code's `/goal`, set in the middle of a big transcript (its `goal_status`
+    attachment): the condition is the Goal, as a full read has it; the quick read found no
+    attachment in the middle."""
+    condition = "make the upload retries jittered"
+    goal = [_goal_status(met=False, sentinel=True, condition=condition), say("On it.")]
+    path = _write(tmp_path, _long_last_turn(goal))
+    raw = path.read_bytes()
+    assert quick.HEAD_BYTES < raw.find(b"goal_status") < len(raw) - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.goal == f"{condition} (/goal)"
+    assert fast.goal == full.goal
