@@ -203,7 +203,7 @@ def _left_out(path: Path, stats: ReadStats | None, quick: bool) -> list[str]:
         if size > q.QUICK_FROM and size > q.HEAD_BYTES + q.TAIL_BYTES:
             said.append(
                 f"the middle of the {size / 2**20:.0f} MB transcript, read for files, tasks, "
-                "the plan and commits only, not for loose ends"
+                "the plan, commits and requests only, not for loose ends"
             )
     return said
 

@@ -502,8 +502,8 @@ def test_the_middle_of_a_huge_transcript_is_said_to_be_left_out(
     end(root, transcript)
     said = meta(store(root) / f"{latest(root)}.md")["skipped"]
     assert said == (
-        "the middle of the 0 MB transcript, read for files, tasks, the plan and commits only, "
-        "not for loose ends"
+        "the middle of the 0 MB transcript, read for files, tasks, the plan, commits and "
+        "requests only, not for loose ends"
     )
 
 
