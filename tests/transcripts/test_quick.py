@@ -85,6 +85,17 @@ def _session() -> list[dict[str, Any]]:
     return head + middle + tail
 
 
+def item(n: int, payload: dict[str, Any], kind: str = "response_item") -> dict[str, Any]:
+    """A Codex rollout line (`kind`) at second `n`."""
+    return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": kind, "payload": payload}
+
+
+def said(n: int, role: str, text: str) -> dict[str, Any]:
+    """A Codex rollout's message of `role`."""
+    kind = "output_text" if role == "assistant" else "input_text"
+    return item(n, {"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
+
+
 def _write(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
     path = tmp_path / "t.jsonl"
     # Compact, as Claude Code writes it: the middle is found by its bytes.
@@ -378,14 +389,6 @@ def test_a_code_mode_plan_in_the_middle_of_a_codex_rollout(tmp_path: Path, small
     """Codex's code mode calls `tools.update_plan({…})` inside an `exec` script: a plan
     updated in the middle is found there too."""
 
-    def item(n: int, payload: dict[str, Any]) -> dict[str, Any]:
-        return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": "response_item",
-                "payload": payload}  # fmt: skip
-
-    def said(n: int, role: str, text: str) -> dict[str, Any]:
-        kind = "output_text" if role == "assistant" else "input_text"
-        return item(n, {"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
-
     def plan(n: int, *steps: tuple[str, str]) -> dict[str, Any]:
         args = {"plan": [{"step": step, "status": status} for step, status in steps]}
         script = f"const r = await tools.update_plan({json.dumps(args)});\ntext(r);"
@@ -409,12 +412,6 @@ def test_a_codex_plan_carried_out_in_the_middle_is_the_goal(tmp_path: Path, smal
     the middle of a big rollout: the plan is the one the session followed, its title the
     Goal, as a full read has it. Before, the first request stood."""
 
-    def said(n: int, role: str, text: str) -> dict[str, Any]:
-        kind = "output_text" if role == "assistant" else "input_text"
-        payload = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
-        return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": "response_item",
-                "payload": payload}  # fmt: skip
-
     proposed = (
         "<proposed_plan>\n# Retry backoff for uploads\n\nUploads fail under load, so retry "
         "them with jitter.\n</proposed_plan>"
@@ -431,36 +428,37 @@ def test_a_codex_plan_carried_out_in_the_middle_is_the_goal(tmp_path: Path, smal
     assert fast.goal == full.goal
 
 
-def test_a_codex_commit_in_the_middle_names_the_goal(tmp_path: Path, small: None) -> None:
+@pytest.mark.parametrize("form", ["a shell call", "a code-mode script"])
+def test_a_codex_commit_in_the_middle_names_the_goal(
+    tmp_path: Path, small: None, form: str
+) -> None:
     """A Codex command that commits, in the middle (`git -C … commit` too, as a full read
-    reads it), is named after the Goal; one whose output says it failed is not."""
+    reads it, and `git commit` opening a line of a script), is named after the Goal; one whose
+    output says it failed is not. Run by a shell call, or by a code-mode `exec` script
+    (`tools.exec_command({…})`), whose calls a full read reads and the quick read did not."""
 
-    def item(n: int, payload: dict[str, Any]) -> dict[str, Any]:
-        return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": "response_item",
-                "payload": payload}  # fmt: skip
-
-    def said(n: int, role: str, text: str) -> dict[str, Any]:
-        kind = "output_text" if role == "assistant" else "input_text"
-        return item(n, {"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
-
-    def run(n: int, cmd: str, output: str) -> list[dict[str, Any]]:
-        args = json.dumps({"cmd": cmd, "workdir": APP})
-        call = {"type": "function_call", "name": "exec_command", "arguments": args,
-                "call_id": f"c{n}"}  # fmt: skip
-        return [item(n, call), item(n, {"type": "function_call_output", "call_id": f"c{n}",
-                                        "output": output})]  # fmt: skip
+    def run(n: int, cmd: str, made: str, ok: bool) -> list[dict[str, Any]]:
+        if form == "a shell call":
+            args = json.dumps({"cmd": cmd, "workdir": APP})
+            call = {"type": "function_call", "name": "exec_command", "arguments": args}
+            output: Any = f"{made}\nProcess exited with code {0 if ok else 1}"
+            kind = "function_call_output"
+        else:
+            code = f"const r = await tools.exec_command({json.dumps({'cmd': cmd})});\ntext(r);"
+            call = {"type": "custom_tool_call", "status": "completed", "name": "exec",
+                    "input": code}  # fmt: skip
+            text = f"Script completed\nOutput:\n{made}" if ok else f"Script failed\n{made}"
+            output, kind = [{"type": "input_text", "text": text}], "custom_tool_call_output"
+        return [item(n, {**call, "call_id": f"c{n}"}),
+                item(n, {"type": kind, "call_id": f"c{n}", "output": output})]  # fmt: skip
 
     records = [said(0, "user", "Make login() reject expired tokens")]
     records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(1, 30)]
-    records += run(
-        30,
-        f'git -C {APP} commit -am "Reject expired tokens"',
-        "[main 1a2b3c4] Reject expired tokens\nProcess exited with code 0",
-    )
-    records += run(31, 'git commit -m "Skip the lint"',
-                   "pre-commit hook failed\nProcess exited with code 1")  # fmt: skip
-    records += run(32, 'git add .\ngit commit -m "Log rejected tokens"',
-                   "[main 5e6f7a8] Log rejected tokens\nProcess exited with code 0")  # fmt: skip
+    records += run(30, f'git -C {APP} commit -am "Reject expired tokens"',
+                   "[main 1a2b3c4] Reject expired tokens", True)  # fmt: skip
+    records += run(31, 'git commit -m "Skip the lint"', "pre-commit hook failed", False)
+    records += run(32, 'cd app\ngit commit -m "Log rejected tokens"',
+                   "[main 5e6f7a8] Log rejected tokens", True)  # fmt: skip
     records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(33, 70)]
     path = _write(tmp_path, records)
     at = path.read_bytes().find(b"Reject expired tokens")
@@ -469,45 +467,6 @@ def test_a_codex_commit_in_the_middle_names_the_goal(tmp_path: Path, small: None
     assert full.goal == (
         "Make login() reject expired tokens — committed: Reject expired tokens; Log rejected tokens"
     )
-    assert fast.goal == full.goal
-
-
-def test_a_codex_code_mode_commit_in_the_middle_names_the_goal(tmp_path: Path, small: None) -> None:
-    """Code mode: a reply's `exec` script runs the commit (`tools.exec_command({…})`), in
-    the middle of a big rollout. A full read reads the script's calls; the quick read kept
-    only `function_call` and `local_shell_call` lines, so the Goal lost the commit. One whose
-    script failed is not named."""
-
-    def item(n: int, payload: dict[str, Any]) -> dict[str, Any]:
-        return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": "response_item",
-                "payload": payload}  # fmt: skip
-
-    def said(n: int, role: str, text: str) -> dict[str, Any]:
-        kind = "output_text" if role == "assistant" else "input_text"
-        return item(n, {"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
-
-    def script(n: int, cmd: str, output: str) -> list[dict[str, Any]]:
-        code = f"const r = await tools.exec_command({json.dumps({'cmd': cmd})});\ntext(r.output);"
-        call = {"type": "custom_tool_call", "id": f"ctc_{n}", "status": "completed",
-                "call_id": f"x{n}", "name": "exec", "input": code}  # fmt: skip
-        out = [{"type": "input_text", "text": output}]
-        return [item(n, call), item(n, {"type": "custom_tool_call_output", "call_id": f"x{n}",
-                                        "output": out})]  # fmt: skip
-
-    records = [said(0, "user", "Make login() reject expired tokens")]
-    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(1, 30)]
-    records += script(
-        30,
-        'git add -A && git commit -m "Reject expired tokens"',
-        "Script completed\nOutput:\n[main 1a2b3c4] Reject expired tokens",
-    )
-    records += script(31, 'git commit -m "Skip the lint"', "Script failed\npre-commit hook failed")
-    records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(32, 70)]
-    path = _write(tmp_path, records)
-    at = path.read_bytes().find(b"Reject expired tokens")
-    assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
-    full, fast = analyze(path), quick.analyze_quick(path)
-    assert full.goal == "Make login() reject expired tokens — committed: Reject expired tokens"
     assert fast.goal == full.goal
 
 
@@ -639,27 +598,18 @@ def test_a_codex_patch_whose_text_commits_is_counted_once(tmp_path: Path, small:
     `patch_apply_end`, which the scan keeps too. Fed twice, the second one found no claim and
     counted the file again."""
 
-    def item(n: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return {"timestamp": f"2026-12-01T08:00:{n % 60:02d}.000Z", "type": kind,
-                "payload": payload}  # fmt: skip
-
-    def said(n: int, role: str, text: str) -> dict[str, Any]:
-        kind = "output_text" if role == "assistant" else "input_text"
-        content = [{"type": kind, "text": text}]
-        return item(n, "response_item", {"type": "message", "role": role, "content": content})
-
     patch = ("*** Begin Patch\n*** Add File: PLAN.md\n+1. Run the tests\n"
              "+2. git commit -m 'Ship it'\n*** End Patch\n")  # fmt: skip
-    records = [item(0, "session_meta", {"id": "s", "cwd": APP})]
+    records = [item(0, {"id": "s", "cwd": APP}, "session_meta")]
     records += [said(1, "user", "Write the release plan down")]
     records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(2, 30)]
     records += [
-        item(30, "response_item", {"type": "custom_tool_call", "name": "apply_patch",
-                                   "call_id": "p1", "input": patch}),
-        item(30, "event_msg", {"type": "patch_apply_end", "call_id": "p1", "success": True,
-                               "changes": {f"{APP}/PLAN.md": {"type": "add"}}}),
-        item(30, "response_item", {"type": "custom_tool_call_output", "call_id": "p1",
-                                   "output": "Success. Updated the following files:\nA PLAN.md"}),
+        item(30, {"type": "custom_tool_call", "name": "apply_patch", "call_id": "p1",
+                  "input": patch}),
+        item(30, {"type": "patch_apply_end", "call_id": "p1", "success": True,
+                  "changes": {f"{APP}/PLAN.md": {"type": "add"}}}, "event_msg"),
+        item(30, {"type": "custom_tool_call_output", "call_id": "p1",
+                  "output": "Success. Updated the following files:\nA PLAN.md"}),
     ]  # fmt: skip
     records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(31, 70)]
     path = _write(tmp_path, records)
