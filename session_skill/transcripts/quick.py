@@ -265,7 +265,7 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
                             # A line the scan keeps too (Codex's `patch_apply_end` holds the
                             # call's id) is not fed twice.
                             answered.add(pos + answer[0])
-                            yield answer[1]
+                            yield bytes(buf[answer[0] : answer[1]])
                 else:
                     name, file, call_id = write
                     yield name, file, call_id, bool(call_id) and _failed(buf, at, whole, call_id)
@@ -333,11 +333,7 @@ def _own_record(buf: bytearray, first: int, at: int) -> bool:
     record carries (a sub-agent's, `"type":"progress","data":{"message":{…}}`)? The record's
     first "type" says what it is: a message's or attachment's own comes after it."""
     kind = buf.find(b'"type":"', first, at)
-    return (
-        kind == -1
-        or buf.startswith(b'"type":"user"', kind)
-        or (buf.startswith(b'"type":"attachment"', kind))
-    )
+    return kind == -1 or buf.startswith((b'"type":"user"', b'"type":"attachment"'), kind)
 
 
 def _main_thread(buf: bytearray, first: int, at: int, system: bool = False) -> bool:
@@ -417,9 +413,9 @@ def _answered_call(raw: bytes, codex: bool) -> str | None:
 
 def _result_line(
     buf: bytearray, start: int, end: int, call_id: str, codex: bool = False
-) -> tuple[int, bytes] | None:
-    """Where in `buf`, and the line, of this call's result (the call's line at `start`),
-    close after it."""
+) -> tuple[int, int] | None:
+    """Where in `buf` the line of this call's result begins and ends (the call's line at
+    `start`), close after it."""
     key = b'"call_id":"' if codex else b'"tool_use_id":"'
     needle = key + call_id.encode() + b'"'
     after = buf.find(b"\n", start, end)  # the result is on a later line than the call
@@ -431,10 +427,11 @@ def _result_line(
         return None
     first = buf.rfind(b"\n", 0, hit) + 1
     last = buf.find(b"\n", hit, end)
-    return first, bytes(buf[first : end if last == -1 else last])
+    return first, end if last == -1 else last
 
 
 def _failed(buf: bytearray, start: int, end: int, call_id: str) -> bool:
-    """Is the result of this write call (its line at `start`), close after it, an error?"""
+    """Is the result of this write call (its line at `start`), close after it, an error?
+    (Looked for in place: a write's result carries the file's text.)"""
     answer = _result_line(buf, start, end, call_id)
-    return answer is not None and b'"is_error":true' in answer[1]
+    return answer is not None and buf.find(b'"is_error":true', *answer) != -1

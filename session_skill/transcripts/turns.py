@@ -322,22 +322,6 @@ class Turns:
 
     # ---------------------------------------------------------------- results
 
-    @property
-    def wants_goal(self) -> bool:
-        """No request has named the work yet (nor a plan, a command, a /goal)."""
-        return (
-            self._goal is None
-            and self.plan_title is None
-            and self.goal_command is None
-            and not self.thread_goal
-        )
-
-    @property
-    def plan_proposed(self) -> bool:
-        """A reply proposed a plan (Codex's `<proposed_plan>`) the user has not yet been read
-        telling it to carry out."""
-        return self._proposed is not None and self.plan_title is None
-
     def goal(self, commits: list[str] | None = None) -> str | None:
         """The Goal; with the session's `commits`, what its work was said to be as well."""
         # The objective the user set the thread (Codex's `/goal`), the plan followed, the
