@@ -59,17 +59,7 @@ _FUNCS = ["load_rows", "resolve_path", "apply_discount", "refresh_token", "rank_
 
 def write_synthetic(path: Path, target_bytes: int, seed: int = 1) -> None:
     """Write a transcript of about `target_bytes` bytes (it stops at the first turn past it)."""
-    rng = random.Random(seed)
-    clock = _Clock()
-    written = 0
-    with open(path, "w", encoding="utf-8") as out:
-        for turn in range(1_000_000_000):
-            for record in _turn(rng, turn, clock):
-                line = _line(record)
-                out.write(line)
-                written += len(line.encode("utf-8"))
-            if written >= target_bytes:
-                return
+    _write_turns(path, target_bytes, seed, lambda rng, turn, clock, _state: _turn(rng, turn, clock))
 
 
 class _Clock:
@@ -97,10 +87,6 @@ def _as_written(record: dict[str, Any]) -> dict[str, Any]:
     order += [k for k in record if k not in order and k not in _ENVELOPE_KEYS]
     order += [k for k in _ENVELOPE_KEYS if k in record]
     return {k: record[k] for k in order}
-
-
-def _line(record: dict[str, Any]) -> str:
-    return json.dumps(_as_written(record), ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def _envelope(kind: str, parent: str | None, sidechain: bool = False) -> dict[str, Any]:
@@ -530,7 +516,8 @@ def _write_turns(path: Path, target_bytes: int, seed: int, turns: _TurnMaker) ->
     with open(path, "w", encoding="utf-8") as out:
         for turn in range(1_000_000_000):
             for record in turns(rng, turn, clock, state):
-                line = _line(record)
+                line = json.dumps(_as_written(record), ensure_ascii=False, separators=(",", ":"))
+                line += "\n"
                 out.write(line)
                 written += len(line.encode("utf-8"))
             if written >= target_bytes:
