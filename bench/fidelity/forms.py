@@ -191,6 +191,21 @@ _OPEN_CLOSINGS = [
     "Let me know if you want me to add tests for the new helper.",
     "If you'd like, I can also add a --dry-run flag.",
     "Added the flag. Should the default be on or off? For now it's off.",
+    "Fixed the parser. The next step would be to wire it into the import command.",
+    "Fixed the parser. If the CRLF test keeps failing, the next thing to try is normalising.",
+    "Fixed the parser. One remaining issue: the cache isn't invalidated on logout.",
+    "Fixed the parser. The only remaining failure is test_timeout, which looks flaky.",
+    "Fixed the parser. Unfortunately I couldn't get the Windows build to pass.",
+    "Fixed the parser. Once you've set STRIPE_KEY, I can finish the billing integration.",
+    "Fixed the parser. Let me know once the staging deploy finishes so I can verify it.",
+    "Fixed the parser. I've stopped here because the last step needs production credentials.",
+    "Fixed the parser. We should also add the same check to the export path at some point.",
+    "Fixed the parser. Eventually the import command should use the new parser too.",
+    "Fixed the parser. I'd recommend adding a test for the CRLF case.",
+    "Fixed the parser. Consider adding rate limiting before this goes to production.",
+    "Fixed the parser. I can also add a --verbose flag if that would help.",
+    "Fixed the parser. I'm happy to wire it into the import command next.",
+    "Fixed the parser. Not sure if you want the old parser removed; I left it in place.",
 ]
 # A closing text that asks the user something, wherever in it and however put.
 _ASKING_CLOSINGS = [
@@ -256,6 +271,10 @@ _QUIET_CLOSINGS = [
     "Done. Old clients can't run the new migrations, so they're gated on the version.",
     "Fixed the crash; the retry is part of the upload client now.",
     "Fixed the crash. Next, I ran the full suite: all 42 tests pass.",
+    "Fixed the crash. The next step was to run the migrations, and they all passed.",
+    "Fixed the crash. The only remaining failure was a flaky test, which I fixed too.",
+    "Fixed the crash. Once I had the fixture, I could reproduce it; the test covers it now.",
+    "Fixed the crash. I considered adding a cache, but the lookups are fast enough.",
 ]
 _DEFERRALS = [
     "let's do the pagination later, first fix the crash",

@@ -48,7 +48,15 @@ _PLAIN_OFFER = Lazy(
     r"""^(?:(?:and\s+)?if\s+you(?:\s+want|'d\s+like|\s+would\s+like|\s+prefer)(?:\s+it)?,?\s+
           (?:i\s+can|i\s+could|i'll|i\s+will|we\s+can)\b
       | (?:just\s+)?say\s+the\s+word\b
-      | happy\s+to\b[^.!?]*\bif\s+you\b)
+      | happy\s+to\b[^.!?]*\bif\s+you\b
+      # "I'm happy to wire it in next.", "I can also add a flag if that would help."
+      | (?:i'm|i\s+am|i'd\s+be|i\s+would\s+be)\s+(?:also\s+)?happy\s+to\b
+      | (?:i\s+can|i\s+could)\s+(?:also\s+)?[^.!?]*\bif\s+(?:you(?:'d)?\s+(?:want|like|prefer
+          |need)|that(?:'d|\s+would)?\s+(?:helps?|be\s+(?:useful|helpful))|(?:it's\s+|it\s+is\s+)?
+          (?:needed|useful|helpful))\b
+      # "Not sure if you want the old parser removed; I left it in place."
+      | (?:i'm\s+|i\s+am\s+)?(?:not\s+sure|unsure)\s+(?:if|whether)\s+you(?:'d)?\s+(?:want
+          |like|prefer|need))
       | \b(?:let\s+me\s+know|tell\s+me)\s+(?:if|whether|which|when|what|how)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -103,7 +111,20 @@ def asks(text: str) -> list[Ask]:
 
 def _may_offer(text: str) -> bool:
     low = text.lower()
-    return any(w in low for w in ("if you", "say the word", "let me know", "tell me", "happy to"))
+    return any(
+        w in low
+        for w in (
+            "if you",
+            "say the word",
+            "let me know",
+            "tell me",
+            "happy to",
+            "if that",
+            "if it",
+            "if needed",
+            "whether you",
+        )
+    )
 
 
 # An offer of more work than was asked for: "Want me to also…", "… as well?", "in a follow-up".

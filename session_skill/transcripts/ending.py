@@ -41,7 +41,9 @@ _NOT_YET = Lazy(
           |stale|out\s+of\s+date|wrong|not\b)
       | (?:\bnot|n't|\bnever)\s+(?:been\s+|be\s+)?(?:yet\s+)?(?:pushed|committed|merged|deployed
           |tested|verified|run|exercised|released|published|checked|confirmed|wired|implemented
-          |covered|handled|supported|migrated|updated|fixed|done|finished)\b[^.?!\n]{0,40}?
+          |covered|handled|supported|migrated|updated|fixed|done|finished|touched|changed
+          |started|push|commit|merge|deploy|test|verify|release|publish|check|confirm|wire
+          |implement|cover|handle|migrate|update|fix|finish|touch|change|start)\b[^.?!\n]{0,40}?
           \b(?:yet|so\s+far)\b
       | \b(?:doesn't|does\s+not|don't|do\s+not)\s+(?:cover|handle|support|include|address)\b
           [^.?!\n]{0,40}\byet\b
@@ -83,7 +85,7 @@ _LEFT_WORDS = recache.compile(
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
         "|pre-existing|preexisting|unrelated"
         "|couldn't|could not|can't|cannot|able to|unable|leaves|left|only|except|next"
-        "|separately".split("|")
+        "|separately|stopped|once you|when you|after you|let me know".split("|")
     )
 )
 # A failure the session saw and set aside as not its own: still broken.
@@ -102,8 +104,9 @@ _UNCHECKED = Lazy(
     r"""(?:^\W*|\b(?:i|we)\s+|\b(?:tests?|checks?|suite)\s+)
         (?:couldn't|could\s+not|can't|cannot|wasn't\s+able\s+to|was\s+not\s+able\s+to
         |weren't\s+able\s+to|was\s+unable\s+to)
-        \s+(?:be\s+)?(?:\w+\s+)?(?:verif(?:y|ied)|run|test(?:ed)?|reproduc(?:e|ed)|confirm(?:ed)?
-        |exercis(?:e|ed)|check(?:ed)?)\b""",
+        \s+(?:(?:be\s+)?(?:\w+\s+)?(?:verif(?:y|ied)|run|test(?:ed)?|reproduc(?:e|ed)|confirm(?:ed)?
+        |exercis(?:e|ed)|check(?:ed)?)\b
+        |get\s+[^.?!\n]{1,60}?\s+to\s+(?:pass|work|build|compile|run|start|load|succeed)\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
 # What is left, said of the work: "That leaves pagination.", "Only the export is left.",
@@ -118,7 +121,13 @@ _LEFT_OVER = Lazy(
       | \blast\s+(?:piece|step)\s+left\b
       | \b(?:is|are)\s+next\W*$ | \bnext,?\s+(?:i'd|we'd|i\s+would|we\s+should|we\s+could)\b
       | \b(?:need|needs)\s+to\s+be\s+(?:done|handled|fixed|addressed|tackled)\s+separately\b
-      | \b(?:will|'ll)\s+need\s+to\s+(?:\w+\s+){1,4}?separately\b""",
+      | \b(?:will|'ll)\s+need\s+to\s+(?:\w+\s+){1,4}?separately\b
+      | \bthe\s+next\s+(?:step|thing\s+to\s+(?:try|do|check))\s+(?:would\s+be|is|will\s+be
+        |could\s+be)\b
+      | \b(?:one|the\s+only|the\s+last)\s+remaining\s+(?:issue|problem|failure|bug|gap|step
+        |item|thing|piece|blocker|error|test)s?\s*(?::|—|–|\bis\b|\bare\b)
+      | \b(?:i've|i\s+have)\s+stopped\s+here\b | \bi'll\s+stop\s+here\b
+      | \b(?:i'm|i\s+am)\s+stopping\s+here\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # Left to the user.
@@ -127,7 +136,9 @@ _YOURS = Lazy(
       | you\s+should\b | you\s+can\s+now\b | remember\s+to | don't\s+forget\s+to
       | (?:ready|left)\s+for\s+you\s+to | (?:when|whenever|once)\s+you(?:'re|\s+are)?\s+ready
       | your\s+call | up\s+to\s+you | yours\s+to | on\s+your\s+side | needs?\s+your
-      | requires?\s+(?:your|you\s+to|manual) | manual(?:ly)?\s+(?:step|test|check|run|verif))""",
+      | requires?\s+(?:your|you\s+to|manual) | manual(?:ly)?\s+(?:step|test|check|run|verif)
+      | (?:once|when|after)\s+you(?:'ve|\s+have)?\s+[^.?!\n]{1,60}?,\s*(?:i|we)\s+can\b
+      | let\s+me\s+know\s+(?:once|when)\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
 # "Still passes" is done, not open.

@@ -177,7 +177,8 @@ RULES: tuple[Rule, ...] = (
         "future road line",
         r"\bfuture\s+work\b|\bdown\s+the\s+(?:road|line)\b",
     ),
-    _rule("explicit", DEFERRED, "point", r"\bat\s+some\s+point\s+(?:we|you|i)\b"),
+    # "at some point we should …", "… to the export path at some point."
+    _rule("explicit", DEFERRED, "point", r"\bat\s+some\s+point(?:\s+(?:we|you|i)\b|\W*$)"),
     _rule("explicit", DEFERRED, "wait", r"\b(?:can|could)\s+wait\b"),
     _rule("explicit", DEFERRED, "now", r"\bnot\s+(?:right\s+)?now\b"),
     # "put a pin in it", "let's table that", "we'll punt on the cache", "deprioritize it"
@@ -292,6 +293,14 @@ RULES: tuple[Rule, ...] = (
             (?:can|could|should|will|might|may|need|must|want|would|have\s+to|ought)\b
           |,?\s+(?:we'll|i'll|you'll|it'll|let's)\b)""",
     ),
+    # "Eventually the import command should use the new parser too."
+    _rule(
+        "lead-later",
+        DEFERRED,
+        "eventually",
+        r"""(?:^|[,;]\s*)eventually,?\s+(?:[\w'-]+\s+){1,4}?
+            (?:should|could|will|can|must|might|would|needs?\s+to|ought\s+to)\s""",
+    ),
     # -- gerund and past forms of the deferring verbs ("Postponing the cleanup until …")
     _rule(
         "gerund",
@@ -379,6 +388,15 @@ RULES: tuple[Rule, ...] = (
         DIVERGING,
         "another other alternative alternatively",
         r"\b(?:another|one\s+other|an\s+alternative)\s+(?:option|approach|idea|way)\b|\balternatively\b",
+    ),
+    # "I'd recommend adding a test for the CRLF case.", "Consider adding rate limiting …"
+    _rule(
+        "diverging",
+        DIVERGING,
+        "recommend suggest consider",
+        r"""\b(?:i'd|i\s+would|i)\s+(?:also\s+)?(?:recommend|suggest)\s+[a-z]+ing\b
+          | ^(?:you\s+(?:may|might|could)\s+(?:also\s+)?(?:want\s+to\s+)?)?(?:also\s+)?
+            consider\s+[a-z]+ing\b""",
     ),
     _rule(
         "diverging",

@@ -42,6 +42,7 @@ TAKEN = [
     ("explicit", "Both are reasonable follow-ups but not part of the current optimization."),
     ("explicit", "Pagination is not part of this PR."),
     ("explicit", "I've left pagination out of this change."),
+    ("explicit", "We should add the same check to the export path at some point."),
     # tense and form: past tense and participles
     ("explicit", "I stubbed out the mailer for now; it logs instead of sending."),
     ("explicit", "I left the changelog for later."),
@@ -60,6 +61,7 @@ TAKEN = [
     ("lead-later", "Later, we can split the importer into two modules."),
     ("lead-later", "Eventually we should shard the events table."),
     ("lead-later", "In the future, we could cache the parsed config."),
+    ("lead-later", "Eventually the import command should use the new parser too."),
     # gerunds and the verbs of deferring
     ("gerund", "Postponing the cleanup until the migration has landed."),
     ("gerund", "I deferred the index rebuild to the weekend window."),
@@ -86,6 +88,8 @@ TAKEN = [
     ("diverging", "We could also precompute the index at build time."),
     ("diverging", "Another option is to stream the rows instead of loading them."),
     ("diverging", "A bloom filter might be worth trying for the lookups."),
+    ("diverging", "I'd recommend adding a test for the CRLF case."),
+    ("diverging", "Consider adding rate limiting before this goes to production."),
 ]
 
 # (class the words point at, sentence): ordinary senses of the marker words, attempts,
@@ -130,6 +134,11 @@ LEFT = [
     ("todo", "Now I'll execute the remaining tasks to complete the TODO app."),
     ("todo", "Here is the TODO list component with its tests."),
     ("diverging", "The option is read once at start-up."),
+    ("diverging", "I considered adding a cache, but the lookups are fast enough."),
+    ("diverging", "Consider the case where the list is empty: the loop never runs."),
+    ("diverging", "The linter suggests adding a docstring to every public function."),
+    ("explicit", "The job failed at some point during the night."),
+    ("lead-later", "Eventually the old parser was removed in the same commit."),
 ]
 
 

@@ -338,6 +338,35 @@ LEFT_IN_THE_CLOSING = [
     "This doesn't cover the CSV export yet.",
     "The CSV export remains a TODO.",
     "The CSV export remains a to-do.",
+    # what is next, waiting on the user, or given up on, in ordinary words
+    "The next step would be to wire the CSV export into the import command.",
+    "If the CRLF test keeps failing, the next thing to try is normalising line endings.",
+    "One remaining issue: the cache isn't invalidated on logout.",
+    "The only remaining failure is test_timeout, which looks flaky.",
+    "I couldn't get the Windows build to pass.",
+    "Once you've set STRIPE_KEY, I can finish the billing integration.",
+    "Let me know once the staging deploy finishes so I can verify the import.",
+    "I've stopped here because the last step needs production credentials.",
+    "We should also add the same check to the CSV export at some point.",
+    "Eventually the import command should use the new parser too.",
+    # side ideas and offers said without a question mark
+    "I'd recommend adding a test for the CRLF case.",
+    "Consider adding rate limiting before this goes to production.",
+    "I can also add a --verbose flag if that would help.",
+    "I'm happy to wire the parser into the import command next.",
+    "Not sure if you want the old parser removed; I left it in place.",
+]
+
+# …and the same words telling what was done: nothing is left.
+DONE_IN_THE_CLOSING = [
+    "The next step was to run the migrations, and they all passed.",
+    "The only remaining failure was the flaky timeout test, which I fixed too.",
+    "I stopped here to check the logs, found the real bug and fixed it as well.",
+    "When you ran the suite earlier, I could see the CRLF failure; it passes now.",
+    "Once I had the fixture, I could reproduce the bug, and the fix covers it.",
+    "After you pointed at the CRLF case, I added a test for it.",
+    "Eventually the old parser was removed in the same commit.",
+    "I considered adding a cache, but the lookups are fast enough.",
 ]
 
 
@@ -351,6 +380,15 @@ def test_what_the_closing_text_leaves_open_whatever_its_apostrophe(
     facts = run(tmp_path, [user("Add the sync retries"), *_edit("t1", "sync.py"),
                            say(f"Added the retries. {said}")])  # fmt: skip
     assert [c.text for c in facts.candidates] == [left]
+
+
+@pytest.mark.parametrize("done", DONE_IN_THE_CLOSING)
+def test_what_was_done_said_in_the_words_of_what_is_left_is_not_open(
+    tmp_path: Path, done: str
+) -> None:
+    facts = run(tmp_path, [user("Add the sync retries"), *_edit("t1", "sync.py"),
+                           say(f"Added the retries. {done}")])  # fmt: skip
+    assert facts.candidates == []
 
 
 @pytest.mark.parametrize(
