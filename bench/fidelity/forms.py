@@ -307,7 +307,8 @@ _NOT_DEFERRALS = [
     "fix the crash in the users table",
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails"]
-_THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good"]
+_THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good", "great job",
+           "that's all for today", "we're done here, bye!", "👍"]  # fmt: skip
 _QUESTIONS = [
     "why does the login test fail?",
     "what's the best way to cache the parsed config?",

@@ -90,7 +90,13 @@ _ACK = Lazy(
     r"|(?:it|that)\s+(?:worked|works|fixed\s+it|did\s+it|did\s+the\s+trick)|nailed\s+it"
     r"|(?:(?:it's|it\s+is)\s+)?(?:working|fixed)(?:\s+now)?|all\s+(?:working|green|passing)"
     r"|got\s+it|understood|wonderful|amazing|brilliant|sweet"
-    r"|so\s+much|a\s+lot|very\s+much|all\s+good|yay)[\s!.,:)]*)+$",
+    r"|so\s+much|a\s+lot|very\s+much|all\s+good|yay"
+    # a job well done, and a goodbye: "great job", "that's all for today", "bye"
+    r"|(?:good|great|nice|awesome)\s+(?:job|work)|well\s+done|cheers|(?:good)?bye|good\s*night"
+    r"|see\s+(?:you|ya)(?:\s+(?:later|tomorrow))?|cya|(?:that's|that\s+is|that'll\s+be)\s+"
+    r"(?:all|it)(?:\s+for\s+(?:now|today|tonight))?|(?:we're|we\s+are|i'm|i\s+am)\s+done"
+    r"(?:\s+(?:here|for\s+(?:now|today|tonight)))?|[👍🙏🎉✅🙌💯❤️]"
+    r")[\s!.,:)]*)+$",
     re.IGNORECASE,
 )
 # The names our own skill is typed as (agent.skill() in each client).

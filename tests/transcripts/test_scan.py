@@ -457,6 +457,15 @@ _STILL_WRONG = "it reported something still wrong; the transcript ends before an
         ("now add a test for the redirect", "the transcript ends before any reply to it"),
         ("great, that fixed it", None),
         ("works now, thanks", None),
+        # a job well done, a goodbye: no request
+        ("great job", None),
+        ("that's all for today", None),
+        ("we're done here, bye!", None),
+        ("👍", None),
+        (
+            "we're done with the parser, now do the export",
+            "the transcript ends before any reply to it",
+        ),
     ],
 )
 def test_the_users_last_words_with_no_reply_are_the_work_in_hand(
