@@ -335,6 +335,8 @@ _OPENERS = [
     ("summarize what we did last time", False),
     ("where did we leave off?", False),
     ("good morning! ready to work?", False),
+    ("can you help me with something?", False),
+    ("I have a few things for you today", False),
     ("check git status please", False),
     ("pull the latest main please", False),
     ("create a new branch called feature/retry-backoff", False),

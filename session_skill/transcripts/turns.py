@@ -503,8 +503,9 @@ _SHORT_WORK = Lazy(
 )
 # The words of a message that names no work: getting to know the project ("read CLAUDE.md
 # and get familiar with the codebase", "what's the current state of the project?"), small
-# talk ("good morning! ready to work?"), a branch or a setup chore ("create a new branch for
-# this", "install the dependencies first", "start the dev server"). A path or a branch name
+# talk ("good morning! ready to work?", "can you help me with something?"), a branch or a
+# setup chore ("create a new branch for this", "install the dependencies first", "start the
+# dev server"). A path or a branch name
 # ("src/api.py", "feature/rate-limit") is only where.
 _NO_WORK = frozenset(
     """read reading look looking around explore exploring study scan skim browse go check
@@ -517,7 +518,7 @@ _NO_WORK = frozenset(
     thank git checkout switch branch branches feature create called named pull fetch rebase sync
     install dependencies deps packages requirements npm pnpm yarn pip bun dev server run
     running setup set env environment virtualenv venv main master develop origin upstream
-    latest""".split()
+    latest help something things thing few couple question questions quick stuff""".split()
 )
 _WORD = Lazy(r"[\w'’./-]+")
 

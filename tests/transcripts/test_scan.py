@@ -1845,6 +1845,8 @@ def test_what_a_user_typed_stays_in_the_goal(tmp_path: Path, request_: str) -> N
         "what's the current state of the project?",
         "summarize what we did last time",
         "good morning! ready to work?",
+        "can you help me with something?",
+        "I have a few things for you today",
         "I'm going to give you a task",
         "check git status please",
         "update from our parent branch",  # the branch brought up to date
