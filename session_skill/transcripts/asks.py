@@ -54,6 +54,9 @@ _PLAIN_OFFER = Lazy(
       | (?:i\s+can|i\s+could)\s+(?:also\s+)?[^.!?]*\bif\s+(?:you(?:'d)?\s+(?:want|like|prefer
           |need)|that(?:'d|\s+would)?\s+(?:helps?|be\s+(?:useful|helpful))|(?:it's\s+|it\s+is\s+)?
           (?:needed|useful|helpful))\b
+      # "… they'd disappear with `--no-merges` if you want that."
+      | [^.!?]*\bif\s+you(?:'d\s+like|\s+would\s+like|\s+want|\s+prefer)(?:\s+(?:that|it|this|them
+          |one|me\s+to))?\W*$
       # "Not sure if you want the old parser removed; I left it in place."
       | (?:i'm\s+|i\s+am\s+)?(?:not\s+sure|unsure)\s+(?:if|whether)\s+you(?:'d)?\s+(?:want
           |like|prefer|need))

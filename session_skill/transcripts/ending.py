@@ -59,6 +59,10 @@ _NOT_YET = Lazy(
 # Said of nothing: "there are no uncommitted changes", "nothing is pending", "no tasks are
 # pending" — the marker a word or two after a negation.
 _NEGATED = Lazy(r"\b(?:no|nothing|none|zero|without)(?:\s+[\w'-]+){0,2}\s+$", re.IGNORECASE)
+_CONDITION = Lazy(
+    r"\b(?:when|whenever|if|whether|while|until|unless|once)\s+(?:there\s+|it\s+|they\s+)?$",
+    re.IGNORECASE,
+)
 _EXCEPT = Lazy(r"\b(?:besides|except|other\s+than|apart\s+from|but|save\s+for)\b", re.IGNORECASE)
 
 
@@ -66,7 +70,10 @@ def _still_so(sentence: str) -> bool:
     """Does `sentence` say something is still so or not yet done (`_NOT_YET`), of something
     it does not say is none?"""
     for found in _NOT_YET.finditer(sentence):
-        if not _NEGATED.search(sentence[max(0, found.start() - 40) : found.start()]):
+        before = sentence[max(0, found.start() - 40) : found.start()]
+        if _CONDITION.search(before):
+            continue  # "exits 2 when there are pending changes": what the code does, when
+        if not _NEGATED.search(before):
             return True
         if _EXCEPT.search(sentence[found.end() :]):
             return True  # "no uncommitted changes besides login.py": login.py is
@@ -381,3 +388,32 @@ def hands_back(text: str) -> bool:
     # Sentence by sentence (split as `asks` just split them): "Let me know if anything else
     # comes up" closes finished work, it hands nothing back.
     return any(_HANDBACK.search(s) and not sign_off(s) for s, _ in _units(tail))
+
+
+# The reply's last sentence says what it does next, at once: "Now let me update those
+# snapshots.", "I'll run the full suite next.", "Checking the ownership path now — …". A
+# reply that stops there stopped before the work it announced: the transcript was cut, or
+# the model ended its turn early. Not a sign-off ("Let me know …"), nor waiting on the user
+# ("I'll wait for your call", "I'll leave it there", "Let's see how it does").
+_ABOUT_TO = Lazy(
+    r"""^\W*(?:(?:ok(?:ay)?|now|next|so|then|first|alright|great)[,\s]+)*
+      (?:let\s+me\s+(?!know\b)(?:now\s+)?|let's\s+(?:now\s+)?(?!see\b|wait\b|leave\b|keep\b|stop\b
+          |hope\b|discuss\b|talk\b|revisit\b|circle\b|pick\b|park\b|not\b)
+      | i'll\s+(?:now\s+|next\s+|also\s+)?|i\s+will\s+now\s+|(?:i'm|i\s+am)\s+going\s+to\s+
+      | (?:i'm|i\s+am)\s+now\s+)
+      (?!wait\b|leave\b|keep\b|stop\b|hold\b|be\b|let\s+you\b|check\s+back\b|follow\s+up\b
+          |come\s+back\b|look\s+into\s+it\s+later\b|revisit\b|pause\b)[a-z]
+    | ^\W*(?:now\s+)?(?:checking|running|looking|updating|fixing|adding|writing|testing
+        |verifying|investigating|trying|moving|switching|starting|digging|reading|building
+        |rebuilding|re-?running|wiring|applying|removing|migrating)\b[^.!?\n]*\bnow\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def announces_more(text: str) -> bool:
+    """Does the closing text end by announcing work it is about to do (`_ABOUT_TO`)?"""
+    tail = text[-2000:].rstrip()
+    if not tail or tail.endswith("?"):
+        return False
+    units = _units(tail)
+    return bool(units) and _ABOUT_TO.search(units[-1][0]) is not None

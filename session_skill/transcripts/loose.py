@@ -37,9 +37,10 @@ from session_skill.transcripts.candidates import (
     Candidate,
 )
 from session_skill.transcripts.ending import caveats, inline_lists, open_lists, unticked
+from session_skill.transcripts.events import WRITE_TOOLS
 from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
 from session_skill.transcripts.lazyre import Lazy
-from session_skill.transcripts.phrasing import DONE, UNDONE
+from session_skill.transcripts.phrasing import DONE, STILL_OPEN, UNDONE
 from session_skill.transcripts.plancheck import checks
 from session_skill.transcripts.prose import (
     WORD,
@@ -84,6 +85,19 @@ LIST_TURNS: int | None = 10
 # the second key, all 12, and by the first key 7 (5 borderline, none answered); kept 10
 # turns, they were let go.
 OPEN_LIST_TURNS: int | None = None
+# A reply that takes up a whole list of the assistant's: "do all 3", "go ahead with all
+# three", "yes, do them", "both please". Not "do 1 and 3": which items, it says by number.
+_TAKES_UP_ALL = Lazy(
+    r"""^\W*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|great|cool|perfect|nice|please|pls|sounds\s+good
+        |lgtm|go|alright)[,.!\s]+)*
+      (?:(?:go\s+ahead|do|proceed|implement|tackle|fix|handle|let's\s+do|let's\s+go|make)\b
+          [^.?!\n]{0,30}?\b(?:all|both|them|those|these|everything|the\s+(?:list|rest|lot))\b
+        | (?:all|both)(?:\s+of\s+(?:them|those|these|it)|\s+(?:two|three|four|five|\d))?
+          (?:\s+please)?\W*$)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_LISTS = frozenset({"listed", "open-list", "deferral", "caveat"})
+_WRITING = frozenset({*WRITE_TOOLS, "apply_patch"})
 # Loose ends kept during the pass (newest win); bounds memory on a huge transcript.
 POOL_MAX = 200
 _SETTLED_MAX = 50
@@ -186,6 +200,10 @@ class Loose:
         self._words: tuple[str, str, set[str]] | None = None
         # The last plan a Codex reply proposed (text, line, ts): its checks, once carried out.
         self.proposed: tuple[str, int | None, str | None] | None = None
+        # The listed items the user took up whole ("do all 3"), and the file writes then:
+        # the turn of work that follows settles them, if it changes files and finishes.
+        self.taken_up: tuple[set[str], int] | None = None
+        self.edits = 0  # file-writing calls read (whatever their result)
 
     def feed(self, event: object) -> None:
         """Every event of the part read (the pass hands user texts to `user`)."""
@@ -201,6 +219,8 @@ class Loose:
             if self.clear_pending:
                 self._begin()
             self.closing = None
+            if event.name in _WRITING:
+                self.edits += 1
             self.tools.call(event, self.cwd, self.seq, self.stats.line)
             self._tool_evidence()
         elif isinstance(event, ToolResult):
@@ -306,6 +326,7 @@ class Loose:
             return None
         text, ts, line = closing
         self.turns += 1
+        self._work_on_list_done(text)
         taken: str | None = None
         for ask in asks(text):
             if reply is not None and answers(ask, reply.text):
@@ -352,7 +373,26 @@ class Loose:
             key = self._add(loose_end(sentence, DEFERRED, why, ts, line, "caveat"))
             if key is not None:
                 self.said_in[key, "caveat"] = self.turns
+        if reply is not None and _TAKES_UP_ALL.match(reply.text) and len(reply.text) <= 120:
+            listed = {k for k, c in self.pool.items() if c.line == line and c.rule in _LISTS}
+            if listed:
+                self.taken_up = (listed, self.edits)
         return taken
+
+    def _work_on_list_done(self, closing: str) -> None:
+        """The turn after the user took a list up whole ends: when it changed files and its
+        closing text does not report a failure, the items were the work it did."""
+        if self.taken_up is None:
+            return
+        keys, writes = self.taken_up
+        self.taken_up = None
+        if self.edits <= writes or STILL_OPEN.search(closing):
+            return
+        for key in keys:
+            if key in self.pool:
+                self._settle(
+                    key, "done later: the user took the list up, and the work after it finished"
+                )
 
     def _said(self, candidate: Candidate, kind: str = "list") -> None:
         """Pool a loose end the assistant listed or put off, and remember the last turn it

@@ -168,8 +168,9 @@ RULES: tuple[Rule, ...] = (
         "explicit",
         DEFERRED,
         "later future separate subsequent",
-        r"""\b(?:in|as|for)\s+a\s+(?:later|future|separate|subsequent)\s+(?:step|pr|pull\s+request
-            |pass|change|iteration|commit|issue|ticket|session|task|phase|release|version)\b""",
+        r"""\b(?:(?:in|as|for)\s+a|worth\s+a|deserves\s+a)\s+(?:later|future|separate|subsequent)
+            \s+(?:step|pr|pull\s+request|pass|change|iteration|commit|issue|ticket|session|task
+            |phase|release|version)\b""",
     ),
     _rule(
         "explicit",
@@ -178,7 +179,12 @@ RULES: tuple[Rule, ...] = (
         r"\bfuture\s+work\b|\bdown\s+the\s+(?:road|line)\b",
     ),
     # "at some point we should …", "… to the export path at some point."
-    _rule("explicit", DEFERRED, "point", r"\bat\s+some\s+point(?:\s+(?:we|you|i)\b|\W*$)"),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "point",
+        r"\bat\s+some\s+point(?:\s+(?:we|you|i|soon)\b|\s*[,;:—–]|\s+-\s|\W*$)",
+    ),
     _rule("explicit", DEFERRED, "wait", r"\b(?:can|could)\s+wait\b"),
     _rule("explicit", DEFERRED, "now", r"\bnot\s+(?:right\s+)?now\b"),
     # "put a pin in it", "let's table that", "we'll punt on the cache", "deprioritize it"
@@ -372,8 +378,11 @@ RULES: tuple[Rule, ...] = (
         "todo",
         DEFERRED,
         "todo todos",
-        r"\bTODO\s*[:(]|\b(?:left|leave|leaving|add|added|adding)\s+(?:an?\s+)?TODOs?\b"
-        r"(?!\s+(?:apps?|lists?|items?|application|component|manager)\b)",
+        # …not a code comment quoted ("the existing `# TODO: use multipart` comment") unless
+        # the assistant left or added it ("added a `// TODO: handle CRLF`").
+        r"(?<![`#/*])(?<!# )(?<!// )(?<!/\* )(?<!-- )\bTODO\s*[:(]"
+        r"|\b(?:left|leave|leaving|add|added|adding)\s+(?:an?\s+)?(?:`\s*(?:#|//|/\*|--)?\s*)?"
+        r"TODOs?\b(?!\s+(?:apps?|lists?|items?|application|component|manager)\b)",
         0,
     ),
     # -- diverging: a side idea, another way

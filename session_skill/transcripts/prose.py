@@ -98,6 +98,10 @@ _GENERIC_QUESTION = Lazy(
     r"|further\s+)?(?:changes|adjustments|tweaks|modifications|help|edits)"
     r"|if\s+you(?:'d|\s+would)?\s+(?:like|want)\s+(?:me\s+to\s+)?(?:change|adjust|tweak"
     r"|modify)\s+anything"
+    # "… if you want any of the wording tweaked", "… if you'd like anything changed"
+    r"|if\s+you(?:'d|\s+would)?\s+(?:like|want|need)\s+(?:any|anything)\s+(?:of\s+(?:the|it"
+    r"|this|that)\s+)?(?:[\w-]+\s+){0,2}?(?:tweaked|changed|adjusted|modified|reworded"
+    r"|polished)"
     r"|if\s+you\s+need\s+anything)\b",
     re.IGNORECASE,
 )

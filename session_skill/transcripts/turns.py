@@ -203,6 +203,7 @@ class Turns:
         self._ended_on: str | None = None  # "text" | "tool" | None since the request
         self._closing: str | None = None  # the reply's last text, when nothing came after it
         self._interrupted = False
+        self._answering: Asked = None  # the question a reply of a few words may answer
         self._writes_at = 0  # the conversation's file writes when the request was made
         self._frozen = False  # our own command is running: its turn is not the user's work
         # The Goal's candidates: the followed plan's title, the first request that could be
@@ -244,8 +245,12 @@ class Turns:
             text = f"{self._request[0][:_REQUEST_CHARS]} — {text}"
         if self._goal is None and could_be_goal(text):
             self._goal = without_pastes(_THINK_WORD.sub("", text[: 4 * _REQUEST_CHARS]))
-        short = len(text.split(None, 4)) <= 4  # four words at most, without splitting it all
+        words = len(text.split(None, 12))  # without splitting it all
+        short = words <= 4
+        # A reply of a few more words to the question the turn ended on ("segmented control,
+        # like ios settings") goes on with the request the question was about.
         self._start(text, event.ts, seq, line, asked if short else None, writes)
+        self._answering = asked if 4 < words <= 12 else None
 
     def command(self, event: UserText, seq: int) -> None:
         """A slash command: ours freezes the request state; another may open with a prompt."""
@@ -376,10 +381,12 @@ class Turns:
             why = "the transcript ends in the middle of the work on it"
         elif self._ended_on == "text" and closing is not None:
             from session_skill.transcripts.asks import asks
-            from session_skill.transcripts.ending import hands_back
+            from session_skill.transcripts.ending import announces_more, hands_back
 
             if _FAILING.search(said[:2000]):  # the user's words, not the question they answer
                 why = "it reported something still wrong; no one has seen the fix work since"
+            elif announces_more(closing):
+                why = "the reply ends announcing more work; nothing came after it"
             elif asks(closing) and writes <= self._writes_at and not _asks_to_know(said):
                 # Asked before anything was changed: the work waits on the answer. After
                 # changes, what it asks (commit? also update the docs?) is the loose end.
@@ -402,6 +409,10 @@ class Turns:
         lead = asked() if callable(asked) else asked
         if lead is None and why.startswith("it reported") and len(said.split(None, 6)) <= 6:
             lead = self._before  # "still broken" says little alone: of the request before it
+        elif lead is None and self._answering is not None and self._before:
+            answering = self._answering
+            if (answering() if callable(answering) else answering) is not None:
+                lead = self._before  # the request the question it answers was about
         # "yes" says little alone: the question it answers leads
         raw = f"{lead} — {said}"[: 4 * _REQUEST_CHARS] if lead else said
         return Unfinished(clip(redact(raw), 300), why, ts, seq, line or None)
@@ -418,6 +429,7 @@ class Turns:
         # Redacted and clipped only if it is reported: most requests are finished.
         self._before = self._request[0] if self._request is not None else None
         self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line, asked)
+        self._answering = None
         self._ended_on = None
         self._closing = None
         self._interrupted = False

@@ -124,9 +124,15 @@ def test_tasks_through_toolsearch() -> None:
         PendingTask("Cap retries at 5 and surface the last error", "in_progress", "TaskCreate"),
         PendingTask("Write tests for the retry policy", "pending", "TaskCreate"),
     ]
+    # …and the request: the session ends on "I'm now capping the retries", the work on it
+    # announced and not done.
     assert [(c.type, c.why) for c in facts.candidates] == [
         (UNFINISHED, "in progress in the task list"),
         (UNFINISHED, "still pending in the task list"),
+        (
+            UNFINISHED,
+            "the last request; the reply ends announcing more work; nothing came after it",
+        ),
     ]
     assert facts.written_files == [f"{APP}/src/http/client.py", f"{APP}/src/http/retry.py"]
     assert facts.first_user_request == (
@@ -315,7 +321,9 @@ CHIT_CHAT = [
 @pytest.mark.parametrize("chatter", CHIT_CHAT)
 def test_chit_chat_is_not_a_candidate(tmp_path: Path, chatter: str) -> None:
     facts = run(tmp_path, [user("Please fix the build"), say(chatter)])
-    assert facts.candidates == []
+    # A reply that only announces the work ("Let me read the file first.") leaves the
+    # request open; the chatter itself is no loose end.
+    assert [c for c in facts.candidates if c.rule != "unfinished"] == []
     facts = run(tmp_path, [say("Fixed."), user(chatter), say("Done.")])
     assert facts.candidates == []
 
@@ -1970,15 +1978,33 @@ def test_an_old_list_of_what_is_open_stands_until_settled(tmp_path: Path, turns_
     assert "document the retry flags" not in [c.text for c in run(tmp_path, done).candidates]
 
 
+_CUT = "the last request; the transcript ends in the middle of the work on it"
+_ANNOUNCED = "the last request; the reply ends announcing more work; nothing came after it"
+
+
 @pytest.mark.parametrize("compact", [True, False])  # the reader's fast path, its full parse
-@pytest.mark.parametrize(("stop", "cut"), [("tool_use", True), ("end_turn", False), (None, False)])
+@pytest.mark.parametrize(
+    ("stop", "text", "why"),
+    [
+        ("tool_use", "Added the limiter. Let me run the tests.", _CUT),
+        ("tool_use", "Added the limiter; the tests pass.", _CUT),
+        # a response that ended on announcing work stopped before doing it
+        ("end_turn", "Now let me run the tests to make sure nothing broke.", _ANNOUNCED),
+        (None, "Now let me run the tests to make sure nothing broke.", _ANNOUNCED),
+        ("end_turn", "Added the limiter. Checking the burst path now.", _ANNOUNCED),
+        ("end_turn", "Added the limiter; the tests pass.", None),
+        ("end_turn", "Added the limiter; the tests pass. I'll leave the defaults to you.", None),
+        (None, "Added the limiter. Let me know if anything else comes up.", None),
+    ],
+)
 def test_a_transcript_cut_after_a_text_that_goes_on_to_a_tool_call(
-    tmp_path: Path, compact: bool, stop: str | None, cut: bool
+    tmp_path: Path, compact: bool, stop: str | None, text: str, why: str | None
 ) -> None:
     """Claude Code writes a response's blocks as records of their own, each saying how the
     response stopped: a text whose response stopped to call a tool, with no call after it,
-    is where the transcript was cut — in the middle of the work."""
-    announce = say("Now let me run the tests to make sure nothing broke.")
+    is where the transcript was cut — in the middle of the work. A reply that ends on the
+    work it is about to do ("Now let me run the tests.") stopped before it, too."""
+    announce = say(text)
     if stop is not None:
         announce["message"]["stop_reason"] = stop
     records = [user("Add rate limiting to the upload endpoint"), call("e1", "Edit",
@@ -1988,8 +2014,7 @@ def test_a_transcript_cut_after_a_text_that_goes_on_to_a_tool_call(
     separators = (",", ":") if compact else None
     path.write_text("".join(json.dumps(r, separators=separators) + "\n" for r in records))
     found = [(c.rule, c.why) for c in analyze(path).candidates]
-    middle = ("unfinished", "the last request; the transcript ends in the middle of the work on it")
-    assert found == ([middle] if cut else [])
+    assert found == ([("unfinished", why)] if why else [])
 
 
 def test_a_task_list_left_unticked_in_the_closing_text_is_open(tmp_path: Path) -> None:
@@ -2416,3 +2441,92 @@ def test_the_goal_claude_code_checks_before_stopping(tmp_path: Path) -> None:
         "its /goal, not met yet: no test shows the jitter"
     ]
     assert not [c for c in compact([*start, cleared]).candidates if c.rule == "goal"]
+
+
+def test_a_reply_of_a_few_words_to_a_question_goes_on_with_the_request(tmp_path: Path) -> None:
+    """The session stops in the work after the user answered the assistant's question
+    ("segmented control, like ios settings"): the work in hand is the request the question
+    was about, so it leads."""
+    records = [
+        user("Add a dark mode toggle to the settings screen"),
+        *_edit("t1", "theme.ts"),
+        say("The store is in. Do you want a segmented control or a plain switch?"),
+        user("segmented control, like ios settings"),
+        *_edit("t2", "settings.tsx"),
+        say("Added the control. Now let me switch the other screens over to useTheme()."),
+    ]
+    facts = run(tmp_path, records)
+    assert [c.text for c in facts.candidates] == [
+        "Add a dark mode toggle to the settings screen — segmented control, like ios settings"
+    ]
+    # A longer message is a request of its own.
+    records[4] = user("segmented control please, and also move the settings gear into the top bar")
+    facts = run(tmp_path, records)
+    assert [c.text for c in facts.candidates] == [records[4]["message"]["content"]]
+
+
+_NEXT_STEPS = (
+    "Found it: the merge is an outer join on email.\n\nNext steps:\n"
+    "1. normalise the emails in both loaders\n2. add a regression test for mixed case\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "closing", "settled"),
+    [
+        ("do all 3", "Done. Both loaders normalise emails now; 9 tests pass.", True),
+        ("ok go ahead with both", "Done: the loaders and the regression test.", True),
+        ("yes, all of them please", "Done.", True),
+        # the work did not finish, or failed, or the reply picks by number
+        ("do all 3", "The loaders are updated but the regression test is still failing.", False),
+        ("do 1 and 2", "Done.", False),
+        ("thanks, looks right", "Done.", False),
+    ],
+)
+def test_a_list_the_user_took_up_whole_is_settled_by_the_work_after_it(
+    tmp_path: Path, reply: str, closing: str, settled: bool
+) -> None:
+    """ "Next steps: 1. … 2. …" then "do all 3": the turn that follows changed files and
+    finished, so the items were its work — unless its closing reports a failure."""
+    records = [user("Why does the ETL duplicate customers?"), say(_NEXT_STEPS), user(reply),
+               *_edit("t1", "customers.py"), say(closing)]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    listed = ["normalise the emails in both loaders", "add a regression test for mixed case"]
+    assert (not set(listed) & set(texts)) is settled, texts
+
+
+def test_a_list_taken_up_is_not_settled_by_a_turn_that_changed_nothing(tmp_path: Path) -> None:
+    records = [user("Why does the ETL duplicate customers?"), say(_NEXT_STEPS),
+               user("do all 3"), say("Done.")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert "normalise the emails in both loaders" in texts
+
+
+@pytest.mark.parametrize(
+    ("said", "open_"),
+    [
+        ("Left the existing `# TODO: switch to multipart` comment where it was.", False),
+        ("That also takes care of the `// TODO: remove after 3.0` in config.ts.", False),
+        ("I added a `// TODO: handle CRLF` in parser.ts for the Windows case.", True),
+        ("TODO: handle CRLF line endings in the parser.", True),
+        ("`--dry-run` exits 2 when there are pending changes, 0 when in sync.", False),
+        ("Two migrations are pending on staging.", True),
+        ("The merge commits would go away with `--no-merges` if you want that.", True),
+        ("Swapping walkdir for the ignore crate might be worth a separate change.", True),
+        ("Let me know if you want any of the wording tweaked.", False),
+    ],
+)
+def test_a_closing_sentence_is_open_or_not(tmp_path: Path, said: str, open_: bool) -> None:
+    """A TODO quoted from the code is no deferral, unless the assistant left it; a state
+    under a condition ("when there are pending changes") is what the code does."""
+    facts = run(tmp_path, [user("Fix the export"), *_edit("t1", "export.py"),
+                           say(f"Fixed the export. {said}")])  # fmt: skip
+    assert [c.text for c in facts.candidates] == ([said] if open_ else [])
+
+
+def test_the_users_idea_for_some_point_is_open(tmp_path: Path) -> None:
+    idea = "also we could swap chalk for picocolors at some point, chalk 5 is esm only"
+    records = [user(f"group the notes by commit type. {idea}"), *_edit("t1", "render.js"),
+               say("Grouped the notes by type.")]  # fmt: skip
+    shown = "also we could swap chalk for picocolors at some point"  # the clause that defers
+    assert [c.text for c in run(tmp_path, records).candidates] == [shown]
