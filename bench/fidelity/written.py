@@ -1,0 +1,124 @@
+"""Sessions written for the check by helpers who never saw the rules, labelled as they wrote.
+
+    python -m bench.fidelity.written            # each set's totals
+    python -m bench.fidelity.written --detail   # …and every hit and miss of the dev set
+
+The corpus (`tests/fidelity/keys/`) holds how 39 real sessions put things, and whoever
+changes extraction has read 26 of them; `forms.py` holds ordinary phrasings that same person
+wrote. Neither says how the rules do on phrasings their author did not think of. Here each
+set of `written/*.json` was written by a helper given the labelling guide
+(tests/fidelity/README.md) and told to read nothing else — not the rules, not the corpus,
+not the forms: short sessions in the voices of Claude Code and Codex, some leaving nothing
+open, some leaving things open in as many ordinary ways as it could think of, with its
+labels. The helpers are language models like the one that writes the rules, so the sets
+are independent of the rules' text, not of every habit of phrasing.
+
+`HELD_OUT` sets are scored in totals only and never read by whoever changes extraction: the
+check of a change is the held-out set's numbers, read once after the change is judged on
+the dev set. The sessions are laid out as Claude Code records whatever their voice (the
+voice is the prose's: Codex's typographic apostrophes, its sections); the scoring is the
+corpus's (`score.score`), each quote's line the record of the turn that says it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.fidelity import forms  # noqa: E402
+from bench.fidelity.keys import ITEM_LISTS, Item, Key  # noqa: E402
+from bench.fidelity.score import SessionScore, Totals, score  # noqa: E402
+
+SETS = Path(__file__).resolve().parent / "written"
+# Read in totals only: chosen before any set was written or scored.
+HELD_OUT = frozenset({"b", "s"})
+_ROOT = forms._APP  # the project the sessions work in
+
+
+def build(case: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """The session's records, and the 1-based line of each turn's text."""
+    records: list[dict[str, Any]] = []
+    lines: dict[int, int] = {}
+    for n, turn in enumerate(case["turns"]):
+        if "user" in turn:
+            records += forms._user(turn["user"])
+        else:
+            for name in turn.get("edits") or []:
+                records += forms._edit(name)
+            for command in turn.get("commands") or []:
+                records += forms._call("Bash", command=command)
+            if not turn.get("assistant"):
+                continue
+            records += forms._say(turn["assistant"])
+        lines[n] = len(records)
+    return records, lines
+
+
+def key_of(case: dict[str, Any], path: Path, lines: dict[int, int], set_name: str) -> Key:
+    said = {n: t.get("user") or t.get("assistant") or "" for n, t in enumerate(case["turns"])}
+    items: dict[str, list[Item]] = {}
+    for name in ITEM_LISTS:
+        items[name] = []
+        for it in case.get(name) or []:
+            quote = str(it.get("quote", ""))
+            where = [lines[n] for n, text in said.items() if quote and quote in text and n in lines]
+            items[name].append(Item(quote, where, str(it.get("kind", ""))))
+    written = sorted({f for t in case["turns"] for f in t.get("edits") or []})
+    return Key(path, case["id"], f"written/{set_name}", _ROOT, "", [],
+               case.get("goal_keywords") or [], written, items)  # fmt: skip
+
+
+def run_set(path: Path) -> list[SessionScore]:
+    from bench.fidelity.__main__ import observe
+
+    cases = json.loads(path.read_text(encoding="utf-8"))
+    scores = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in cases:
+            transcript = Path(tmp) / f"{case['id']}.jsonl"
+            records, lines = build(case)
+            transcript.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+            key = key_of(case, transcript, lines, path.stem)
+            scores.append(score(key, observe(transcript, _ROOT), path.stem))
+    return scores
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.fidelity.__main__ import render_totals
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--detail", action="store_true", help="every hit and miss of the dev sets")
+    ap.add_argument("--json", type=Path, help="write the numbers as JSON to this file")
+    args = ap.parse_args(argv)
+    out: list[str] = []
+    result: dict[str, Any] = {}
+    detail: list[str] = []
+    for path in sorted(SETS.glob("*.json")):
+        scores = run_set(path)
+        totals = Totals()
+        for s in scores:
+            totals.add(s)
+        result[path.stem] = totals.as_dict()
+        held = path.stem in HELD_OUT
+        what = "held out: totals only" if held else "dev"
+        out += render_totals(f"written set {path.stem} ({what})", result[path.stem], False)
+        out.append("")
+        if args.detail and not held:
+            for s in scores:
+                detail += ["", f"## {path.stem}/{s.file}", *s.detail]
+    print("\n".join(out + detail))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
