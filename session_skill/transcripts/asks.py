@@ -57,6 +57,8 @@ _PLAIN_OFFER = Lazy(
       # "… they'd disappear with `--no-merges` if you want that."
       | [^.!?]*\bif\s+you(?:'d\s+like|\s+would\s+like|\s+want|\s+prefer)(?:\s+(?:that|it|this|them
           |one|me\s+to))?\W*$
+      # "Apply it and send me `kubectl top pod` for one of the new pods.": the user's to do
+      | [^.!?]*\b(?:send|paste|share|post)\s+(?:me|us)\s+(?:the|your|a|an|`)
       # "Not sure if you want the old parser removed; I left it in place."
       | (?:i'm\s+|i\s+am\s+)?(?:not\s+sure|unsure)\s+(?:if|whether)\s+you(?:'d)?\s+(?:want
           |like|prefer|need))
@@ -126,6 +128,11 @@ def _may_offer(text: str) -> bool:
             "if it",
             "if needed",
             "whether you",
+            "send me",
+            "send us",
+            "paste me",
+            "share me",
+            "post me",
         )
     )
 

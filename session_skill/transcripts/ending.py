@@ -403,17 +403,28 @@ _ABOUT_TO = Lazy(
       | (?:i'm|i\s+am)\s+now\s+)
       (?!wait\b|leave\b|keep\b|stop\b|hold\b|be\b|let\s+you\b|check\s+back\b|follow\s+up\b
           |come\s+back\b|look\s+into\s+it\s+later\b|revisit\b|pause\b)[a-z]
-    | ^\W*(?:now\s+)?(?:checking|running|looking|updating|fixing|adding|writing|testing
-        |verifying|investigating|trying|moving|switching|starting|digging|reading|building
-        |rebuilding|re-?running|wiring|applying|removing|migrating)\b[^.!?\n]*\bnow\b""",
+    | ^\W*(?:now\s+)?(?:(?:i'm|i\s+am|we're|we\s+are)\s+(?:now\s+)?)?(?:checking|running
+        |looking|updating|fixing|adding|writing|testing|verifying|investigating|trying|moving
+        |switching|starting|digging|reading|building|rebuilding|re-?running|wiring|applying
+        |removing|migrating|working|pushing|deploying|compiling|generating|kicking|triggering
+        |profiling|benchmarking|measuring|comparing|converting|porting|refactoring|cleaning
+        |preparing|waiting|retrying|installing|downloading|uploading)\b[^.!?\n]*\bnow\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 
 
-def announces_more(text: str) -> bool:
-    """Does the closing text end by announcing work it is about to do (`_ABOUT_TO`)?"""
+def announced(text: str) -> str | None:
+    """The closing text's last sentence, when it announces work about to be done
+    (`_ABOUT_TO`): "Now let me update those snapshots."."""
     tail = text[-2000:].rstrip()
     if not tail or tail.endswith("?"):
-        return False
+        return None
     units = _units(tail)
-    return bool(units) and _ABOUT_TO.search(units[-1][0]) is not None
+    if units and _ABOUT_TO.search(units[-1][0]) is not None:
+        return units[-1][0]
+    return None
+
+
+def announces_more(text: str) -> bool:
+    """Does the closing text end by announcing work it is about to do (`_ABOUT_TO`)?"""
+    return announced(text) is not None

@@ -185,6 +185,15 @@ RULES: tuple[Rule, ...] = (
         "point",
         r"\bat\s+some\s+point(?:\s+(?:we|you|i|soon)\b|\s*[,;:—–]|\s+-\s|\W*$)",
     ),
+    # "let's do the backfill tomorrow", "I'll measure it next week"
+    _rule(
+        "explicit",
+        DEFERRED,
+        "tomorrow week monday weekend",
+        r"\b(?:tomorrow|next\s+week|on\s+monday|after\s+the\s+weekend|over\s+the\s+weekend)\b",
+        before=r"\b(?:let's|lets|we'll|i'll|ill|we\s+(?:can|could|should|will)|i\s+(?:can|will)"
+        r"|(?:can|could)\s+we)\b[^.?!\n]{0,60}?",
+    ),
     _rule("explicit", DEFERRED, "wait", r"\b(?:can|could)\s+wait\b"),
     _rule("explicit", DEFERRED, "now", r"\bnot\s+(?:right\s+)?now\b"),
     # "put a pin in it", "let's table that", "we'll punt on the cache", "deprioritize it"

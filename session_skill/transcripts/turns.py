@@ -95,7 +95,11 @@ _ACK = Lazy(
     r"|(?:good|great|nice|awesome)\s+(?:job|work)|well\s+done|cheers|(?:good)?bye|good\s*night"
     r"|see\s+(?:you|ya)(?:\s+(?:later|tomorrow))?|cya|(?:that's|that\s+is|that'll\s+be)\s+"
     r"(?:all|it)(?:\s+for\s+(?:now|today|tonight))?|(?:we're|we\s+are|i'm|i\s+am)\s+done"
-    r"(?:\s+(?:here|for\s+(?:now|today|tonight)))?|[👍🙏🎉✅🙌💯❤️]"
+    r"(?:\s+(?:here|for\s+(?:now|today|tonight)))?|[👍🙏🎉✅🙌💯❤️👌]"
+    # what the user does next themselves: "great, pushing", "merged, thanks", "sent"
+    r"|pushing|merging|deploying|shipping|releasing|pushed|merged|deployed|shipped|released"
+    r"|sent|applied|(?:good\s+enough|done)\s+for\s+(?:now|today|tonight)|calling\s+it\s+a\s+day"
+    r"|looks\s+(?:great|right|fine)|lgtm"
     r")[\s!.,:)]*)+$",
     re.IGNORECASE,
 )
@@ -375,23 +379,27 @@ class Turns:
             return None
         said, ts, seq, line, asked = self._request
         closing = self._closing
+        then: str | None = None
         if self._interrupted:
             why = "the user interrupted it"
         elif self._ended_on == "tool":
             why = "the transcript ends in the middle of the work on it"
         elif self._ended_on == "text" and closing is not None:
             from session_skill.transcripts.asks import asks
-            from session_skill.transcripts.ending import announces_more, hands_back
+            from session_skill.transcripts.ending import announced, announces_more, hands_back
 
             if _FAILING.search(said[:2000]):  # the user's words, not the question they answer
                 why = "it reported something still wrong; no one has seen the fix work since"
             elif announces_more(closing):
                 why = "the reply ends announcing more work; nothing came after it"
+                then = announced(closing)
             elif asks(closing) and writes <= self._writes_at and not _asks_to_know(said):
                 # Asked before anything was changed: the work waits on the answer. After
                 # changes, what it asks (commit? also update the docs?) is the loose end.
                 why = "the reply ends by asking the user"
-            elif hands_back(closing):
+            elif hands_back(closing) and not _asks_to_know(said):
+                # (A question answered in words hands back a check of the user's, which is
+                # listed itself: "tell me if the Jest run still throws".)
                 why = "the reply hands it back to be tried"
             else:
                 return None
@@ -415,6 +423,9 @@ class Turns:
                 lead = self._before  # the request the question it answers was about
         # "yes" says little alone: the question it answers leads
         raw = f"{lead} — {said}"[: 4 * _REQUEST_CHARS] if lead else said
+        if then:  # …and what the reply was about to do, where it stopped
+            return Unfinished(f"{clip(redact(raw), 150)} — then: {clip(redact(then), 150)}", why,
+                              ts, seq, line or None)  # fmt: skip
         return Unfinished(clip(redact(raw), 300), why, ts, seq, line or None)
 
     def _start(
@@ -573,6 +584,25 @@ _TO_CHANGE = Lazy(
       |set\s+up|bump|clean\s+up)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+# A text asked for, which the reply is: "write a short summary for the PR description",
+# "draft a reply to their email" — not into a file ("… in docs/summary.md").
+_TO_WRITE_TEXT = Lazy(
+    r"""^\W*(?:(?:ok(?:ay)?|so|and|also|great|nice|cool|now|please|pls)[,.!\s]+)*
+      (?:(?:can|could|would)\s+you\s+(?:please\s+)?)?
+      (?:(?:write|draft|compose|give)\s+(?:me\s+|us\s+)?(?:a|an|the)\s+(?:short\s+|quick\s+
+          |brief\s+|one-line\s+|concise\s+)?(?:summary|description|pr\s+description|reply
+          |response|email|message|note|explanation|tweet|announcement|post|changelog\s+entry
+          |release\s+notes?|commit\s+message|standup\s+update)
+      | (?:reply|respond)\s+to\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_A_FILE = Lazy(r"\b[\w-]+\.(?:md|txt|rst|adoc|html)\b|\s(?:\.{0,2}/)?[\w.-]+/[\w./-]+")
+# "how about …", "what if we …": a suggestion, not a question.
+_SUGGESTING = Lazy(
+    r"^\W*(?:(?:ok(?:ay)?|so|hmm+|and|but|also|hey|wait)[,.!\s]+)*(?:how\s+about|what\s+about"
+    r"|what\s+if\s+(?:we|you|i)|why\s+(?:not|don't\s+(?:we|you)))\b",
+    re.IGNORECASE,
+)
 # …or one that says to change nothing: "don't make any changes yet, just explain".
 _HANDS_OFF = Lazy(
     r"""\b(?:don'?t|do\s+not)\s+(?:make|making)\s+(?:any\s+)?changes\b
@@ -593,7 +623,14 @@ def _asks_to_know(said: str) -> bool:
         return True
     if _TO_TELL.match(head):
         return _TO_CHANGE.search(said[:2000]) is None
-    return said.rstrip().endswith("?") and len(said) <= 600 and _TO_KNOW.match(said) is not None
+    if _TO_WRITE_TEXT.match(head):
+        return _A_FILE.search(said[:2000]) is None
+    if _TO_KNOW.match(said) is None or _SUGGESTING.match(said):
+        return False
+    # A question, typed with its question mark or not ("how do i roll this out safely").
+    return (
+        said.rstrip().endswith("?") and len(said) <= 600 or (len(said) <= 200 and "\n" not in said)
+    )
 
 
 # Claude Code's marker for an image pasted into the prompt.

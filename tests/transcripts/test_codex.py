@@ -311,20 +311,28 @@ def test_code_mode_scripts_call_the_plan_and_the_shell(tmp_path: Path) -> None:
     assert "committed" not in (scan.analyze(path).goal or "")
 
 
-@pytest.mark.parametrize(("phase", "cut"), [("commentary", True), ("final_answer", False)])
+@pytest.mark.parametrize(
+    ("phase", "text", "why"),
+    [
+        ("commentary", "Added the retries.", "the transcript ends in the middle of the work on it"),
+        ("final_answer", "Added the retries to the uploader.", None),
+        # an answer that ends on what it is about to do stopped before doing it
+        ("final_answer", "I’m adding the retries to the uploader now.",
+         "the reply ends announcing more work; nothing came after it"),
+    ],
+)  # fmt: skip
 def test_a_rollout_that_ends_on_commentary_ends_in_the_middle(
-    tmp_path: Path, phase: str, cut: bool
+    tmp_path: Path, phase: str, text: str, why: str | None
 ) -> None:
     """Codex marks a reply's progress notes "commentary" and its answer "final_answer": a
     rollout whose last word is commentary stopped in the middle of the work."""
-    note = _message("assistant", "I'm adding the retries to the uploader now.", 2)
+    note = _message("assistant", text, 2)
     note["payload"]["phase"] = phase  # type: ignore[index]
     path = tmp_path / "rollout.jsonl"
     lines = [_message("user", "add retries", 1), note]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     found = [c.why for c in scan.analyze(path).candidates]
-    assert found == (["the last request; the transcript ends in the middle of the work on it"]
-                     if cut else [])  # fmt: skip
+    assert found == ([f"the last request; {why}"] if why else [])
 
 
 # -- the thread's goal (`/goal`), in the shapes codex-cli 0.171.0's TUI wrote (seen: `/goal

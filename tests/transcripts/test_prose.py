@@ -43,6 +43,8 @@ TAKEN = [
     ("explicit", "Pagination is not part of this PR."),
     ("explicit", "I've left pagination out of this change."),
     ("explicit", "We should add the same check to the export path at some point."),
+    ("explicit", "let's do the backfill tomorrow, it'll hammer the warehouse."),
+    ("explicit", "I'll measure the current draw next week with the lab's meter."),
     # tense and form: past tense and participles
     ("explicit", "I stubbed out the mailer for now; it logs instead of sending."),
     ("explicit", "I left the changelog for later."),
@@ -138,6 +140,8 @@ LEFT = [
     ("diverging", "Consider the case where the list is empty: the loop never runs."),
     ("diverging", "The linter suggests adding a docstring to every public function."),
     ("explicit", "The job failed at some point during the night."),
+    ("explicit", "The cron job runs tomorrow at 3am and again next week."),
+    ("explicit", "I have to show the rollback plan to the team tomorrow."),
     ("lead-later", "Eventually the old parser was removed in the same commit."),
 ]
 

@@ -474,6 +474,13 @@ _STILL_WRONG = "it reported something still wrong; the transcript ends before an
             "we're done with the parser, now do the export",
             "the transcript ends before any reply to it",
         ),
+        # what the user does next themselves: no request either
+        ("great, pushing", None),
+        ("good. merged, thanks", None),
+        ("ok good enough for today, deploying", None),
+        ("sent, thanks. looks good", None),
+        ("👌 merging", None),
+        ("merged. now bump the version", "the transcript ends before any reply to it"),
     ],
 )
 def test_the_users_last_words_with_no_reply_are_the_work_in_hand(
@@ -2458,11 +2465,13 @@ def test_a_reply_of_a_few_words_to_a_question_goes_on_with_the_request(tmp_path:
     facts = run(tmp_path, records)
     assert [c.text for c in facts.candidates] == [
         "Add a dark mode toggle to the settings screen — segmented control, like ios settings"
+        " — then: Now let me switch the other screens over to useTheme()."
     ]
     # A longer message is a request of its own.
     records[4] = user("segmented control please, and also move the settings gear into the top bar")
     facts = run(tmp_path, records)
-    assert [c.text for c in facts.candidates] == [records[4]["message"]["content"]]
+    said = records[4]["message"]["content"]
+    assert [c.text.split(" — then: ")[0] for c in facts.candidates] == [said]
 
 
 _NEXT_STEPS = (
@@ -2530,3 +2539,38 @@ def test_the_users_idea_for_some_point_is_open(tmp_path: Path) -> None:
                say("Grouped the notes by type.")]  # fmt: skip
     shown = "also we could swap chalk for picocolors at some point"  # the clause that defers
     assert [c.text for c in run(tmp_path, records).candidates] == [shown]
+
+
+@pytest.mark.parametrize(
+    ("request_", "reply", "unfinished"),
+    [
+        # a question typed without its question mark, answered with steps that end by
+        # asking the user for a run's output: the ask is open, the question answered
+        ("how do i roll this out without a bad deploy", "1. Apply the alerts first.\n"
+         "2. Apply the deployment.\n\nApply it and send me `kubectl top pod` after an hour.",
+         False),
+        # a text asked for is the reply, whatever it offers after
+        ("nice. write a short summary for the PR description", "**Retries with jitter** — "
+         "uploads retry 5 times.\n\nWant me to also emit a metric for retry counts?", False),
+        ("write a summary of the changes to docs/summary.md", "Here it is.\n\nWant me to "
+         "also link it from the README?", True),
+        ("how about adding a retry to the uploader", "Sure — which errors should it retry?",
+         True),
+    ],
+)  # fmt: skip
+def test_a_question_or_a_text_asked_for_is_answered_by_the_reply(
+    tmp_path: Path, request_: str, reply: str, unfinished: bool
+) -> None:
+    facts = run(tmp_path, [user(request_), say(reply)])
+    assert (facts.unfinished is not None) is unfinished
+    if "send me" in reply:
+        assert [c.rule for c in facts.candidates] == ["final-ask"]
+
+
+def test_a_reply_announcing_what_it_does_now_stopped_before_it(tmp_path: Path) -> None:
+    closing = "Cold run: 11m 40s. I’m pushing an empty commit now to trigger a warm run."
+    facts = run(tmp_path, [user("push it and see what the timings look like"), say(closing)])
+    assert [c.text for c in facts.candidates] == [
+        "push it and see what the timings look like — then: I'm pushing an empty commit now to "
+        "trigger a warm run."
+    ]
