@@ -72,7 +72,9 @@ def test_a_sweep_that_lists_nothing_finds_nothing(monkeypatch: pytest.MonkeyPatc
     assert sum(s.tasks_found + s.questions_found + s.candidates + s.goal_right for s in scores) == 0
 
 
-def test_the_report_shows_the_held_out_sets_in_totals_only(tmp_path: Path) -> None:
+def test_the_report_shows_the_held_out_sets_in_totals_only_as_the_readme_gives_them(
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "written.json"
     r = subprocess.run(
         [sys.executable, "-m", "bench.fidelity.written", "--detail", "--json", str(out)],
@@ -86,14 +88,7 @@ def test_the_report_shows_the_held_out_sets_in_totals_only(tmp_path: Path) -> No
         assert f"## {name}/" not in r.stdout  # no held-out session in detail
     dev = sorted({p.stem for p in SETS} - written.HELD_OUT)
     assert all(f"## {name}/" in r.stdout for name in dev)
-
-
-def test_the_readme_gives_the_held_out_numbers_as_measured(tmp_path: Path) -> None:
-    out = tmp_path / "written.json"
-    r = subprocess.run([sys.executable, "-m", "bench.fidelity.written", "--json", str(out)],
-                       capture_output=True, text=True, cwd=REPO, timeout=600)  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    numbers = json.loads(out.read_text())
+    # The README's numbers are the held-out sets' sums, as measured.
     held = [numbers[name] for name in sorted(written.HELD_OUT)]
 
     def total(what: str) -> tuple[int, int]:
