@@ -59,6 +59,9 @@ _PLAIN_OFFER = Lazy(
           |one|me\s+to))?\W*$
       # "Apply it and send me `kubectl top pod` for one of the new pods.": the user's to do
       | [^.!?]*\b(?:send|paste|share|post)\s+(?:me|us)\s+(?:the|your|a|an|`)
+      # "If useful, I can run EXPLAIN on those two against the snapshot."
+      | if\s+(?:useful|helpful|needed|wanted|that\s+helps|it\s+helps),?\s+(?:i\s+can|i\s+could|i'll
+          |we\s+can)\b
       # "Not sure if you want the old parser removed; I left it in place."
       | (?:i'm\s+|i\s+am\s+)?(?:not\s+sure|unsure)\s+(?:if|whether)\s+you(?:'d)?\s+(?:want
           |like|prefer|need))
@@ -127,6 +130,9 @@ def _may_offer(text: str) -> bool:
             "if that",
             "if it",
             "if needed",
+            "if useful",
+            "if helpful",
+            "if wanted",
             "whether you",
             "send me",
             "send us",

@@ -45,6 +45,8 @@ _NOT_YET = Lazy(
           |started|push|commit|merge|deploy|test|verify|release|publish|check|confirm|wire
           |implement|cover|handle|migrate|update|fix|finish|touch|change|start)\b[^.?!\n]{0,40}?
           \b(?:yet|so\s+far)\b
+      | (?:\bnot|n't)\s+(?:been\s+|yet\s+)?(?:pushed|merged|deployed|released|published)\b
+      | \b(?:didn't|did\s+not|haven't|have\s+not)\s+(?:push|merge|deploy|release|publish)\b
       | \b(?:doesn't|does\s+not|don't|do\s+not)\s+(?:cover|handle|support|include|address)\b
           [^.?!\n]{0,40}\byet\b
       | \bnot\s+yet\b | \byet\s+to\b
@@ -92,7 +94,9 @@ _LEFT_WORDS = recache.compile(
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
         "|pre-existing|preexisting|unrelated"
         "|couldn't|could not|can't|cannot|able to|unable|leaves|left|only|except|next"
-        "|separately|stopped|once you|when you|after you|let me know".split("|")
+        "|separately|stopped|once you|when you|after you|let me know|once|when|after|not push"
+        "|n't push|not merg|n't merg|not deploy|n't deploy|not releas|n't releas|not publish"
+        "|n't publish|not been push".split("|")
     )
 )
 # A failure the session saw and set aside as not its own: still broken.
@@ -145,7 +149,17 @@ _YOURS = Lazy(
       | your\s+call | up\s+to\s+you | yours\s+to | on\s+your\s+side | needs?\s+your
       | requires?\s+(?:your|you\s+to|manual) | manual(?:ly)?\s+(?:step|test|check|run|verif)
       | (?:once|when|after)\s+you(?:'ve|\s+have)?\s+[^.?!\n]{1,60}?,\s*(?:i|we)\s+can\b
+      # "Once Sara has regenerated the certificate, re-run the failed workflow."
+      | ^\W*(?:once|when|after)\b[^,.?!\n]{3,80},\s*(?:re-?run|run|merge|deploy|redeploy|push
+          |restart|apply|rebuild|retry|trigger|publish|release|rotate|update|enable|remove)\b
       | let\s+me\s+know\s+(?:once|when)\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# A state the user asked for: "Not pushed, as you said.", "… wasn't applied, by your call".
+_AS_DECIDED = Lazy(
+    r"""\b(?:as\s+you\s+(?:said|asked|requested|wanted|suggested|preferred)|as\s+requested
+      |per\s+your\s+(?:request|call|instructions?|note)|by\s+your\s+(?:call|choice|request)
+      |at\s+your\s+request|like\s+you\s+(?:said|asked))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # "Still passes" is done, not open.
@@ -371,6 +385,8 @@ def caveats(
                     or _LEFT_OVER.search(sentence)
                 )
             ):
+                if _AS_DECIDED.search(sentence):
+                    continue  # "Not pushed, as you said.": the user's decision, carried out
                 kind = None  # left open, whatever else it says
             elif not (kind == DIVERGING and ideas):
                 continue

@@ -88,12 +88,27 @@ OPEN_LIST_TURNS: int | None = None
 # A reply that takes up a whole list of the assistant's: "do all 3", "go ahead with all
 # three", "yes, do them", "both please". Not "do 1 and 3": which items, it says by number.
 _TAKES_UP_ALL = Lazy(
-    r"""^\W*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|great|cool|perfect|nice|please|pls|sounds\s+good
-        |lgtm|go|alright)[,.!\s]+)*
+    r"""(?:^|[,.;!]\s*|\band\s+)(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|great|cool|perfect|nice|please
+        |pls|sounds\s+good|lgtm|go|alright)[,.!\s]+)*
       (?:(?:go\s+ahead|do|proceed|implement|tackle|fix|handle|let's\s+do|let's\s+go|make)\b
-          [^.?!\n]{0,30}?\b(?:all|both|them|those|these|everything|the\s+(?:list|rest|lot))\b
-        | (?:all|both)(?:\s+of\s+(?:them|those|these|it)|\s+(?:two|three|four|five|\d))?
-          (?:\s+please)?\W*$)""",
+          [^.?!\n]{0,30}?\b(?:all|both|them|those|these|everything|the\s+(?:list|rest|lot))
+          (?:\s+of\s+(?:them|those|these|it)|\s+(?:two|three|four|five|\d))?(?:\s+please)?
+          \s*(?:[.,;!]|$)
+        | ^\W*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|go)[,.!\s]+)*(?:all|both)(?:\s+of\s+(?:them|those
+          |these|it)|\s+(?:two|three|four|five|\d))?(?:\s+please)?\W*$)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# The user taking a step on themselves: "ill push and open the pr myself", "i'll kick off
+# the base run on the cluster tonight", "i'll send them to the translation agency".
+_MINE_WORDS = Lazy(r"\b(?:i'll|ill|i\s+will|i'm\s+going\s+to)\s", re.IGNORECASE)
+_MINE = Lazy(
+    r"""\b(?:i'll|ill|i\s+will|i'm\s+going\s+to)\s+(?:just\s+|then\s+|also\s+)?
+      (?:(?:send|ask|ping|email|message|tell|talk\s+to|check\s+with|kick\s+off|schedule|file
+          |forward|loop\s+in|raise)\b
+        | (?:do|handle|push|merge|deploy|open|run|start|measure|test|review|write|update|fix
+          |rotate|renew|regenerate|take\s+care\s+of|look\s+at|deal\s+with)\b[^.?!\n]{0,80}?
+          \b(?:myself|manually|by\s+hand|tonight|tomorrow|later|on\s+my\s+(?:end|side)
+          |this\s+(?:week|afternoon|evening)|after\s+(?:lunch|the\s+meeting))\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
 _LISTS = frozenset({"listed", "open-list", "deferral", "caveat"})
@@ -204,6 +219,10 @@ class Loose:
         # the turn of work that follows settles them, if it changes files and finishes.
         self.taken_up: tuple[set[str], int] | None = None
         self.edits = 0  # file-writing calls read (whatever their result)
+        # The closing text the user's last message answered, and whether nothing came after
+        # that message (the session ends on it).
+        self.last_closed: tuple[str, str | None, int] | None = None
+        self.ended_on_user = False
 
     def feed(self, event: object) -> None:
         """Every event of the part read (the pass hands user texts to `user`)."""
@@ -211,6 +230,7 @@ class Loose:
         if isinstance(event, AssistantText):
             if self.clear_pending:
                 self._begin()
+            self.ended_on_user = False
             self.closing = (event.text, event.ts, self.stats.line)
             self._read(event.text, event.ts, "assistant")
         elif isinstance(event, UserText):
@@ -219,6 +239,7 @@ class Loose:
             if self.clear_pending:
                 self._begin()
             self.closing = None
+            self.ended_on_user = False
             if event.name in _WRITING:
                 self.edits += 1
             self.tools.call(event, self.cwd, self.seq, self.stats.line)
@@ -248,6 +269,7 @@ class Loose:
         if event.is_command and not own:
             return None  # /model, /compact…: not an answer, and the turn is not over
         taken = self._close_turn(None if own else event, ended=False)
+        self.ended_on_user = not (own or event.is_command)
         if not own:
             # AskUserQuestion calls the user rejected: a message of theirs answers them.
             self.tools.dismissed.clear()
@@ -289,6 +311,14 @@ class Loose:
         # take up anything.
         if ledger.index and (role == "user" or (found and not DONE_WORDS.isdisjoint(found))):
             self._evidence(text, tokens, role)
+        if role == "user" and _MINE_WORDS.search(low):
+            # The user taking a step on themselves ("ill push and open the pr myself", "i'll
+            # send them to the translation agency"): theirs to do, not the session's.
+            for sentence, _ in sentences(text[:_SCAN_CHARS]):
+                if _MINE.search(sentence):
+                    why = f"the user took it on{_at(ts)}"
+                    said = _as_typed(sentence, self._typed_as)
+                    self._add(loose_end(said, DEFERRED, why, ts, self.stats.line, "user-deferral"))
         if not found:
             return
         words = found & ANCHOR_FORMS
@@ -345,19 +375,9 @@ class Loose:
         else:
             found = caveats(text, ideas=ended)
         if ended:
-            # The session's last closing text: what it lists as left on one line ("Next up:
-            # step 6 — …, step 7 — …") stands like a list under such a lead.
-            for item, lead in inline_lists(text):
-                why = f"listed under “{lead}”{_at(ts)}"
-                self._add(loose_end(item, DEFERRED, why, ts, line, "open-list"))
-            # …and under the leads only the session's end reads ("Suggested next steps:").
-            for item, lead in open_lists(text, ended=True):
-                why = f"listed under “{lead}”{_at(ts)}"
-                self._add(loose_end(item, DEFERRED, why, ts, line, "open-list"))
-            # …and a task list's items left unticked ("- [ ] Run the e2e tests").
-            for item in unticked(text):
-                why = f"left unticked in a task list{_at(ts)}"
-                self._add(loose_end(item, UNFINISHED, why, ts, line, "unticked"))
+            self._closing_lists(text, ts, line)
+        else:
+            self.last_closed = (text, ts, line)
         for sentence, kind in found:
             if kind == DIVERGING:
                 why = f"raised in the closing summary{_at(ts)}; not pursued"
@@ -373,11 +393,27 @@ class Loose:
             key = self._add(loose_end(sentence, DEFERRED, why, ts, line, "caveat"))
             if key is not None:
                 self.said_in[key, "caveat"] = self.turns
-        if reply is not None and _TAKES_UP_ALL.match(reply.text) and len(reply.text) <= 120:
+        if reply is not None and len(reply.text) <= 160 and _TAKES_UP_ALL.search(reply.text):
             listed = {k for k, c in self.pool.items() if c.line == line and c.rule in _LISTS}
             if listed:
                 self.taken_up = (listed, self.edits)
         return taken
+
+    def _closing_lists(self, text: str, ts: str | None, line: int) -> None:
+        """The session's last closing text — or the last before the user's unanswered last
+        message: what it lists as left on one line ("Next up: step 6 — …, step 7 — …")
+        stands like a list under such a lead…"""
+        for item, lead in inline_lists(text):
+            why = f"listed under “{lead}”{_at(ts)}"
+            self._add(loose_end(item, DEFERRED, why, ts, line, "open-list"))
+        # …and under the leads only the session's end reads ("Suggested next steps:").
+        for item, lead in open_lists(text, ended=True):
+            why = f"listed under “{lead}”{_at(ts)}"
+            self._add(loose_end(item, DEFERRED, why, ts, line, "open-list"))
+        # …and a task list's items left unticked ("- [ ] Run the e2e tests").
+        for item in unticked(text):
+            why = f"left unticked in a task list{_at(ts)}"
+            self._add(loose_end(item, UNFINISHED, why, ts, line, "unticked"))
 
     def _work_on_list_done(self, closing: str) -> None:
         """The turn after the user took a list up whole ends: when it changed files and its
@@ -473,6 +509,10 @@ class Loose:
 
     def finish(self) -> tuple[list[Candidate], list[Candidate]]:
         """The loose ends still open (oldest first) and those settled."""
+        if self.closing is None and self.last_closed is not None and self.ended_on_user:
+            # The session ends on the user's message, unanswered: the reply before it is the
+            # last word on the work's state.
+            self._closing_lists(*self.last_closed)
         self._close_turn(None, ended=True)
         # A summary's caveats, lists and deferrals from long ago were most likely dealt with
         # since; those of the last few turns are what the session stopped on.

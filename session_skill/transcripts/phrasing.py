@@ -327,6 +327,8 @@ RULES: tuple[Rule, ...] = (
             \s+{_DET}
           | \b(?:postponed|deferred|punted(?:\s+on)?|shelved|parked)\s+{_DET}
           | \b(?:postpone|defer|shelve|punt\s+on)\s+{_DET}
+          | \b(?:is|are|stays?|remains?)\s+(?:parked|deferred|postponed|shelved)\b
+            (?!\s+(?:in|at|on|outside|inside|near|by|behind|next\s+to)\b)
           | \bhold(?:ing)?\s+off\s+(?:on|with)\b
           | \bon\s+hold\b)""",
     ),

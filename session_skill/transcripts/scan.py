@@ -306,7 +306,7 @@ class _Sweep:
         elif isinstance(event, PatchApplied):
             self.tools.patched(event, self.cwd)
         elif isinstance(event, CommandPrompt):
-            self.turns.prompt(event, self.seq, self.stats.line, self.tools.writes)
+            self.turns.prompt(event, self.seq, self.stats.line, self._changes())
         elif isinstance(event, Interrupted):
             self.turns.interrupted()
         elif isinstance(event, Recap):
@@ -358,6 +358,10 @@ class _Sweep:
         wanted = set(subject(task.text, words[1:]))
         return bool(wanted) and any(wanted <= stems for stems in self.done_since)
 
+    def _changes(self) -> int:
+        """The work done so far that a turn can be judged by: file writes and commits."""
+        return self.tools.writes + self.tools.committed
+
     def _user(self, event: UserText) -> None:
         own = is_own_command(event)
         taken = self.loose.user(event, own) if self.loose is not None else self._taken(event, own)
@@ -370,7 +374,7 @@ class _Sweep:
             self.first_request = clip(redact(head), _REQUEST_CHARS)
         self.last_request = event.text
         self.recap = None
-        self.turns.user(event, self.seq, taken, self.stats.line, self.tools.writes)
+        self.turns.user(event, self.seq, taken, self.stats.line, self._changes())
         self.requests += 1
         if self.tail is not None:
             self.tail.append((self.stats.offset, self.stats.line))
@@ -463,7 +467,7 @@ class _Sweep:
             for t in pending
         ]
         plan = _plan_exit(self.exit_plan) if self.exit_plan is not None else None
-        unfinished = self.turns.unfinished(self.tools.writes)
+        unfinished = self.turns.unfinished(self._changes())
         if plan is not None and unfinished is not None:
             # Approved with "clear context", the plan is the next session's work (issue 20)
             # and the request it answers is still to do: not a task interrupted, but open.

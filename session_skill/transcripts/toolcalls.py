@@ -107,6 +107,8 @@ class ToolState:
         # result may still say it failed (nothing committed: a hook failed, a rejection):
         # the copy that follows files only, whose facts name the Goal.
         self.commits: list[str] = []
+        self.committed = 0  # commit calls made: work done, as a file write is
+        self.commit_ids: set[str] = set()  # …whose results are still to come
         self.commit_calls: OrderedDict[str, list[str]] = OrderedDict()
 
     def call(self, call: ToolCall, cwd: str | None, seq: int, line: int = 0) -> None:
@@ -176,6 +178,10 @@ class ToolState:
         subjects = self.commit_calls.pop(result.tool_use_id, None)
         if subjects is not None and result.is_error and not _MADE.search(result.text[:4000]):
             self.commits = [c for c in self.commits if c not in subjects]
+        if result.tool_use_id in self.commit_ids:
+            self.commit_ids.discard(result.tool_use_id)
+            if result.is_error and not _MADE.search(result.text[:4000]):
+                self.committed -= 1
         if result.tool_use_id == self.plan_call and result.is_error:
             self.plan_checks = []  # the user rejected the plan
         asked = self.questions.pop(result.tool_use_id, None)
@@ -209,6 +215,9 @@ class ToolState:
         is the body); each once, the first few."""
         first = next((m.strip() for m in messages if m.strip()), "")
         subject = first.splitlines()[0].strip() if first else ""
+        if subject and call_id and len(self.commit_ids) < 1000:
+            self.committed += 1  # every commit made, kept or not (a failed one is taken back)
+            self.commit_ids.add(call_id)
         if not subject or subject in self.commits or len(self.commits) >= _COMMITS_KEPT:
             return
         self.commits.append(subject)

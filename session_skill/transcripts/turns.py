@@ -541,7 +541,8 @@ _NO_WORK = frozenset(
     thank git checkout switch branch branches feature create called named pull fetch rebase sync
     install dependencies deps packages requirements npm pnpm yarn pip bun dev server run
     running setup set env environment virtualenv venv main master develop origin upstream
-    latest help something things thing few couple question questions quick stuff""".split()
+    latest help something things thing few couple question questions quick stuff contributing
+    pls plz whats forgot vs versus""".split()
 )
 _WORD = Lazy(r"[\w'’./-]+")
 

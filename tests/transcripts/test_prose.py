@@ -69,6 +69,7 @@ TAKEN = [
     ("gerund", "I deferred the index rebuild to the weekend window."),
     ("gerund", "Let's put the locale work on hold."),
     ("gerund", "Hold off on pagination until the crash is fixed."),
+    ("gerund", "Virtualization is parked, as agreed."),
     # standing caveats
     ("caveat", "Heads-up: the ARM build is still red."),
     ("caveat", "Known issue: the importer drops rows with an empty tenant."),
@@ -127,6 +128,7 @@ LEFT = [
     ("lead-later", "The replica is eventually consistent, so reads may be stale."),
     ("gerund", "The scheduler defers the callback to the next tick of the loop."),
     ("gerund", "A deferred promise resolves once the data is loaded."),
+    ("gerund", "The delivery van is parked outside the depot in the demo data."),
     ("caveat", "Note: the function returns None when the list is empty."),
     ("caveat", "Heads up, I'm restarting the dev server now."),
     ("aside", "I found another time zone bug in the report dates."),

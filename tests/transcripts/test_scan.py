@@ -363,6 +363,11 @@ LEFT_IN_THE_CLOSING = [
     "I can also add a --verbose flag if that would help.",
     "I'm happy to wire the parser into the import command next.",
     "Not sure if you want the old parser removed; I left it in place.",
+    # not pushed; a step for when someone else has done theirs; an offer "if useful"
+    "The commit isn't pushed.",
+    "Committed as `a1b2c3d`; not pushed.",
+    "Once Sara has regenerated the certificate, restart the deploy workflow.",
+    "If useful, I can run EXPLAIN on the two slow queries.",
 ]
 
 # …and the same words telling what was done: nothing is left.
@@ -375,6 +380,8 @@ DONE_IN_THE_CLOSING = [
     "After you pointed at the CRLF case, I added a test for it.",
     "Eventually the old parser was removed in the same commit.",
     "I considered adding a cache, but the lookups are fast enough.",
+    "Not pushed, as you said.",
+    "Once the cache was warm, the build took two minutes.",
 ]
 
 
@@ -1862,6 +1869,8 @@ def test_what_a_user_typed_stays_in_the_goal(tmp_path: Path, request_: str) -> N
         "good morning! ready to work?",
         "can you help me with something?",
         "I have a few things for you today",
+        "read README and CONTRIBUTING first pls",
+        "can you check whats on this branch vs main, i forgot",
         "I'm going to give you a task",
         "check git status please",
         "update from our parent branch",  # the branch brought up to date
@@ -2486,6 +2495,7 @@ _NEXT_STEPS = (
         ("do all 3", "Done. Both loaders normalise emails now; 9 tests pass.", True),
         ("ok go ahead with both", "Done: the loaders and the regression test.", True),
         ("yes, all of them please", "Done.", True),
+        ("yeah the drawer crashes too, sentry has it, fix all 3", "Done.", True),
         # the work did not finish, or failed, or the reply picks by number
         ("do all 3", "The loaders are updated but the regression test is still failing.", False),
         ("do 1 and 2", "Done.", False),
@@ -2574,3 +2584,46 @@ def test_a_reply_announcing_what_it_does_now_stopped_before_it(tmp_path: Path) -
         "push it and see what the timings look like — then: I'm pushing an empty commit now to "
         "trigger a warm run."
     ]
+
+
+def test_a_commit_asked_for_is_work_done_before_the_question_after_it(tmp_path: Path) -> None:
+    """ "commit" → a commit, then "Want me to push too?": the commit is the work, so the
+    question is the loose end, not the request."""
+    records = [user("commit. one commit for both is fine"),
+               call("c1", "Bash", command='git commit -am "refactor: migrate prefs"'),
+               result("c1", "[main d41f07b] refactor: migrate prefs"),
+               say("Committed as d41f07b. Want me to push it too?")]  # fmt: skip
+    facts = run(tmp_path, records)
+    assert facts.unfinished is None
+    assert [c.rule for c in facts.candidates] == ["final-ask"]
+
+
+@pytest.mark.parametrize(
+    ("said", "taken_on"),
+    [
+        ("thanks. i'll send the release notes to the docs team", True),
+        ("ill push and open the pr myself", True),
+        ("ok, i'll kick off the benchmark run on the cluster tonight", True),
+        ("i'll be back in 10 min", False),
+        ("i'll test it and let you know", False),
+    ],
+)
+def test_a_step_the_user_takes_on_is_theirs_to_do(
+    tmp_path: Path, said: str, taken_on: bool
+) -> None:
+    records = [user("Fix the export"), *_edit("t1", "export.py"), say("Fixed the export."),
+               user(said), say("Sounds good.")]  # fmt: skip
+    found = [c.text for c in run(tmp_path, records).candidates if c.rule == "user-deferral"]
+    assert bool(found) is taken_on, found
+
+
+def test_the_reply_before_the_users_unanswered_last_words_is_read_as_the_last(
+    tmp_path: Path,
+) -> None:
+    """The session ends on the user's message: the reply before it is the last word on the
+    work, so what it lists as left on one line is open."""
+    records = [user("Clear the Sendable warnings"), *_edit("t1", "Feed.swift"),
+               say("Done with the feed.\n\nRemaining: the Analytics module (9) and misc (7)."),
+               user("the previews for the feed crash now")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert "the Analytics module (9) and misc (7)." in texts
