@@ -39,7 +39,7 @@ from bench.fidelity.score import SessionScore, Totals, score  # noqa: E402
 
 SETS = Path(__file__).resolve().parent / "written"
 # Read in totals only: chosen before any set was written or scored.
-HELD_OUT = frozenset({"b", "s"})
+HELD_OUT = frozenset({"b", "h", "s"})
 _ROOT = forms._APP  # the project the sessions work in
 
 
