@@ -94,9 +94,13 @@ _LEFT_WORDS = recache.compile(
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
         "|pre-existing|preexisting|unrelated"
         "|couldn't|could not|can't|cannot|able to|unable|leaves|left|only|except|next"
-        "|separately|stopped|once you|when you|after you|let me know|once|when|after|not push"
-        "|n't push|not merg|n't merg|not deploy|n't deploy|not releas|n't releas|not publish"
-        "|n't publish|not been push".split("|")
+        "|separately|stopped here|stopping here|stop here|once you|when you|after you"
+        "|let me know once|let me know when|not push|n't push|not merg|n't merg|not deploy"
+        "|n't deploy|not releas|n't releas|not publish|n't publish|not been push"
+        # "Once Sara has regenerated the certificate, re-run the failed workflow."
+        "|, re-run|, rerun|, run |, merge|, deploy|, redeploy|, push|, restart|, apply"
+        "|, rebuild|, retry|, trigger|, publish|, release|, rotate|, update|, enable"
+        "|, remove".split("|")
     )
 )
 # A failure the session saw and set aside as not its own: still broken.

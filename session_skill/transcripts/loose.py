@@ -100,6 +100,7 @@ _TAKES_UP_ALL = Lazy(
 )
 # The user taking a step on themselves: "ill push and open the pr myself", "i'll kick off
 # the base run on the cluster tonight", "i'll send them to the translation agency".
+_MINE_TOKENS = frozenset({"i'll", "ill", "will", "going"})
 _MINE_WORDS = Lazy(r"\b(?:i'll|ill|i\s+will|i'm\s+going\s+to)\s", re.IGNORECASE)
 _MINE = Lazy(
     r"""\b(?:i'll|ill|i\s+will|i'm\s+going\s+to)\s+(?:just\s+|then\s+|also\s+)?
@@ -219,6 +220,7 @@ class Loose:
         # the turn of work that follows settles them, if it changes files and finishes.
         self.taken_up: tuple[set[str], int] | None = None
         self.edits = 0  # file-writing calls read (whatever their result)
+        self.list_line: int | None = None  # the line of the last item of `_LISTS` pooled
         # The closing text the user's last message answered, and whether nothing came after
         # that message (the session ends on it).
         self.last_closed: tuple[str, str | None, int] | None = None
@@ -311,7 +313,7 @@ class Loose:
         # take up anything.
         if ledger.index and (role == "user" or (found and not DONE_WORDS.isdisjoint(found))):
             self._evidence(text, tokens, role)
-        if role == "user" and _MINE_WORDS.search(low):
+        if role == "user" and not _MINE_TOKENS.isdisjoint(tokens) and _MINE_WORDS.search(low):
             # The user taking a step on themselves ("ill push and open the pr myself", "i'll
             # send them to the translation agency"): theirs to do, not the session's.
             for sentence, _ in sentences(text[:_SCAN_CHARS]):
@@ -393,7 +395,12 @@ class Loose:
             key = self._add(loose_end(sentence, DEFERRED, why, ts, line, "caveat"))
             if key is not None:
                 self.said_in[key, "caveat"] = self.turns
-        if reply is not None and len(reply.text) <= 160 and _TAKES_UP_ALL.search(reply.text):
+        if (
+            reply is not None
+            and self.list_line == line  # this closing text listed or put something off
+            and len(reply.text) <= 160
+            and _TAKES_UP_ALL.search(reply.text)
+        ):
             listed = {k for k, c in self.pool.items() if c.line == line and c.rule in _LISTS}
             if listed:
                 self.taken_up = (listed, self.edits)
@@ -451,6 +458,8 @@ class Loose:
             return None
         self.inserts += 1
         self.pool[key] = candidate
+        if candidate.rule in _LISTS:
+            self.list_line = candidate.line
         self.ledger.watch(key, subject(candidate.text, words))
         if len(self.pool) > POOL_MAX:
             oldest = next(iter(self.pool))
