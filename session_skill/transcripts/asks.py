@@ -117,30 +117,17 @@ def asks(text: str) -> list[Ask]:
     return found
 
 
+# What an offer without a question mark cannot be said without (`_PLAIN_OFFER`).
+_MAY_OFFER = (
+    "if you", "say the word", "let me know", "tell me", "happy to", "if that", "if needed",
+    "if it's needed", "if it is needed", "if useful", "if helpful", "if wanted", "whether you",
+    "send me", "send us", "paste me", "share me", "post me",
+)  # fmt: skip
+
+
 def _may_offer(text: str) -> bool:
     low = text.lower()
-    return any(
-        w in low
-        for w in (
-            "if you",
-            "say the word",
-            "let me know",
-            "tell me",
-            "happy to",
-            "if that",
-            "if it",
-            "if needed",
-            "if useful",
-            "if helpful",
-            "if wanted",
-            "whether you",
-            "send me",
-            "send us",
-            "paste me",
-            "share me",
-            "post me",
-        )
-    )
+    return any(w in low for w in _MAY_OFFER)
 
 
 # An offer of more work than was asked for: "Want me to also…", "… as well?", "in a follow-up".
