@@ -443,8 +443,3 @@ def announced(text: str) -> str | None:
     if units and _ABOUT_TO.search(units[-1][0]) is not None:
         return units[-1][0]
     return None
-
-
-def announces_more(text: str) -> bool:
-    """Does the closing text end by announcing work it is about to do (`_ABOUT_TO`)?"""
-    return announced(text) is not None

@@ -176,12 +176,13 @@ class ToolState:
             self.attempts[written] -= 1  # rejected by the user, or failed: nothing changed
             self.writes -= _changes_work(written)
         subjects = self.commit_calls.pop(result.tool_use_id, None)
-        if subjects is not None and result.is_error and not _MADE.search(result.text[:4000]):
-            self.commits = [c for c in self.commits if c not in subjects]
-        if result.tool_use_id in self.commit_ids:
-            self.commit_ids.discard(result.tool_use_id)
-            if result.is_error and not _MADE.search(result.text[:4000]):
-                self.committed -= 1
+        counted = result.tool_use_id in self.commit_ids
+        if (subjects is not None or counted) and result.is_error:
+            if not _MADE.search(result.text[:4000]):  # the commit did not happen
+                if subjects is not None:
+                    self.commits = [c for c in self.commits if c not in subjects]
+                self.committed -= counted
+        self.commit_ids.discard(result.tool_use_id)
         if result.tool_use_id == self.plan_call and result.is_error:
             self.plan_checks = []  # the user rejected the plan
         asked = self.questions.pop(result.tool_use_id, None)

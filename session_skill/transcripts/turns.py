@@ -386,13 +386,12 @@ class Turns:
             why = "the transcript ends in the middle of the work on it"
         elif self._ended_on == "text" and closing is not None:
             from session_skill.transcripts.asks import asks
-            from session_skill.transcripts.ending import announced, announces_more, hands_back
+            from session_skill.transcripts.ending import announced, hands_back
 
             if _FAILING.search(said[:2000]):  # the user's words, not the question they answer
                 why = "it reported something still wrong; no one has seen the fix work since"
-            elif announces_more(closing):
+            elif (then := announced(closing)) is not None:
                 why = "the reply ends announcing more work; nothing came after it"
-                then = announced(closing)
             elif asks(closing) and writes <= self._writes_at and not _asks_to_know(said):
                 # Asked before anything was changed: the work waits on the answer. After
                 # changes, what it asks (commit? also update the docs?) is the loose end.
