@@ -16,8 +16,10 @@ are independent of the rules' text, not of every habit of phrasing.
 `HELD_OUT` sets are scored in totals only and never read by whoever changes extraction: the
 check of a change is the held-out set's numbers, read once after the change is judged on
 the dev set. The sessions are laid out as Claude Code records whatever their voice (the
-voice is the prose's: Codex's typographic apostrophes, its sections); the scoring is the
-corpus's (`score.score`), each quote's line the record of the turn that says it.
+voice is the prose's: Codex's typographic apostrophes, its sections), and each again as a
+codex-cli rollout: the two readers must find the same things, so the report says where the
+Codex layout's hits and misses differ. The scoring is the corpus's (`score.score`), each
+quote's line the record of the turn that says it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import argparse
 import json
 import sys
 import tempfile
+from itertools import count
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +65,75 @@ def build(case: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, int]]:
     return records, lines
 
 
+def build_codex(case: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """The same session as a codex-cli 0.171.0 rollout (the shapes of the corpus's Codex
+    sessions): each user turn a `response_item` message beside its `user_message` event;
+    each edit an `apply_patch` call, its `patch_apply_end` and its output; each command an
+    `exec_command` call and its output; each reply the turn's `final_answer`."""
+    clock = count()
+
+    def rec(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        n = next(clock)
+        stamp = f"2026-12-03T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
+        return {"timestamp": stamp, "type": kind, "payload": payload}
+
+    records = [rec("session_meta", {"id": "written", "cwd": _ROOT, "cli_version": "0.171.0"})]
+    lines: dict[int, int] = {}
+    for n, turn in enumerate(case["turns"]):
+        if "user" in turn:
+            text = turn["user"]
+            records += [
+                rec("event_msg", {"type": "task_started", "turn_id": f"turn{n}"}),
+                rec("turn_context", {"turn_id": f"turn{n}", "cwd": _ROOT}),
+                rec("response_item", {"type": "message", "role": "user",
+                                      "content": [{"type": "input_text", "text": text}]}),
+            ]  # fmt: skip
+            lines[n] = len(records)
+            records.append(rec("event_msg", {"type": "user_message", "message": text}))
+            continue
+        for name in turn.get("edits") or []:
+            path, call = f"{_ROOT}/{name}", f"call_p{next(clock)}"
+            patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"
+            done = f"Success. Updated the following files:\nM {path}\n"
+            records += [
+                rec("response_item", {"type": "custom_tool_call", "status": "completed",
+                                      "call_id": call, "name": "apply_patch", "input": patch}),
+                rec("event_msg", {"type": "patch_apply_end", "call_id": call, "stdout": done,
+                                  "stderr": "", "success": True,
+                                  "changes": {path: {"type": "update"}}}),
+                rec("response_item", {"type": "custom_tool_call_output", "call_id": call,
+                                      "output": json.dumps({"output": done,
+                                                            "metadata": {"exit_code": 0}})}),
+            ]  # fmt: skip
+        for command in turn.get("commands") or []:
+            call = f"call_c{next(clock)}"
+            args = json.dumps({"cmd": command, "workdir": _ROOT})
+            output = (
+                f"Command: /bin/bash -lc {command!r}\nChunk ID: c{n}\nWall time: 0.1 "
+                "seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nok"
+            )
+            records += [
+                rec("response_item", {"type": "function_call", "name": "exec_command",
+                                      "arguments": args, "call_id": call}),
+                rec("response_item", {"type": "function_call_output", "call_id": call,
+                                      "output": output}),
+            ]  # fmt: skip
+        if not turn.get("assistant"):
+            continue
+        text = turn["assistant"]
+        records += [
+            rec("event_msg", {"type": "agent_message", "message": text, "phase": "final_answer"}),
+            rec("response_item", {"type": "message", "role": "assistant", "phase": "final_answer",
+                                  "content": [{"type": "output_text", "text": text}]}),
+        ]  # fmt: skip
+        lines[n] = len(records)
+        records.append(rec("event_msg", {"type": "task_complete", "last_agent_message": text}))
+    return records, lines
+
+
+LAYOUTS = {"claude": build, "codex": build_codex}
+
+
 def key_of(case: dict[str, Any], path: Path, lines: dict[int, int], set_name: str) -> Key:
     said = {n: t.get("user") or t.get("assistant") or "" for n, t in enumerate(case["turns"])}
     items: dict[str, list[Item]] = {}
@@ -76,7 +148,7 @@ def key_of(case: dict[str, Any], path: Path, lines: dict[int, int], set_name: st
                case.get("goal_keywords") or [], written, items)  # fmt: skip
 
 
-def run_set(path: Path) -> list[SessionScore]:
+def run_set(path: Path, layout: str = "claude") -> list[SessionScore]:
     from bench.fidelity.__main__ import observe
 
     cases = json.loads(path.read_text(encoding="utf-8"))
@@ -84,11 +156,17 @@ def run_set(path: Path) -> list[SessionScore]:
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             transcript = Path(tmp) / f"{case['id']}.jsonl"
-            records, lines = build(case)
+            records, lines = LAYOUTS[layout](case)
             transcript.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
             key = key_of(case, transcript, lines, path.stem)
             scores.append(score(key, observe(transcript, _ROOT), path.stem))
     return scores
+
+
+def codex_differs(path: Path, scores: list[SessionScore]) -> list[str]:
+    """The sessions whose hits and misses change when laid out as Codex rollouts."""
+    codex = run_set(path, "codex")
+    return [a.file for a, b in zip(scores, codex, strict=True) if a.detail != b.detail]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,6 +188,15 @@ def main(argv: list[str] | None = None) -> int:
         held = path.stem in HELD_OUT
         what = "held out: totals only" if held else "dev"
         out += render_totals(f"written set {path.stem} ({what})", result[path.stem], False)
+        differ = codex_differs(path, scores)
+        out.append(
+            "  as Codex rollouts       "
+            + (
+                f"{len(differ)} sessions score otherwise: {', '.join(differ)}"
+                if differ
+                else "the same hits and misses in every session"
+            )  # fmt: skip
+        )
         out.append("")
         if args.detail and not held:
             for s in scores:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,39 @@ def test_each_quote_is_scored_on_the_line_of_the_turn_that_says_it() -> None:
     assert key.items["open_questions"][0].lines == [6] and key.files_written == ["up.py"]
 
 
+def test_a_session_laid_out_as_a_codex_rollout_is_read_by_the_codex_reader() -> None:
+    from session_skill.transcripts.reader import ReadStats, iter_events
+
+    case = {"id": "x-1", "turns": [
+        {"user": "add retries to the uploader"},
+        {"edits": ["up.py"], "commands": ["git commit -m 'retry'"], "assistant": "Added."},
+    ]}  # fmt: skip
+    records, lines = written.build_codex(case)
+    assert records[lines[0] - 1]["payload"]["role"] == "user"
+    assert records[lines[1] - 1]["payload"]["phase"] == "final_answer"
+    path = Path(tempfile.mkdtemp()) / "x.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    events = list(iter_events(path, ReadStats()))
+    assert {e.agent for e in events if type(e).__name__ == "SessionMeta"} == {"codex"}
+    kinds = [type(e).__name__ for e in events]
+    assert kinds.count("UserText") == 1 and kinds.count("AssistantText") == 1
+    assert "PatchApplied" in kinds
+
+
+def test_a_codex_reader_that_misses_edits_shows_as_sessions_that_score_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def without_edits(case: dict) -> tuple[list, dict]:
+        turns = [{k: v for k, v in t.items() if k != "edits"} for t in case["turns"]]
+        return written.build_codex({**case, "turns": turns})
+
+    path = SETS[0]
+    scores = written.run_set(path)
+    assert written.codex_differs(path, scores) == []
+    monkeypatch.setitem(written.LAYOUTS, "codex", without_edits)
+    assert len(written.codex_differs(path, scores)) > len(scores) // 2
+
+
 def test_a_sweep_that_lists_nothing_finds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """The scores can fail: with no candidate and no Goal, nothing open is found."""
     from bench.fidelity import __main__ as report
@@ -86,6 +120,8 @@ def test_the_report_shows_the_held_out_sets_in_totals_only_as_the_readme_gives_t
     for name in written.HELD_OUT:
         assert f"written set {name} (held out: totals only)" in r.stdout
         assert f"## {name}/" not in r.stdout  # no held-out session in detail
+    # Laid out as Codex rollouts, every session scores as it does as Claude Code records.
+    assert r.stdout.count("the same hits and misses in every session") == len(SETS)
     dev = sorted({p.stem for p in SETS} - written.HELD_OUT)
     assert all(f"## {name}/" in r.stdout for name in dev)
     # The README's numbers are the held-out sets' sums, as measured.
