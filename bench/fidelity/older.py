@@ -14,6 +14,11 @@ JUDGED: dict[str, list[tuple[str, str, str]]] = {
         ("spotter-4te.4:", "right", "listed as remaining; the file ends as the next task starts"),
         ("spotter-4te.5:", "right", "still to do at the end"),
         ("spotter-4te.6:", "right", "still to do at the end"),
+        (
+            "continue implementation",
+            "right",
+            "the work asked for: the file ends on 'Let me check what's ready:' after .3",
+        ),
     ],
     "spotter_short_v2.1.38.jsonl": [
         ("mix phx.server doesnt seem to start", "right", "interrupted, then only /model"),
@@ -23,6 +28,7 @@ JUDGED: dict[str, list[tuple[str, str, str]]] = {
     ],
     "cctrace_phase0_main.jsonl": [
         ("can we do a full export first", "right", "the export was running when the file ends"),
+        ("Ill tell you what I have observed", "wrong", "the user telling it there and then"),
         ("Sprint 2: Implement import", "right", "never done: the user put it after the export"),
         ("Sprint 3: Implement backup/restore", "right", "never started"),
     ],

@@ -56,6 +56,7 @@ from session_skill.transcripts.prose import _units as sentences
 from session_skill.transcripts.reader import (
     AssistantText,
     ClearSplit,
+    PatchApplied,
     ReadStats,
     SessionMeta,
     ToolCall,
@@ -105,7 +106,7 @@ _MINE_WORDS = Lazy(r"\b(?:i'll|ill|i\s+will|i'm\s+going\s+to)\s", re.IGNORECASE)
 _MINE = Lazy(
     r"""\b(?:i'll|ill|i\s+will|i'm\s+going\s+to)\s+(?:just\s+|then\s+|also\s+)?
       (?:(?:send|ask|ping|email|message|tell|talk\s+to|check\s+with|kick\s+off|schedule|file
-          |forward|loop\s+in|raise)\b
+          |forward|loop\s+in|raise)\b(?!\s+(?:you|u)\b)  # not "I'll tell you what I saw"
         | (?:do|handle|push|merge|deploy|open|run|start|measure|test|review|write|update|fix
           |rotate|renew|regenerate|take\s+care\s+of|look\s+at|deal\s+with)\b[^.?!\n]{0,80}?
           \b(?:myself|manually|by\s+hand|tonight|tomorrow|later|on\s+my\s+(?:end|side)
@@ -219,7 +220,8 @@ class Loose:
         # The listed items the user took up whole ("do all 3"), and the file writes then:
         # the turn of work that follows settles them, if it changes files and finishes.
         self.taken_up: tuple[set[str], int] | None = None
-        self.edits = 0  # file-writing calls read (whatever their result)
+        self.edits = 0  # file-writing calls that succeeded (a rejected or failed one is none)
+        self._writing: set[str] = set()  # the ids of file-writing calls awaiting their result
         self.list_line: int | None = None  # the line of the last item of `_LISTS` pooled
         # The closing text the user's last message answered, and whether nothing came after
         # that message (the session ends on it).
@@ -243,11 +245,22 @@ class Loose:
             self.closing = None
             self.ended_on_user = False
             if event.name in _WRITING:
-                self.edits += 1
+                if event.id is None:
+                    self.edits += 1  # no result can be told apart: take it as written
+                else:
+                    self._writing.add(event.id)
             self.tools.call(event, self.cwd, self.seq, self.stats.line)
             self._tool_evidence()
         elif isinstance(event, ToolResult):
+            if self._writing and event.tool_use_id in self._writing:
+                self._writing.discard(event.tool_use_id)
+                self.edits += not event.is_error
             self.tools.result(event)
+        elif isinstance(event, PatchApplied):
+            # Codex says whether a patch applied — one sent through code mode's `exec` too,
+            # which no writing call announced; its result, after this, is not counted again.
+            self._writing.discard(event.call_id or "")
+            self.edits += event.success
         elif isinstance(event, ClearSplit):
             self.clear_pending = True
         elif isinstance(event, SessionMeta):

@@ -184,7 +184,9 @@ _FAILING = Lazy(
       | not\s+working | doesn'?t\s+(?:work|show|load|appear|change|render|fire|run|start)
       | does\s+not\s+(?:work|show|load|appear|change|render|fire|run|start)
       | (?:isn'?t|aren'?t|is\s+not|are\s+not)\s+(?:working|showing|loading|there|shown|visible)
-      | no\s+longer | nothing\s+(?:happens|changed|shows|works) | keeps?\s+(?:failing|crashing)
+      | no\s+longer\s+(?:works?|working|shows?|loads?|appears?|renders?|fires?|runs?|starts?
+          |builds?|compiles?|passes|responds?|connects?|there|visible)
+      | nothing\s+(?:happens|changed|shows|works) | keeps?\s+(?:failing|crashing)
       | same\s+(?:error|issue|problem|failure) | hangs | stuck | broken)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -254,7 +256,7 @@ class Turns:
         # A reply of a few more words to the question the turn ended on ("segmented control,
         # like ios settings") goes on with the request the question was about.
         self._start(text, event.ts, seq, line, asked if short else None, writes)
-        self._answering = asked if 4 < words <= 12 else None
+        self._answering = asked if 4 < words <= 12 and not _OWN_ASK.match(text) else None
 
     def command(self, event: UserText, seq: int) -> None:
         """A slash command: ours freezes the request state; another may open with a prompt."""
@@ -487,6 +489,15 @@ def is_plan_request(text: str) -> bool:
     """Is this message Claude Code's "Implement the following plan: …" (tags around it or
     not), the plan a cleared session starts on?"""
     return _PLAN_WRAPPER in text[:200] and _unwrap(text).startswith(_PLAN_WRAPPER)
+
+
+# A reply that asks for work of its own ("can we do a full export first", "please also
+# bump the version"), not an answer going on with the request the question was about.
+_OWN_ASK = Lazy(
+    r"\s*(?:(?:can|could|would|will)\s+(?:we|you|u)\b|please\b|pls\b|let'?s\b|also\b"
+    r"|instead\b|first\b)",
+    re.IGNORECASE,
+)
 
 
 def could_be_goal(text: str) -> bool:

@@ -469,6 +469,11 @@ _STILL_WRONG = "it reported something still wrong; the transcript ends before an
     [
         ("still broken", _STILL_WRONG),
         ("nope, the test still fails", _STILL_WRONG),
+        ("the login page no longer loads", _STILL_WRONG),
+        (
+            "Node v24 no longer requires the flag, please update the scripts",
+            "the transcript ends before any reply to it",
+        ),
         ("now add a test for the redirect", "the transcript ends before any reply to it"),
         ("great, that fixed it", None),
         ("works now, thanks", None),
@@ -2476,11 +2481,16 @@ def test_a_reply_of_a_few_words_to_a_question_goes_on_with_the_request(tmp_path:
         "Add a dark mode toggle to the settings screen — segmented control, like ios settings"
         " — then: Now let me switch the other screens over to useTheme()."
     ]
-    # A longer message is a request of its own.
-    records[4] = user("segmented control please, and also move the settings gear into the top bar")
-    facts = run(tmp_path, records)
-    said = records[4]["message"]["content"]
-    assert [c.text.split(" — then: ")[0] for c in facts.candidates] == [said]
+    # A longer message is a request of its own, and so is one that asks for work itself.
+    for own in (
+        "segmented control please, and also move the settings gear into the top bar",
+        "can we do a full export first",
+        "let's fix the flaky snapshot test first",
+        "please bump the version to 1.4 before that",
+    ):
+        records[4] = user(own)
+        facts = run(tmp_path, records)
+        assert [c.text.split(" — then: ")[0] for c in facts.candidates] == [own]
 
 
 _NEXT_STEPS = (
@@ -2519,6 +2529,51 @@ def test_a_list_taken_up_is_not_settled_by_a_turn_that_changed_nothing(tmp_path:
                user("do all 3"), say("Done.")]  # fmt: skip
     texts = [c.text for c in run(tmp_path, records).candidates]
     assert "normalise the emails in both loaders" in texts
+    # …nor by one whose every write was rejected or failed, or never came back.
+    for tried in (
+        [call("t1", "Edit", file_path=f"{APP}/customers.py"), result("t1", "denied", error=True)],
+        [call("t1", "Write", file_path=f"{APP}/customers.py")],
+    ):
+        records[3:] = [*tried, say("Done.")]
+        texts = [c.text for c in run(tmp_path, records).candidates]
+        assert "normalise the emails in both loaders" in texts, tried
+    records[3:] = [*tried, result("t1"), say("Done.")]
+    assert "normalise the emails in both loaders" not in [
+        c.text for c in run(tmp_path, records).candidates
+    ]
+
+
+@pytest.mark.parametrize("applied", [True, False])
+def test_a_codex_list_taken_up_is_settled_by_a_patch_that_applied(
+    tmp_path: Path, applied: bool
+) -> None:
+    """Codex says whether a patch applied: one sent through code mode's `exec`, which no
+    writing call announces, is work done too; one that failed is none."""
+
+    def line(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": _ts(), "type": kind, "payload": payload})
+
+    def said(role: str, text: str) -> str:
+        kind = "input_text" if role == "user" else "output_text"
+        return line("response_item", {"type": "message", "role": role,
+                                      "content": [{"type": kind, "text": text}]})  # fmt: skip
+
+    records = [
+        line("session_meta", {"id": "t-1", "cwd": APP, "originator": "codex_cli_rs"}),
+        said("user", "Why does the ETL duplicate customers?"), said("assistant", _NEXT_STEPS),
+        said("user", "do all 3"),
+        line("response_item", {"type": "custom_tool_call", "name": "exec", "call_id": "x1",
+                               "input": "await tools.apply_patch('…')"}),
+        line("event_msg", {"type": "patch_apply_end", "call_id": "exec-x1", "success": applied,
+                           "changes": {f"{APP}/customers.py": {"type": "update"}}}),
+        line("response_item", {"type": "custom_tool_call_output", "call_id": "x1",
+                               "output": "Script completed"}),
+        said("assistant", "Done."),
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(records) + "\n", encoding="utf-8")
+    texts = [c.text for c in analyze(path).candidates]
+    assert ("normalise the emails in both loaders" not in texts) is applied, texts
 
 
 @pytest.mark.parametrize(
@@ -2606,6 +2661,11 @@ def test_a_commit_asked_for_is_work_done_before_the_question_after_it(tmp_path: 
         ("ok, i'll kick off the benchmark run on the cluster tonight", True),
         ("i'll be back in 10 min", False),
         ("i'll test it and let you know", False),
+        (
+            "sorry to interrupt. Ill tell you what I have observed. renaming the dir breaks it",
+            False,
+        ),
+        ("i'll send you the full log in a sec", False),
     ],
 )
 def test_a_step_the_user_takes_on_is_theirs_to_do(
