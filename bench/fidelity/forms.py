@@ -297,6 +297,9 @@ _DEFERRALS = [
     "pagination can come later, fix the crash",
     "pagination is a nice-to-have, fix the crash",
     "we'll do pagination next sprint; fix the crash",
+    "pagination later. fix the crash first",
+    "leave pagination for the next release, fix the crash",
+    "fix the crash. we need pagination too next week, remind me",
 ]
 _NOT_DEFERRALS = [
     "fix the crash, then add pagination",
@@ -305,6 +308,7 @@ _NOT_DEFERRALS = [
     "fix the crash; I tested pagination earlier and it works",
     "forget about pagination, we're dropping it. fix the crash",
     "fix the crash in the users table",
+    "the crash came back two days later, fix it",
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails"]
 _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good", "great job",

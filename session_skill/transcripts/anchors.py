@@ -13,6 +13,17 @@ def _lead_in(word: str) -> tuple[str, ...]:
     return tuple(f"{word}{gap}{mark}" for mark in ":—–-" for gap in ("", " "))
 
 
+_LEAVE_FOR = (
+    "the next",
+    "next",
+    "a later",
+    "later",
+    "another",
+    "a future",
+    "a follow",
+    "a separate",
+)
+
 # Words at least one class needs, each with the phrases that confirm it in the lowered
 # text (none: the word alone is enough to run the classes).
 _ANCHOR_PHRASES: dict[str, tuple[str, ...]] = {
@@ -88,7 +99,9 @@ _ANCHOR_PHRASES: dict[str, tuple[str, ...]] = {
     "nice-to-have": (),
     "holding": ("holding off",),
     "left": ("left to do", "out of this", "out of the"),
-    **dict.fromkeys(("leave", "leaving", "kept", "keeping"), ("out of this", "out of the")),
+    **dict.fromkeys(("leaving", "kept", "keeping"), ("out of this", "out of the")),
+    # …and "leave it for the next run", "leave that for another day"
+    "leave": ("out of this", "out of the", *(f" for {w}" for w in _LEAVE_FOR)),
     "open": ("open items", "open questions", "open issues", "open tasks"),
     "pending": ("pending tasks", "pending work", "pending items", "pending steps"),
     "limitations": (),

@@ -31,6 +31,10 @@ from session_skill.transcripts.prose import (
     sign_off,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 _SCAN_CHARS = 16_000
 
 # Something still so, or not yet done.
@@ -58,6 +62,23 @@ _NOT_YET = Lazy(
       | (?<!instead\sof\s)(?<!without\s)\bwaiting\s+(?:on|for)\s+(?:you|your|the|a)\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# Work not done, said without "yet": "I haven't added the translations.", "Haven't tested
+# Outlook", "Typing isn't covered." Of work an "I" or "we" — or no one — has not done, or a
+# part the change leaves uncovered; not "I haven't changed the API" (what the change kept
+# as it was), "haven't added any" (`_NONE_AFTER`), nor "I haven't added it since it
+# deletes user data" (a choice, with its reason: `_BECAUSE`).
+_UNDONE = Lazy(
+    r"""(?:^\W*|\b(?:i|we)\s+)(?:haven't|have\s+not)\s+(?:\w+ly\s+)?(?:added|tested|run|verified
+          |checked|built|implemented|written|wired|hooked|updated|migrated|documented|translated
+          |handled|covered|tried|measured|benchmarked|profiled|fixed|addressed|looked\s+at|done
+          |set\s+up|configured|seen|exercised|validated|confirmed|localized|localised)\b
+      | \b(?:is|are|was|were)(?:n't|\s+not)\s+(?:(?:yet|fully|really)\s+)?(?:covered|tested
+          |handled|implemented|wired|hooked\s+up|documented|translated|localized|localised
+          |verified|configured|set\s+up|exercised|validated)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_NONE_AFTER = Lazy(r"^\s+(?:any|anything|nothing)\b", re.IGNORECASE)
+_BECAUSE = Lazy(r"\b(?:since|because|as\s+it|on\s+purpose|deliberately|intentionally)\b", re.I)
 # Said of nothing: "there are no uncommitted changes", "nothing is pending", "no tasks are
 # pending" — the marker a word or two after a negation.
 _NEGATED = Lazy(r"\b(?:no|nothing|none|zero|without)(?:\s+[\w'-]+){0,2}\s+$", re.IGNORECASE)
@@ -69,9 +90,9 @@ _EXCEPT = Lazy(r"\b(?:besides|except|other\s+than|apart\s+from|but|save\s+for)\b
 
 
 def _still_so(sentence: str) -> bool:
-    """Does `sentence` say something is still so or not yet done (`_NOT_YET`), of something
-    it does not say is none?"""
-    for found in _NOT_YET.finditer(sentence):
+    """Does `sentence` say something is still so or not yet done (`_NOT_YET`, `_UNDONE`), of
+    something it does not say is none?"""
+    for found in _undone(sentence):
         before = sentence[max(0, found.start() - 40) : found.start()]
         if _CONDITION.search(before):
             continue  # "exits 2 when there are pending changes": what the code does, when
@@ -82,6 +103,15 @@ def _still_so(sentence: str) -> bool:
     return False
 
 
+def _undone(sentence: str) -> Iterator[re.Match[str]]:
+    """Where `sentence` says something is still so or not done yet."""
+    yield from _NOT_YET.finditer(sentence)
+    for found in _UNDONE.finditer(sentence):
+        after = sentence[found.end() :]
+        if not _NONE_AFTER.match(after[:20]) and not _BECAUSE.search(after):
+            yield found
+
+
 # What _NOT_YET, _YOURS, _SET_ASIDE, _UNCHECKED or _LEFT_OVER cannot match without (in the
 # lowered text): the cheap test first.
 # Every branch of either pattern holds one of these literally ("not … yet" holds "yet").
@@ -89,7 +119,12 @@ _LEFT_WORDS = recache.compile(
     alternation(
         "still|yet|so far|untrack|uncommit|unpush|unmerg|unverif|untest|unexercis|remain|stay"
         "|pending|await|waiting|you'll|you will|you may|you might|you still|you want|you need"
-        "|you have"
+        "|you also"
+        "|you have|haven't|have not|n't covered|not covered|n't tested|not tested|n't handled"
+        "|not handled|n't implemented|not implemented|n't wired|not wired|n't hooked|not hooked"
+        "|n't documented|not documented|n't translated|not translated|n't locali|not locali"
+        "|n't verified|not verified|n't configured|not configured|n't set up|not set up"
+        "|n't exercised|not exercised|n't validated|not validated"
         "|you should|you can now|remember to|forget to|for you to|you're ready|you are ready"
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
         "|pre-existing|preexisting|unrelated"
@@ -147,7 +182,7 @@ _LEFT_OVER = Lazy(
 )
 # Left to the user.
 _YOURS = Lazy(
-    r"""\b(?:you(?:'ll|\s+will)?\s+(?:may\s+|might\s+|still\s+)?(?:want|need|have)\s+to
+    r"""\b(?:you(?:'ll|\s+will)?\s+(?:may\s+|might\s+|still\s+|also\s+)?(?:want|need|have)\s+to
       | you\s+should\b | you\s+can\s+now\b | remember\s+to | don't\s+forget\s+to
       | (?:ready|left)\s+for\s+you\s+to | (?:when|whenever|once)\s+you(?:'re|\s+are)?\s+ready
       | your\s+call | up\s+to\s+you | yours\s+to | on\s+your\s+side | needs?\s+your
@@ -329,16 +364,20 @@ def inline_lists(text: str) -> list[tuple[str, str]]:
     return found
 
 
-# A Markdown task-list item left unticked: "- [ ] Run the e2e tests".
-_UNTICKED = Lazy(r"^[ \t>]*(?:[-*+]|\d{1,2}[.)])[ \t]+\[ \][ \t]+(\S.*)$", re.MULTILINE)
+# A Markdown task-list item left unticked: "- [ ] Run the e2e tests" — or an empty box
+# drawn as a glyph, beside "✅" ones: "5. ☐ editor File → Save/Load", "⬜ docs".
+_BOXES = ("[ ]", "☐", "⬜", "◻", "□")
+_UNTICKED = Lazy(
+    r"^[ \t>]*(?:(?:[-*+]|\d{1,2}[.)])[ \t]+)?(?:\[ \]|☐|⬜|◻\ufe0f?|□)[ \t]+(\S.*)$", re.MULTILINE
+)
 
 
 def unticked(text: str) -> list[str]:
-    """The items a closing text leaves unticked in a Markdown task list ("- [ ] …"): not
+    """The items a closing text leaves unticked in a task list ("- [ ] …", "☐ …"): not
     done, in the list's own notation, whatever leads it (a PR's "Test plan", a checklist).
     Not inside a fenced block: that is a file's content shown."""
     head = text[:_SCAN_CHARS]
-    if "[ ]" not in head:
+    if not any(box in head for box in _BOXES):
         return []
     body = _FENCE.sub("\n", head)
     found = []
@@ -420,7 +459,10 @@ _ABOUT_TO = Lazy(
       (?:let\s+me\s+(?!know\b)(?:now\s+)?|let's\s+(?:now\s+)?(?!see\b|wait\b|leave\b|keep\b|stop\b
           |hope\b|discuss\b|talk\b|revisit\b|circle\b|pick\b|park\b|not\b)
       | i'll\s+(?:now\s+|next\s+|also\s+)?|i\s+will\s+now\s+|(?:i'm|i\s+am)\s+going\s+to\s+
-      | (?:i'm|i\s+am)\s+now\s+)
+      | (?:i'm|i\s+am)\s+now\s+
+      # "When both passes are done I'll write up the table": work it waits to do
+      | (?:when|once|after|as\s+soon\s+as)\s+(?!you\b|you're\b|you've\b)[^,.!?\n]{3,60}?,?\s+
+          (?:i'll|i\s+will|we'll)\s+(?:then\s+)?)
       (?!wait\b|leave\b|keep\b|stop\b|hold\b|be\b|let\s+you\b|check\s+back\b|follow\s+up\b
           |come\s+back\b|look\s+into\s+it\s+later\b|revisit\b|pause\b)[a-z]
     | ^\W*(?:now\s+)?(?:(?:i'm|i\s+am|we're|we\s+are)\s+(?:now\s+)?)?(?:checking|running
@@ -435,11 +477,13 @@ _ABOUT_TO = Lazy(
 
 def announced(text: str) -> str | None:
     """The closing text's last sentence, when it announces work about to be done
-    (`_ABOUT_TO`): "Now let me update those snapshots."."""
+    (`_ABOUT_TO`): "Now let me update those snapshots.", "When both passes are done I'll
+    write up the table." — or leads in to something that never came ("Running the load test
+    again to confirm:")."""
     tail = text[-2000:].rstrip()
     if not tail or tail.endswith("?"):
         return None
     units = _units(tail)
-    if units and _ABOUT_TO.search(units[-1][0]) is not None:
-        return units[-1][0]
+    if units and (tail.endswith(":") or _ABOUT_TO.search(units[-1][0]) is not None):
+        return units[-1][0]  # …or it ends on a lead-in to what never came ("… to confirm:")
     return None

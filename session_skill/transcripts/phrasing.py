@@ -42,6 +42,15 @@ _DONE_VERB = (
     r"|committed|updated|enabled|integrated|built|set)"
 )
 _DET = r"(?:the|this|that|it|these|those|our|my|any|all)\b"
+# A clause of a word or two and "later": "hsts later.", "ugh. backfill later, finance …" —
+# the user's shorthand. Not "two days later", "see you later", "a bit later", "the later
+# run" (an adjective after a determiner).
+_TERSE = (
+    r"(?:^|[.,;:!?]\s+)\W*(?:[a-z][\w/-]*\s+)?(?!(?:you|u|ya|talk|chat|speak|much|years?"
+    r"|months?|weeks?|days?|hours?|minutes?|mins?|seconds?|secs?|moments?|bit|little|time"
+    r"|steps?|turns?|lines?|pages?|runs?|the|an?|this|that|these|those|its|their|our|my|your"
+    r"|so|and|or|but|then|is|was|were|are|\d\w*)\b)[a-z][\w/-]*\s+"
+)
 
 
 def _rule(
@@ -152,7 +161,7 @@ RULES: tuple[Rule, ...] = (
         DEFERRED,
         "later",
         rf"\b{_LATER}",
-        before=rf"(?:\b(?:for|until|till|maybe)\s+|\b{_DO}\b[^.?!\n]{{0,50}}?\W)",
+        before=rf"(?:\b(?:for|until|till|maybe)\s+|\b{_DO}\b[^.?!\n]{{0,50}}?\W|{_TERSE})",
     ),
     # "revisit it after the release", not "let's revisit all of the changes" (now).
     _rule(
@@ -361,7 +370,18 @@ RULES: tuple[Rule, ...] = (
           | \b(?:let's|lets|let\s+us)\s+not\s+forget\b""",
     ),
     _rule(
-        "aside", DEFERRED, "remind", r"\bremind\s+(?:me|us)\s+(?:to|later|tomorrow|next\s+time)\b"
+        "aside",
+        DEFERRED,
+        "remind",
+        r"\bremind\s+(?:me|us)\b(?:\s+(?:to|later|tomorrow|next\s+time)\b|\s*(?:[.!]|$))",
+    ),
+    # "leave it for the next run", "leave that for another day"
+    _rule(
+        "aside",
+        DEFERRED,
+        "leave",
+        r"""\bleave\s+(?:[\w'-]+\s+){1,3}?for\s+(?:the\s+next|next
+            |a\s+later|later|another|a\s+future|a\s+follow-?up|a\s+separate)\b""",
     ),
     _rule("aside", DEFERRED, "owe", r"\bwe\s+(?:still\s+)?owe\b"),
     _rule(

@@ -239,7 +239,7 @@ def deferred_clause(sentence: str) -> str:
     deferring = [
         part
         for part in parts
-        if len(part.split()) >= 3 and (hit := classify(part)) is not None and hit[1] == DEFERRED
+        if len(part.split()) >= 2 and (hit := classify(part)) is not None and hit[1] == DEFERRED
     ]
     # Two clauses that put it off are one thought ("later, it is out of scope for this fix").
     return deferring[0].strip().rstrip(".,;:") if len(deferring) == 1 else sentence

@@ -572,7 +572,8 @@ def _names_no_work(text: str) -> bool:
 # A question that asks to be told something ("why does the login test fail?", "should we
 # cache it?"), not to have something done ("can you add a retry?").
 _TO_KNOW = Lazy(
-    r"""^\W*(?:(?:ok(?:ay)?|so|hmm+|and|but|also|hey|wait)[,.!\s]+)*
+    r"""^\W*(?:(?:ok(?:ay)?|so|hmm+|and|but|also|hey|wait|good|great|nice|cool|perfect|thanks
+          |alright|yeah|yes|ah|right)[,.!\s]+)*
       (?:why|what|what's|whats|how|where|which|who|when|is|are|was|were|does|do|did|should
       |would\s+(?:it|this|that)|could\s+(?:it|this|that))\b""",
     re.IGNORECASE | re.VERBOSE,
@@ -582,7 +583,8 @@ _TO_KNOW = Lazy(
 # A request to be told, shown or given a review ("review the diff", "check whether the
 # migration is safe", "explain how the cache is invalidated") — when it asks for no change.
 _TO_TELL = Lazy(
-    r"""^\W*(?:(?:ok(?:ay)?|so|hmm+|and|but|also|hey|wait|now|please|pls)[,.!\s]+)*
+    r"""^\W*(?:(?:ok(?:ay)?|so|hmm+|and|but|also|hey|wait|now|please|pls|good|great|nice|cool
+          |perfect|thanks|alright|yeah|yes|ah|right)[,.!\s]+)*
       (?:(?:can|could|would)\s+you\s+(?:please\s+)?|please\s+|let'?s\s+(?:just\s+)?)?
       (?:check\s+(?:if|whether|what|why|how)|explain|review|summari[sz]e|analy[sz]e
       |investigate|compare|assess|evaluate|tell\s+me|show\s+me|walk\s+me\s+through

@@ -368,6 +368,11 @@ LEFT_IN_THE_CLOSING = [
     "Committed as `a1b2c3d`; not pushed.",
     "Once Sara has regenerated the certificate, restart the deploy workflow.",
     "If useful, I can run EXPLAIN on the two slow queries.",
+    # work not done, said without "yet"; a step for the user said with "also"
+    "I haven't added the German translations.",
+    "Haven't tested it in Outlook, which usually breaks button layouts.",
+    "Retries on the batch path aren't covered by the tests.",
+    "You'll also need to enable the webhook event in the Stripe dashboard.",
 ]
 
 # …and the same words telling what was done: nothing is left.
@@ -382,6 +387,10 @@ DONE_IN_THE_CLOSING = [
     "I considered adding a cache, but the lookups are fast enough.",
     "Not pushed, as you said.",
     "Once the cache was warm, the build took two minutes.",
+    # what the change kept as it was, none of a thing, a choice with its reason
+    "I haven't changed the public API.",
+    "I haven't added any new dependencies.",
+    "I haven't added a migration since the column is nullable.",
 ]
 
 
@@ -683,11 +692,29 @@ def test_user_deferrals_count_too(tmp_path: Path) -> None:
          "hold off on pagination until the crash is fixed"),  # one clause: the whole
         ("skip pagination for now and fix the crash",
          "skip pagination for now and fix the crash"),  # "and" also joins what goes together
+        # the user's shorthand: a word or two and "later"; "leave … for the next …"
+        ("hsts later. run it on web1 first", "hsts later"),
+        ("ugh. backfill later, finance uses those numbers. run the import for today",
+         "backfill later"),
+        ("yeah leave it for the next run. can you make the checkpoints go to gcs too",
+         "yeah leave it for the next run"),
     ],
 )  # fmt: skip
 def test_a_users_deferral_is_shown_as_its_clause(tmp_path: Path, said: str, shown: str) -> None:
     facts = run(tmp_path, [user(said), say("Added the null check to the parser.")])
     assert [(c.rule, c.text, c.full) for c in facts.candidates] == [("user-deferral", shown, said)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["so the later run synced against an existing target, fix that",
+     "it failed again two days later. fix the retry", "see you later"],
+)  # fmt: skip
+def test_later_as_an_adjective_or_a_time_or_a_goodbye_defers_nothing(
+    tmp_path: Path, said: str
+) -> None:
+    facts = run(tmp_path, [user(said), *_edit("t1", "sync.py"), say("Fixed the retry.")])
+    assert [c for c in facts.candidates if c.rule == "user-deferral"] == []
 
 
 def test_long_sentences_are_clipped_and_tool_output_is_ignored(tmp_path: Path) -> None:
@@ -2052,6 +2079,43 @@ def test_a_task_list_left_unticked_in_the_closing_text_is_open(tmp_path: Path) -
     ]
     earlier = [user("Write the PR description"), say(text), user("thanks"), say("Sure.")]
     assert all(c.rule != "unticked" for c in run(tmp_path, earlier).candidates)
+    # The box drawn as a glyph, beside ticked ones.
+    drawn = "Plan:\n1. ✅ reflection macro\n2. ☐ editor File → Save/Load\n⬜ docs\n"
+    facts = run(tmp_path, [user("whats left"), say(drawn)])
+    assert [(c.rule, c.text) for c in facts.candidates] == [
+        ("unticked", "editor File → Save/Load"),
+        ("unticked", "docs"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("reply", "open_"),
+    [
+        ("also need a dash sound and a little trail", True),
+        ("cool. also add pagination to the orders endpoint", True),
+        ("yes, pass through. also add a dash sound", False),
+        ("pass through please", False),
+        ("add a dash sound", False),  # the next instruction answers a plain question
+    ],
+)
+def test_a_reply_that_opens_on_also_leaves_the_question_beside_it(
+    tmp_path: Path, reply: str, open_: bool
+) -> None:
+    asked = "Dash is in. Should projectiles pass through the player instead?"
+    records = [user("add a dash to the player"), *_edit("t1", "Player.cs"), say(asked),
+               user(reply), *_edit("t2", "Player.cs"), say("Done.")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert ("Should projectiles pass through the player instead?" in texts) is open_, texts
+
+
+def test_a_question_after_an_ack_is_answered_by_the_reply(tmp_path: Path) -> None:
+    """ "good. does the current run pick this up?": answered in words, whatever the reply
+    asks after it."""
+    records = [user("good. does the current run pick this up?"),
+               say("No — it imported the old code. Restart it now, or let it finish?")]  # fmt: skip
+    facts = run(tmp_path, records)
+    assert facts.unfinished is None
+    assert [c.rule for c in facts.candidates] == ["final-ask"]
 
 
 @pytest.mark.parametrize(
@@ -2639,6 +2703,31 @@ def test_a_reply_announcing_what_it_does_now_stopped_before_it(tmp_path: Path) -
         "push it and see what the timings look like — then: I'm pushing an empty commit now to "
         "trigger a warm run."
     ]
+
+
+@pytest.mark.parametrize(
+    ("closing", "then"),
+    [
+        # work it waits to do, once something else is done
+        ("The base pass is at 340 of 2,000. When both passes are done I'll write up the table.",
+         "When both passes are done I'll write up the table."),
+        ("Started the build. Once it finishes, I will deploy it to staging.",
+         "Once it finishes, I will deploy it to staging."),
+        # a lead-in to what never came
+        ("Redis looks fine. Running the load test again with pool stats to confirm:",
+         "Running the load test again with pool stats to confirm:"),
+        # waiting on the user is no work announced
+        ("Started the build. Once you're ready, I'll deploy it.", None),
+        ("Started the build. When you have a minute, I'll walk you through it.", None),
+    ],
+)  # fmt: skip
+def test_a_reply_ending_on_work_it_waits_to_do_or_a_lead_in_stopped_there(
+    tmp_path: Path, closing: str, then: str | None
+) -> None:
+    facts = run(tmp_path, [user("run the eval on the held-out split"), say(closing)])
+    texts = [c.text for c in facts.candidates if c.rule == "unfinished"]
+    want = [f"run the eval on the held-out split — then: {then}"] if then else []
+    assert texts == want
 
 
 def test_a_commit_asked_for_is_work_done_before_the_question_after_it(tmp_path: Path) -> None:
