@@ -9,17 +9,17 @@ and I'll …", "Let me know if you'd like …").
 A question is answered when the user's next message replies to it or gives the next
 instruction — any reply does, to a plain question and to an offer about the work in hand
 (measured on the labelled sessions: reading more into the reply reported many answered
-offers open; the issue's definition too, and a reply that opens on "also" — "also need a
-dash sound" after "Should projectiles pass through?" — is such an instruction: read as
+offers open; issue 19 defines it so too — and a reply that opens on "also", "also need a
+dash sound" after "Should projectiles pass through?", is such an instruction: read as
 leaving the question open, it reported answered questions open on the test split). An
 offer of extra work — one that says "also", "too", "as well", "separately", "a follow-up"
 ("Want me to also add a note to the docs?") — is different: the user can take the next
 step without taking it up, so it stays open when the reply says nothing of it — not short,
 not opening like an answer or a counter-proposal, and sharing none of what the offer is
-about. An offer about nothing in
-particular ("Want me to also fix this?") is taken up by whatever the user says next. Any
-offer needs a reply in words: a reply that is only a pasted run (a shell prompt and its
-output, a log) shows what happened and takes up no offer, extra work or not.
+about. An offer about nothing in particular ("Want me to also fix this?") is taken up by
+whatever the user says next. Any offer needs a reply in words: a reply that is only a
+pasted run (a shell prompt and its output, a log) shows what happened and takes up no
+offer, extra work or not.
 """
 
 from __future__ import annotations
