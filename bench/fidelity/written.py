@@ -43,8 +43,10 @@ from bench.fidelity.score import SessionScore, Totals, score  # noqa: E402
 SETS = Path(__file__).resolve().parent / "written"
 # Read in totals only: chosen before any set was written or scored ("n", and its dev twin
 # "m", written by two helpers from one prompt for the fourth round: long sessions whose
-# loose ends are raised mid-session — n marked held out before either was scored).
-HELD_OUT = frozenset({"b", "h", "n", "s"})
+# loose ends are raised mid-session — n marked held out before either was scored; "v" and
+# its dev twin "u" the same way for the fifth round: how sessions end, and whether the last
+# request was finished).
+HELD_OUT = frozenset({"b", "h", "n", "s", "v"})
 _ROOT = forms._APP  # the project the sessions work in
 
 
