@@ -487,3 +487,36 @@ def announced(text: str) -> str | None:
     if units and (tail.endswith(":") or _ABOUT_TO.search(units[-1][0]) is not None):
         return units[-1][0]  # …or it ends on a lead-in to what never came ("… to confirm:")
     return None
+
+
+# The reply says the work asked for did not get done: it stopped, it still fails, it could
+# not be finished — "Raising it drops iOS 11–12, so I stopped here rather than change it on
+# my own.", "The iOS build still fails, at `pod install`:", "I couldn't get the build to
+# pass." Not a check it could not make ("I couldn't verify the email flow": the work is
+# done, the check is a caveat), nor a failure set aside as not the work's own ("… still
+# fails; it is pre-existing").
+_STOPPED = Lazy(
+    r"""\b(?:stopped|stopping|stop)\s+(?:here|there|at\s+that\s+point)\b(?!\s+to\b)
+      | \bstill\s+(?:fails?|failing|broken|crash(?:es|ing)?|errors?|erroring)\b
+      | \b(?:is|are)\s+still\s+(?:red|broken|failing|blocked)\b
+      | \b(?:i|we)\s+(?:couldn't|could\s+not|can't|cannot|wasn't\s+able\s+to|was\s+unable\s+to)
+        \s+(?:finish|complete|fix|build|install
+        |get\s+[^.?!\n]{1,40}?\s+to\s+(?:pass|work|build|compile|run|start|succeed|load))\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_STOP_WORDS = ("stop", "still", "couldn't", "could not", "can't", "cannot", "able to", "unable")
+
+
+def stopped(text: str) -> str | None:
+    """The sentence of a closing text that says the work asked for stopped undone
+    (`_STOPPED`), unless it sets the failure aside as not the work's own."""
+    tail = text[-_SCAN_CHARS:]
+    low = tail.lower()
+    if not any(w in low for w in _STOP_WORDS):
+        return None
+    for sentence, _item in _units(tail):
+        if len(sentence.split()) <= 3 and sentence.rstrip().endswith(":"):
+            continue  # a lead-in ("Still failing:"): what it lists is the loose end
+        if _STOPPED.search(sentence) and not _SET_ASIDE.search(sentence):
+            return sentence
+    return None

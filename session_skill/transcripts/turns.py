@@ -61,7 +61,7 @@ _GOAL_MADE = 160
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import TypeAlias
+    from typing import Any, TypeAlias
 
     Asked: TypeAlias = "str | Callable[[], str | None] | None"
 _MENTION = Lazy(r"(?<![\w.])@[\w./~-]+")
@@ -205,6 +205,7 @@ class Turns:
         self._pending_command: UserText | None = None
         # text, ts, seq, line, and the question a short reply answers (or how to find it)
         self._request: tuple[str, str | None, int, int, Asked] | None = None
+        self._prev: tuple[Any, ...] | None = None  # the request before it, as it ended
         self._before: str | None = None  # the request the last one followed
         self._ended_on: str | None = None  # "text" | "tool" | None since the request
         self._closing: str | None = None  # the reply's last text, when nothing came after it
@@ -388,12 +389,15 @@ class Turns:
             why = "the transcript ends in the middle of the work on it"
         elif self._ended_on == "text" and closing is not None:
             from session_skill.transcripts.asks import asks
-            from session_skill.transcripts.ending import announced, hands_back
+            from session_skill.transcripts.ending import announced, hands_back, stopped
 
             if _FAILING.search(said[:2000]):  # the user's words, not the question they answer
                 why = "it reported something still wrong; no one has seen the fix work since"
             elif (then := announced(closing)) is not None:
                 why = "the reply ends announcing more work; nothing came after it"
+            elif stopped(closing) is not None:
+                # (the sentence that says so is listed as the reply's own loose end)
+                why = "the reply says the work stopped undone"
             elif asks(closing) and writes <= self._writes_at and not _asks_to_know(said):
                 # Asked before anything was changed: the work waits on the answer. After
                 # changes, what it asks (commit? also update the docs?) is the loose end.
@@ -411,12 +415,18 @@ class Turns:
             # which is no request; one run by a turn of work comes after that turn's call.)
             if _FAILING.search(said[:2000]):
                 why = "it reported something still wrong; the transcript ends before any reply"
+            elif _asks_nothing_new(said):
+                return self._before_that(writes)
             else:
                 why = "the transcript ends before any reply to it"
         else:
             return None
         lead = asked() if callable(asked) else asked
-        if lead is None and why.startswith("it reported") and len(said.split(None, 6)) <= 6:
+        if lead is not None and self._before:
+            # "yes" to "Want me to fix those before moving on to iOS?": the work in hand is
+            # the request that question was about, and the question says what "yes" took on
+            lead = f"{clip(self._before, 150)} — {lead}"
+        elif lead is None and why.startswith("it reported") and len(said.split(None, 6)) <= 6:
             lead = self._before  # "still broken" says little alone: of the request before it
         elif lead is None and self._answering is not None and self._before:
             answering = self._answering
@@ -429,6 +439,21 @@ class Turns:
                               ts, seq, line or None)  # fmt: skip
         return Unfinished(clip(redact(raw), 300), why, ts, seq, line or None)
 
+    def _before_that(self, writes: int) -> Unfinished | None:
+        """The request before the user's last words, as its turn ended (`_prev`)."""
+        prev = self._prev
+        if prev is None or prev[0] is None or prev[2] is None:
+            return None
+        kept = (self._request, self._closing, self._ended_on, self._interrupted,
+                self._answering, self._writes_at, self._before, self._prev)  # fmt: skip
+        (self._request, self._closing, self._ended_on, self._interrupted, self._answering,
+         self._writes_at, self._before), self._prev = prev, None  # fmt: skip
+        try:
+            return self.unfinished(writes)
+        finally:
+            (self._request, self._closing, self._ended_on, self._interrupted, self._answering,
+             self._writes_at, self._before, self._prev) = kept  # fmt: skip
+
     def _start(
         self,
         text: str,
@@ -438,6 +463,10 @@ class Turns:
         asked: Asked = None,
         writes: int = 0,
     ) -> None:
+        # The request before, as its turn ended: the work in hand, if the session ends on
+        # words of the user's that ask for nothing new ("let me find one", "exact is enough").
+        self._prev = (self._request, self._closing, self._ended_on, self._interrupted,
+                      self._answering, self._writes_at, self._before)  # fmt: skip
         # Redacted and clipped only if it is reported: most requests are finished.
         self._before = self._request[0] if self._request is not None else None
         self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line, asked)
@@ -498,6 +527,57 @@ _OWN_ASK = Lazy(
     r"|instead\b|first\b)",
     re.IGNORECASE,
 )
+
+
+# The user's last words that ask for no new work: signing off after an answer ("no Maybe is
+# fine. thanks that was helpful", "just the chrome for now. i gotta go, thx"), declining
+# more ("exact is enough", "nah, leave it"), taking the next step on themselves or waiting
+# ("let me find one", "let me ask the team", "ok ping me when done").
+_SIGNED_OFF = Lazy(
+    r"""(?:^|[.!,;:]\s*|\s)(?:(?:ok(?:ay)?|anyway|alright)[,\s]+)?(?:thanks?|thx|ty|thank\s+you
+      |cheers|bye|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+go|(?:that's|thats)\s+(?:it|all)
+      |done\s+for\s+(?:now|today)|see\s+(?:you|ya))
+      (?:[\s,]+(?:so\s+much|a\s+lot|that\s+was\s+(?:helpful|great|useful)|for\s+(?:now|today
+        |the\s+help|your\s+help)))*[\s!.🙏👍]*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_DECLINED = Lazy(
+    r"""(?:^|[.!,;]\s*)(?:(?:no|nah|nope)\b[,.!\s]*(?:\w+\s+){0,3}?)?(?:\w+\s+){0,3}?
+        (?:is|are|'s|s)\s+(?:enough|fine|ok(?:ay)?|good(?:\s+enough)?)\b
+      | \bnot\s+needed\b | \bleave\s+it(?:\s+as\s+is)?\W*$ | ^\W*(?:no|nah|nope)\W*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_OWN_STEP = Lazy(
+    r"""^\W*(?:(?:ok(?:ay)?|sure|cool|alright|hmm+|idk)[,.!\s]+)*
+      (?:let\s+me\s+(?!know\b)|i'll\s+|ill\s+|i\s+will\s+|gonna\s+|i'm\s+going\s+to\s+
+      |(?:ping|tell)\s+me\s+when\b|let\s+me\s+know\s+when\b|keep\s+me\s+posted)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# …which they do when nothing in them asks for work: "can you", "please", "one more
+# thing", a clause that opens on a verb of doing.
+_ASKS_WORK = Lazy(
+    r"""\b(?:can|could|would)\s+(?:you|u|we)\b|\bplease\b|\bpls\b|\bone\s+more\s+thing\b
+      |(?:^|[.!?;,]\s*)(?:(?:ok(?:ay)?|so|and|also|now|then|but)[,\s]+)*(?:add|fix|make|change
+        |update|remove|delete|create|write|implement|run|deploy|push|commit|merge|move|rename
+        |refactor|bump|revert|try|check|look|do|build|set|use|switch|keep\s+an\s+eye|start
+        |stop|put|send|open|install|upgrade|test|translate|go\s+ahead|go\s+with)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _asks_nothing_new(said: str) -> bool:
+    """Do the user's last words, which nothing answered, ask for no new work?"""
+    text = said.strip()
+    if len(text) > 200 or "\n" in text:
+        return False
+    found = _SIGNED_OFF.search(text)
+    if found is not None and found.start() > 0:
+        return _ASKS_WORK.search(text[: found.start()]) is None
+    own = _OWN_STEP.match(text)
+    if own is not None:  # what they do themselves, then maybe what they ask for
+        rest = re.split(r"[.;!?]\s|,\s+(?:then|and)\s", text[own.end() :], maxsplit=1)
+        return len(rest) < 2 or _ASKS_WORK.search(rest[1]) is None
+    return _DECLINED.search(text) is not None and _ASKS_WORK.search(text) is None
 
 
 def could_be_goal(text: str) -> bool:

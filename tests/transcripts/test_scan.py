@@ -351,10 +351,8 @@ LEFT_IN_THE_CLOSING = [
     "If the CRLF test keeps failing, the next thing to try is normalising line endings.",
     "One remaining issue: the cache isn't invalidated on logout.",
     "The only remaining failure is test_timeout, which looks flaky.",
-    "I couldn't get the Windows build to pass.",
     "Once you've set STRIPE_KEY, I can finish the billing integration.",
     "Let me know once the staging deploy finishes so I can verify the import.",
-    "I've stopped here because the last step needs production credentials.",
     "We should also add the same check to the CSV export at some point.",
     "Eventually the import command should use the new parser too.",
     # side ideas and offers said without a question mark
@@ -1980,7 +1978,9 @@ def test_a_yes_to_fixing_something_broken_is_no_failure_report(tmp_path: Path) -
     assert run(tmp_path, [*asked, say("Fixed the link.")]).unfinished is None
     interrupted = run(tmp_path, [*asked, user("[Request interrupted by user]")])
     assert interrupted.unfinished is not None
-    assert interrupted.unfinished.text == "Want me to fix the broken link? — yes"
+    assert interrupted.unfinished.text == (
+        "Check the README links — Want me to fix the broken link? — yes"
+    )
 
 
 def test_an_open_list_is_read_in_the_assistants_text_only() -> None:
@@ -2108,6 +2108,67 @@ def test_the_next_instruction_answers_a_question_also_when_it_opens_on_also(
                user(reply), *_edit("t2", "Player.cs"), say("Done.")]  # fmt: skip
     texts = [c.text for c in run(tmp_path, records).candidates]
     assert "Should projectiles pass through the player instead?" not in texts, texts
+
+
+@pytest.mark.parametrize(
+    ("closing", "stopped"),
+    [
+        ("Migrated 5 of 7. I've stopped here because the last step needs production "
+         "credentials.", "I've stopped here because the last step needs production credentials."),
+        ("Fixed the renames. The iOS build still fails, at `pod install`:\n```\n[!] no pod\n```",
+         "The iOS build still fails, at `pod install`:"),
+        ("Fixed the parser. I couldn't get the Windows build to pass.",
+         "I couldn't get the Windows build to pass."),
+        # …not a check it could not make, a failure set aside, a story of a stop
+        ("Done. I couldn't verify the email flow here (no SMTP).", None),
+        ("Done. `test_tz` still fails; it is pre-existing and unrelated to this change.", None),
+        ("I stopped here to check the logs, found the real bug and fixed it as well.", None),
+    ],
+)  # fmt: skip
+def test_a_reply_that_says_the_work_stopped_undone_leaves_the_request_open(
+    tmp_path: Path, closing: str, stopped: str | None
+) -> None:
+    records = [user("get the ios build working again"), *_edit("t1", "router.dart"), say(closing)]
+    facts = run(tmp_path, records)
+    if stopped is None:
+        assert facts.unfinished is None
+        return
+    assert facts.unfinished is not None
+    assert facts.unfinished.text == "get the ios build working again"
+    assert facts.unfinished.why == "the reply says the work stopped undone"
+    if not stopped.endswith(":"):  # the sentence itself is listed, unless it leads in
+        assert stopped in [c.text for c in facts.candidates]
+
+
+@pytest.mark.parametrize(
+    ("last", "nothing_new"),
+    [
+        # words that ask for nothing new: the request before them is the work in hand
+        ("let me find one", True),
+        ("ok ping me when done", True),
+        ("exact is enough", True),
+        ("no Maybe is fine. thanks that was helpful", True),
+        ("just the chrome for now. i gotta go, thx", True),
+        # …words that do
+        ("thanks! one more thing: can you add a summary print", False),
+        ("ok im going to lunch, keep an eye on it", False),
+    ],
+)
+def test_last_words_that_ask_nothing_new_leave_the_request_before_them_in_hand(
+    tmp_path: Path, last: str, nothing_new: bool
+) -> None:
+    """The session ends on the user's words, unanswered: when they ask for nothing new, the
+    request before them is what was in hand — unfinished if its reply asked before doing
+    anything, finished if the work was done."""
+    asked = say("I couldn't reproduce it in 50 runs. Can you grab the failing output?")
+    waiting = run(tmp_path, [user("fix the flaky discount test"), asked, user(last)])
+    assert waiting.unfinished is not None
+    assert (last not in waiting.unfinished.text) is nothing_new, waiting.unfinished.text
+    assert waiting.unfinished.text.startswith("fix the flaky discount test")
+    done = say("Fixed: the clock is mocked now. Want a fuzzier check too?")
+    finished = run(tmp_path, [user("fix the flaky discount test"), *_edit("t1", "spec.ts"),
+                              done, user(last)])  # fmt: skip
+    assert (finished.unfinished is None) is nothing_new
 
 
 def test_a_question_after_an_ack_is_answered_by_the_reply(tmp_path: Path) -> None:

@@ -101,9 +101,9 @@ def _call(tool_id: str, n: int) -> dict[str, Any]:
         ([_user("rename the flag"), _call("t1", 1), _user("thanks!")], None),
         ([_user("rename the flag"), _call("t1", 1), _user("now the docs"), _call("t2", 2)],
          "now the docs"),
-        # "yes" to a question reads as the question's answer
+        # "yes" to a question reads as the question's answer, after the request it was about
         ([_user("fix it"), _say("Fixed. Should I also add a test for it?", 1), _user("yes"),
-          _call("t2", 2)], "Should I also add a test for it? — yes"),
+          _call("t2", 2)], "fix it — Should I also add a test for it? — yes"),
         # the sweep's own command: the request before it is what counts
         ([_user("rename the flag"), _say("Renamed.", 1),
           _user("<command-name>/session</command-name>\n<command-args>sweep</command-args>"),
