@@ -45,8 +45,9 @@ SETS = Path(__file__).resolve().parent / "written"
 # "m", written by two helpers from one prompt for the fourth round: long sessions whose
 # loose ends are raised mid-session — n marked held out before either was scored; "v" and
 # its dev twin "u" the same way for the fifth round: how sessions end, and whether the last
-# request was finished).
-HELD_OUT = frozenset({"b", "h", "n", "s", "v"})
+# request was finished; "w" and "x", both held out, written after the fifth round from one
+# prompt of ordinary sessions of every length: the check of all the rounds together).
+HELD_OUT = frozenset({"b", "h", "n", "s", "v", "w", "x"})
 _ROOT = forms._APP  # the project the sessions work in
 
 
