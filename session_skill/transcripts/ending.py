@@ -150,13 +150,15 @@ _SET_ASIDE = Lazy(
 # test without valid credentials", "the integration tests couldn't run here". Said of the
 # work (by "I"/"we", a check, or no one), not of what the code can't do ("the planner can't
 # verify upfront …").
+# Not managing: "I couldn't …", "we weren't able to …"; and what to get a thing to do.
+_COULD_NOT = r"couldn't|could\s+not|can't|cannot|wasn't\s+able\s+to|was\s+unable\s+to"
+_TO_WORK = r"to\s+(?:pass|work|build|compile|run|start|load|succeed)\b"
 _UNCHECKED = Lazy(
-    r"""(?:^\W*|\b(?:i|we)\s+|\b(?:tests?|checks?|suite)\s+)
-        (?:couldn't|could\s+not|can't|cannot|wasn't\s+able\s+to|was\s+not\s+able\s+to
-        |weren't\s+able\s+to|was\s+unable\s+to)
+    rf"""(?:^\W*|\b(?:i|we)\s+|\b(?:tests?|checks?|suite)\s+)
+        (?:{_COULD_NOT}|was\s+not\s+able\s+to|weren't\s+able\s+to)
         \s+(?:(?:be\s+)?(?:\w+\s+)?(?:verif(?:y|ied)|run|test(?:ed)?|reproduc(?:e|ed)|confirm(?:ed)?
         |exercis(?:e|ed)|check(?:ed)?)\b
-        |get\s+[^.?!\n]{1,60}?\s+to\s+(?:pass|work|build|compile|run|start|load|succeed)\b)""",
+        |get\s+[^.?!\n]{{1,60}}?\s+{_TO_WORK})""",
     re.IGNORECASE | re.VERBOSE,
 )
 # What is left, said of the work: "That leaves pagination.", "Only the export is left.",
@@ -496,12 +498,11 @@ def announced(text: str) -> str | None:
 # done, the check is a caveat), nor a failure set aside as not the work's own ("… still
 # fails; it is pre-existing").
 _STOPPED = Lazy(
-    r"""\b(?:stopped|stopping|stop)\s+(?:here|there|at\s+that\s+point)\b(?!\s+to\b)
+    rf"""\b(?:stopped|stopping|stop)\s+(?:here|there|at\s+that\s+point)\b(?!\s+to\b)
       | \bstill\s+(?:fails?|failing|broken|crash(?:es|ing)?|errors?|erroring)\b
-      | \b(?:is|are)\s+still\s+(?:red|broken|failing|blocked)\b
-      | \b(?:i|we)\s+(?:couldn't|could\s+not|can't|cannot|wasn't\s+able\s+to|was\s+unable\s+to)
-        \s+(?:finish|complete|fix|build|install
-        |get\s+[^.?!\n]{1,40}?\s+to\s+(?:pass|work|build|compile|run|start|succeed|load))\b""",
+      | \b(?:is|are)\s+still\s+(?:red|blocked)\b
+      | \b(?:i|we)\s+(?:{_COULD_NOT})
+        \s+(?:(?:finish|complete|fix|build|install)\b|get\s+[^.?!\n]{{1,40}}?\s+{_TO_WORK})""",
     re.IGNORECASE | re.VERBOSE,
 )
 _STOP_WORDS = ("stop", "still", "couldn't", "could not", "can't", "cannot", "able to", "unable")

@@ -444,15 +444,23 @@ class Turns:
         prev = self._prev
         if prev is None or prev[0] is None or prev[2] is None:
             return None
-        kept = (self._request, self._closing, self._ended_on, self._interrupted,
-                self._answering, self._writes_at, self._before, self._prev)  # fmt: skip
-        (self._request, self._closing, self._ended_on, self._interrupted, self._answering,
-         self._writes_at, self._before), self._prev = prev, None  # fmt: skip
+        kept = self._state()
+        self._restore(prev)
+        self._prev = None
         try:
             return self.unfinished(writes)
         finally:
-            (self._request, self._closing, self._ended_on, self._interrupted, self._answering,
-             self._writes_at, self._before, self._prev) = kept  # fmt: skip
+            self._restore(kept)
+            self._prev = prev
+
+    def _state(self) -> tuple[Any, ...]:
+        """The request in hand and how its turn went: what `unfinished` reads."""
+        return (self._request, self._closing, self._ended_on, self._interrupted,
+                self._answering, self._writes_at, self._before)  # fmt: skip
+
+    def _restore(self, state: tuple[Any, ...]) -> None:
+        (self._request, self._closing, self._ended_on, self._interrupted, self._answering,
+         self._writes_at, self._before) = state  # fmt: skip
 
     def _start(
         self,
@@ -465,8 +473,7 @@ class Turns:
     ) -> None:
         # The request before, as its turn ended: the work in hand, if the session ends on
         # words of the user's that ask for nothing new ("let me find one", "exact is enough").
-        self._prev = (self._request, self._closing, self._ended_on, self._interrupted,
-                      self._answering, self._writes_at, self._before)  # fmt: skip
+        self._prev = self._state()
         # Redacted and clipped only if it is reported: most requests are finished.
         self._before = self._request[0] if self._request is not None else None
         self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line, asked)
@@ -649,11 +656,13 @@ def _names_no_work(text: str) -> bool:
     return len(text) <= 400
 
 
+# The words a message may open on before what it asks: "ok so why …", "good. does …".
+_OPENERS = r"ok(?:ay)?|so|hmm+|and|but|also|hey|wait"
+_ACKS = r"good|great|nice|cool|perfect|thanks|alright|yeah|yes|ah|right"
 # A question that asks to be told something ("why does the login test fail?", "should we
 # cache it?"), not to have something done ("can you add a retry?").
 _TO_KNOW = Lazy(
-    r"""^\W*(?:(?:ok(?:ay)?|so|hmm+|and|but|also|hey|wait|good|great|nice|cool|perfect|thanks
-          |alright|yeah|yes|ah|right)[,.!\s]+)*
+    rf"""^\W*(?:(?:{_OPENERS}|{_ACKS})[,.!\s]+)*
       (?:why|what|what's|whats|how|where|which|who|when|is|are|was|were|does|do|did|should
       |would\s+(?:it|this|that)|could\s+(?:it|this|that))\b""",
     re.IGNORECASE | re.VERBOSE,
@@ -663,8 +672,7 @@ _TO_KNOW = Lazy(
 # A request to be told, shown or given a review ("review the diff", "check whether the
 # migration is safe", "explain how the cache is invalidated") — when it asks for no change.
 _TO_TELL = Lazy(
-    r"""^\W*(?:(?:ok(?:ay)?|so|hmm+|and|but|also|hey|wait|now|please|pls|good|great|nice|cool
-          |perfect|thanks|alright|yeah|yes|ah|right)[,.!\s]+)*
+    rf"""^\W*(?:(?:{_OPENERS}|now|please|pls|{_ACKS})[,.!\s]+)*
       (?:(?:can|could|would)\s+you\s+(?:please\s+)?|please\s+|let'?s\s+(?:just\s+)?)?
       (?:check\s+(?:if|whether|what|why|how)|explain|review|summari[sz]e|analy[sz]e
       |investigate|compare|assess|evaluate|tell\s+me|show\s+me|walk\s+me\s+through
@@ -692,7 +700,7 @@ _TO_WRITE_TEXT = Lazy(
 _A_FILE = Lazy(r"\b[\w-]+\.(?:md|txt|rst|adoc|html)\b|\s(?:\.{0,2}/)?[\w.-]+/[\w./-]+")
 # "how about …", "what if we …": a suggestion, not a question.
 _SUGGESTING = Lazy(
-    r"^\W*(?:(?:ok(?:ay)?|so|hmm+|and|but|also|hey|wait)[,.!\s]+)*(?:how\s+about|what\s+about"
+    rf"^\W*(?:(?:{_OPENERS})[,.!\s]+)*(?:how\s+about|what\s+about"
     r"|what\s+if\s+(?:we|you|i)|why\s+(?:not|don't\s+(?:we|you)))\b",
     re.IGNORECASE,
 )
