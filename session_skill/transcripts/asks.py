@@ -19,7 +19,9 @@ not opening like an answer or a counter-proposal, and sharing none of what the o
 about. An offer about nothing in particular ("Want me to also fix this?") is taken up by
 whatever the user says next. Any offer needs a reply in words: a reply that is only a
 pasted run (a shell prompt and its output, a log) shows what happened and takes up no
-offer, extra work or not.
+offer, extra work or not. A reply that opens on a question of the user's own ("is 1 really a
+bug?", "what's the apk size hit for coil?") answers nothing yet: what was asked waits for
+the message after the answer, and is open if the session ends first.
 """
 
 from __future__ import annotations
@@ -158,6 +160,23 @@ def answers(ask: Ask, reply: str) -> bool:
         return True
     offered = ask.options + tuple(_OR.split(ask.text)[1:]) if " or " in ask.text else ask.options
     return any(content_stems(option) & said for option in offered)
+
+
+# A question of the user's own in reply: it asks about the work ("is 1 really a bug?",
+# "what's the apk size hit for coil?", "does the changelog say …?") rather than answering.
+_ASKS_BACK = Lazy(
+    r"""^\W*(?:(?:hm+|hmm+|wait|ok(?:ay)?|so|and|but)[,.!\s]+)*
+      (?:is|are|was|were|does|do|did|will|isn't|aren't|doesn't|didn't|won't|has|have|hasn't
+        |what|what's|whats|why|how|which|where|when|who)\b[^?\n]{0,150}\?""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def asks_back(reply: str) -> bool:
+    """Does the user's reply open on a question of their own — neither an answer, a
+    counter-proposal ("what about X?") nor a request ("can you …?")? It leaves the question
+    it replies to open, to be answered by the message after it."""
+    return "?" in reply[:200] and _ASKS_BACK.match(reply) is not None and not direct_reply(reply)
 
 
 def _offered(text: str) -> str:

@@ -515,9 +515,12 @@ def stopped(text: str) -> str | None:
     low = tail.lower()
     if not any(w in low for w in _STOP_WORDS):
         return None
+    leading: str | None = None
     for sentence, _item in _units(tail):
         if len(sentence.split()) <= 3 and sentence.rstrip().endswith(":"):
             continue  # a lead-in ("Still failing:"): what it lists is the loose end
         if _STOPPED.search(sentence) and not _SET_ASIDE.search(sentence):
-            return sentence
-    return None
+            if not sentence.rstrip().endswith(":"):
+                return sentence
+            leading = leading or sentence  # "… still fails, at `pod install`:" — if no other
+    return leading

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta, timezone
 
 from session_skill.records import replace
 from session_skill.transcripts.anchors import ANCHOR_FORMS, DONE_WORDS, TRIGGERS
-from session_skill.transcripts.asks import answers, asks
+from session_skill.transcripts.asks import Ask, answers, asks, asks_back
 from session_skill.transcripts.candidates import (
     DEFERRED,
     DIVERGING,
@@ -86,6 +86,8 @@ LIST_TURNS: int | None = 10
 # the second key, all 12, and by the first key 7 (5 borderline, none answered); kept 10
 # turns, they were let go.
 OPEN_LIST_TURNS: int | None = None
+# Questions carried over replies that ask back ("is 1 really a bug?"): at most this many.
+_CARRIED = 4
 # A reply that takes up a whole list of the assistant's: "do all 3", "go ahead with all
 # three", "yes, do them", "both please". Not "do 1 and 3": which items, it says by number.
 _TAKES_UP_ALL = Lazy(
@@ -223,6 +225,8 @@ class Loose:
         self.edits = 0  # file-writing calls that succeeded (a rejected or failed one is none)
         self._writing: set[str] = set()  # the ids of file-writing calls awaiting their result
         self.list_line: int | None = None  # the line of the last item of `_LISTS` pooled
+        # Questions a reply asked back over, with where they were asked (`_close_turn`)
+        self.carried: list[tuple[Ask, str | None, int]] = []
         # The closing text the user's last message answered, and whether nothing came after
         # that message (the session ends on it).
         self.last_closed: tuple[str, str | None, int] | None = None
@@ -367,23 +371,30 @@ class Loose:
         did `reply` take it up (none: the user ran our own command, or the session `ended`)?
         Returns the first ask it answers (so "yes" reads as its answer)."""
         closing, self.closing = self.closing, None
+        carried, self.carried = self.carried, []
         if closing is None:
+            if ended:
+                self._unanswered(carried, ended)
+            else:
+                self.carried = carried
             return None
         text, ts, line = closing
         self.turns += 1
         self._work_on_list_done(text)
         taken: str | None = None
-        for ask in asks(text):
-            if reply is not None and answers(ask, reply.text):
+        # A reply that asks a question of its own answers none: what was asked waits for
+        # the message after the answer to it.
+        back = reply is not None and asks_back(reply.text)
+        left: list[tuple[Ask, str | None, int]] = []
+        for ask, at, where in carried + [(ask, ts, line) for ask in asks(text)]:
+            if back:
+                self.carried.append((ask, at, where))
+            elif reply is not None and answers(ask, reply.text):
                 taken = taken or ask.text
-                continue
-            ending = "the session ended" if ended else "the user moved on"
-            rule = "final-ask" if ended else "moved-on"
-            why = f"asked{_at(ts)}; {ending}"
-            said = ask.text
-            if said.endswith(":") and ask.options:
-                said = f"{said} {'; '.join(ask.options)}"  # "If you want, I can: 1. … 2. …"
-            self._add(loose_end(redact(said), UNANSWERED, why, ts, line, rule))
+            else:
+                left.append((ask, at, where))
+        del self.carried[:-_CARRIED]
+        self._unanswered(left, ended)
         words = self._words
         if words is not None and words[0] is text:
             found = caveats(text, ended, words[1], words[2])
@@ -418,6 +429,16 @@ class Loose:
             if listed:
                 self.taken_up = (listed, self.edits)
         return taken
+
+    def _unanswered(self, asked: list[tuple[Ask, str | None, int]], ended: bool) -> None:
+        ending = "the session ended" if ended else "the user moved on"
+        rule = "final-ask" if ended else "moved-on"
+        for ask, ts, line in asked:
+            why = f"asked{_at(ts)}; {ending}"
+            said = ask.text
+            if said.endswith(":") and ask.options:
+                said = f"{said} {'; '.join(ask.options)}"  # "If you want, I can: 1. … 2. …"
+            self._add(loose_end(redact(said), UNANSWERED, why, ts, line, rule))
 
     def _closing_lists(self, text: str, ts: str | None, line: int) -> None:
         """The session's last closing text — or the last before the user's unanswered last

@@ -481,6 +481,8 @@ class _Sweep:
             why = f"{why}: {clip(reason, 160)}" if reason else why
             tasks.insert(0, loose_end(objective, UNFINISHED, why, ts, line, "goal"))
         if unfinished is not None:
+            if unfinished.stopped is not None:  # said once: in the request it stopped
+                pool = [c for c in pool if not _same_sentence(c.text, unfinished.stopped)]
             why = f"the last request; {unfinished.why}"
             request = loose_end(unfinished.text, UNFINISHED, why, unfinished.ts, unfinished.line,
                                 "unfinished")  # fmt: skip
@@ -602,6 +604,12 @@ def _last_paragraph(text: str) -> str | None:
         if lines and sum(len(ln.split()) for ln in lines) >= 3:
             return clip(redact(" ".join(ln.strip() for ln in lines)), _STOPPED_CHARS)
     return None
+
+
+def _same_sentence(listed: str, sentence: str) -> bool:
+    """Is `listed` (a candidate's text, perhaps clipped) this sentence?"""
+    listed = listed.rstrip("…").rstrip()
+    return len(listed) >= 12 and sentence.startswith(listed)
 
 
 def _task_why(task: PendingTask) -> str:

@@ -26,7 +26,10 @@ asked for with no change, "review the diff", or "don't make any changes yet"), o
 to try it —
 or when the request reported a failure: the user's last words are that it fails, and no one
 has seen a fix work since, whatever the reply claims (a short report, "still broken", is
-shown after the request it reports on). The sweep's own command (`/session …`,
+shown after the request it reports on), or when the reply says the work stopped undone (shown
+with the sentence that says where). A reply that only goes on with a thread of work — a
+go-ahead, "ok go", or an answer to the question its turn was asked that asks for nothing of
+its own — is shown after the request the thread began with. The sweep's own command (`/session …`,
 `$session …`) is not a request, and the turn it starts is not the user's work.
 """
 
@@ -122,6 +125,7 @@ class Unfinished:
     ts: str | None
     seq: int  # when it was made, in events: newer than a task list change or not
     line: int | None = None  # the transcript line of the request
+    stopped: str | None = None  # the reply's sentence that says where the work stopped
 
 
 # Tags an IDE or a skill wraps around what the user typed.
@@ -207,6 +211,9 @@ class Turns:
         self._request: tuple[str, str | None, int, int, Asked] | None = None
         self._prev: tuple[Any, ...] | None = None  # the request before it, as it ended
         self._before: str | None = None  # the request the last one followed
+        # The requests since the last that could open a thread of work, newest first:
+        # (text, the question it answers, its words, the one before, how many before)
+        self._thread: tuple[Any, ...] | None = None
         self._ended_on: str | None = None  # "text" | "tool" | None since the request
         self._closing: str | None = None  # the reply's last text, when nothing came after it
         self._interrupted = False
@@ -246,6 +253,7 @@ class Turns:
             self.second_text = clip(redact(text[: 4 * _REQUEST_CHARS]), _REQUEST_CHARS)
         if ack:
             self._request = None
+            self._thread = None
             return
         if event.refusing and self._request is not None:
             # How to go on with the request in hand: the request is still what is asked.
@@ -258,6 +266,9 @@ class Turns:
         # like ios settings") goes on with the request the question was about.
         self._start(text, event.ts, seq, line, asked if short else None, writes)
         self._answering = asked if 4 < words <= 12 and not _OWN_ASK.match(text) else None
+        thread = self._prev[-1] if self._prev is not None else None
+        depth = thread[4] + 1 if thread is not None and thread[4] < _THREAD_MAX else 0
+        self._thread = (text, asked, words, thread if depth else None, depth)
 
     def command(self, event: UserText, seq: int) -> None:
         """A slash command: ours freezes the request state; another may open with a prompt."""
@@ -383,6 +394,7 @@ class Turns:
         said, ts, seq, line, asked = self._request
         closing = self._closing
         then: str | None = None
+        joiner = "then"
         if self._interrupted:
             why = "the user interrupted it"
         elif self._ended_on == "tool":
@@ -395,9 +407,9 @@ class Turns:
                 why = "it reported something still wrong; no one has seen the fix work since"
             elif (then := announced(closing)) is not None:
                 why = "the reply ends announcing more work; nothing came after it"
-            elif stopped(closing) is not None:
-                # (the sentence that says so is listed as the reply's own loose end)
+            elif (then := stopped(closing)) is not None:
                 why = "the reply says the work stopped undone"
+                joiner = "stopped"  # …and where, in its words
             elif asks(closing) and writes <= self._writes_at and not _asks_to_know(said):
                 # Asked before anything was changed: the work waits on the answer. After
                 # changes, what it asks (commit? also update the docs?) is the loose end.
@@ -422,21 +434,26 @@ class Turns:
         else:
             return None
         lead = asked() if callable(asked) else asked
-        if lead is not None and self._before:
+        # What a reply goes on with: the thread's first request, or the one before it
+        before = self._origin() or self._before
+        if lead is not None and before:
             # "yes" to "Want me to fix those before moving on to iOS?": the work in hand is
             # the request that question was about, and the question says what "yes" took on
-            lead = f"{clip(self._before, 150)} — {lead}"
+            lead = f"{clip(before, 150)} — {lead}"
         elif lead is None and why.startswith("it reported") and len(said.split(None, 6)) <= 6:
-            lead = self._before  # "still broken" says little alone: of the request before it
-        elif lead is None and self._answering is not None and self._before:
+            lead = before  # "still broken" says little alone: of the request before it
+        elif lead is None and self._answering is not None and before:
             answering = self._answering
             if (answering() if callable(answering) else answering) is not None:
-                lead = self._before  # the request the question it answers was about
+                lead = before  # the request the question it answers was about
+        if lead is None and before and before != self._before:
+            lead = before  # "ok go": the thread's request, which the reply went on with
         # "yes" says little alone: the question it answers leads
         raw = f"{lead} — {said}"[: 4 * _REQUEST_CHARS] if lead else said
-        if then:  # …and what the reply was about to do, where it stopped
-            return Unfinished(f"{clip(redact(raw), 150)} — then: {clip(redact(then), 150)}", why,
-                              ts, seq, line or None)  # fmt: skip
+        if then:  # …and what the reply was about to do, or where it stopped
+            then = redact(then)
+            return Unfinished(f"{clip(redact(raw), 150)} — {joiner}: {clip(then, 150)}", why, ts,
+                              seq, line or None, then if joiner == "stopped" else None)  # fmt: skip
         return Unfinished(clip(redact(raw), 300), why, ts, seq, line or None)
 
     def _before_that(self, writes: int) -> Unfinished | None:
@@ -456,11 +473,24 @@ class Turns:
     def _state(self) -> tuple[Any, ...]:
         """The request in hand and how its turn went: what `unfinished` reads."""
         return (self._request, self._closing, self._ended_on, self._interrupted,
-                self._answering, self._writes_at, self._before)  # fmt: skip
+                self._answering, self._writes_at, self._before, self._thread)  # fmt: skip
 
     def _restore(self, state: tuple[Any, ...]) -> None:
         (self._request, self._closing, self._ended_on, self._interrupted, self._answering,
-         self._writes_at, self._before) = state  # fmt: skip
+         self._writes_at, self._before, self._thread) = state  # fmt: skip
+
+    def _origin(self) -> str | None:
+        """The request the one in hand goes on with, when it only replies — a go-ahead ("ok
+        go"), or an answer to the question its turn was asked that asks for no work of its
+        own ("CI uses --shard=3/4 and TZ is UTC"): the first request of the thread before
+        such replies, which is the work the thread is about."""
+        node = self._thread
+        if node is None or node[3] is None or not _replies(node):
+            return None
+        node = node[3]
+        while node[3] is not None and _replies(node):
+            node = node[3]
+        return str(node[0])
 
     def _start(
         self,
@@ -477,6 +507,7 @@ class Turns:
         # Redacted and clipped only if it is reported: most requests are finished.
         self._before = self._request[0] if self._request is not None else None
         self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line, asked)
+        self._thread = (self._request[0], None, _THREAD_MAX, None, 0)  # `user` links it
         self._answering = None
         self._ended_on = None
         self._closing = None
@@ -570,6 +601,29 @@ _ASKS_WORK = Lazy(
         |stop|put|send|open|install|upgrade|test|translate|go\s+ahead|go\s+with)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+
+
+# How many replies a thread of work is followed back through (`Turns._origin`).
+_THREAD_MAX = 12
+# A go-ahead of a few words: "ok go", "yes do it", "sure, go for it", "proceed".
+_GO_AHEAD = Lazy(
+    r"""^\W*(?:(?:ok(?:ay)?|yes|yeah|yep|sure|alright|great|cool|perfect|sounds\s+good)[,.!\s]+)*
+      (?:go(?:\s+(?:ahead|for\s+it|on))?|do\s+it|proceed|ship\s+it|please\s+do|continue)\W*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _replies(node: tuple[Any, ...]) -> bool:
+    """Does this request (a `Turns._thread` node) only reply: a go-ahead, or an answer to
+    the question its turn was asked that asks for no work of its own?"""
+    text, asked, words = node[0], node[1], node[2]
+    if _OWN_ASK.match(text):
+        return False
+    if words <= 4 and _GO_AHEAD.match(text):
+        return True
+    if (asked() if callable(asked) else asked) is None:
+        return False
+    return words <= 4 or _ASKS_WORK.search(text[:1000]) is None
 
 
 def _asks_nothing_new(said: str) -> bool:

@@ -2134,10 +2134,11 @@ def test_a_reply_that_says_the_work_stopped_undone_leaves_the_request_open(
         assert facts.unfinished is None
         return
     assert facts.unfinished is not None
-    assert facts.unfinished.text == "get the ios build working again"
     assert facts.unfinished.why == "the reply says the work stopped undone"
-    if not stopped.endswith(":"):  # the sentence itself is listed, unless it leads in
-        assert stopped in [c.text for c in facts.candidates]
+    # …shown with the sentence that says where, which is not listed a second time
+    assert facts.unfinished.text == f"get the ios build working again — stopped: {stopped}"
+    texts = [c.text for c in facts.candidates]
+    assert texts[0] == facts.unfinished.text and stopped not in texts
 
 
 @pytest.mark.parametrize(
@@ -2169,6 +2170,62 @@ def test_last_words_that_ask_nothing_new_leave_the_request_before_them_in_hand(
     finished = run(tmp_path, [user("fix the flaky discount test"), *_edit("t1", "spec.ts"),
                               done, user(last)])  # fmt: skip
     assert (finished.unfinished is None) is nothing_new
+
+
+@pytest.mark.parametrize(
+    ("replies", "reported"),
+    [
+        # a go-ahead after an answer: the thread's first request is the work in hand
+        (["CI uses --shard=3/4 and TZ is UTC", "ok go"], True),
+        (["the gateway links to the old url", "go ahead"], True),
+        # a reply that asks for work of its own opens a thread of its own
+        (["CI uses --shard=3/4. please also pin node", "ok go"], False),
+        (["now add a retry to the uploader", "ok go"], False),
+    ],
+)  # fmt: skip
+def test_an_unfinished_go_ahead_is_shown_with_the_request_its_thread_began_with(
+    tmp_path: Path, replies: list[str], reported: bool
+) -> None:
+    """ "ok go" says little alone: when the replies before it only answered the questions
+    put to them, the work it goes on with is the request that opened the thread."""
+    records = [user("upgrade us from spring boot 2.7 to 3.2"),
+               say("Two ways to do this. Is the gateway pinned to the old URL?"),
+               user(replies[0]), say("Noted; that works with the redirect."),
+               user(replies[1]), *_edit("t1", "pom.xml"),
+               say("Fixed the compile errors. Running the full test suite now.")]  # fmt: skip
+    facts = run(tmp_path, records)
+    assert facts.unfinished is not None
+    text = facts.unfinished.text
+    assert text.startswith("upgrade us from spring boot") is reported, text
+    assert text.endswith("then: Running the full test suite now.")
+
+
+@pytest.mark.parametrize(
+    ("reply", "carried"),
+    [
+        ("is 1 really a bug? we save in a transaction", True),
+        ("what's the apk size hit for coil?", True),
+        ("wait, does the changelog say the timeout change can break people?", True),
+        # …an answer, a counter-proposal or a request answers it
+        ("yes, fix them on the branch", False),
+        ("what about fixing only the first two?", False),
+        ("can you check the other branch too?", False),
+        ("leave them as comments", False),
+    ],
+)
+def test_a_reply_that_asks_back_leaves_the_question_for_the_message_after(
+    tmp_path: Path, reply: str, carried: bool
+) -> None:
+    asked = "Want me to leave these as PR comments, or fix them on the branch?"
+    review = f"Reviewed it.\n\n1. `attempt` is incremented before the save.\n\n{asked}"
+    records = [user("review the diff, dont change anything"), say(review), user(reply),
+               say("Looked again: it is lower severity than I said.")]  # fmt: skip
+    facts = run(tmp_path, records)
+    open_asks = [c.text for c in facts.candidates if c.rule == "final-ask"]
+    assert (asked in open_asks) is carried, [c.text for c in facts.candidates]
+    # …and the message after the answer to it answers it, as any reply does
+    answered = run(tmp_path, [*records, user("ok fix them on the branch"), say("Fixed.")])
+    assert asked not in [c.text for c in answered.candidates]
 
 
 def test_a_question_after_an_ack_is_answered_by_the_reply(tmp_path: Path) -> None:
