@@ -187,6 +187,11 @@ def _at(ts: str | None) -> str:
 _OFFSETS: dict[str, timedelta] = {}
 
 
+# What a deferred clause may name only by pointing at the rest of its sentence ("the rest
+# later", "the others next week"): no subject that later work could be weighed against.
+_POINTERS = frozenset({"rest", "remain", "remaind", "other", "one", "else"})
+
+
 class Loose:
     """The loose ends of one conversation: questions left open, things put off, side
     ideas; and the evidence, later in the session, that settles them."""
@@ -353,11 +358,20 @@ class Loose:
                     said = _as_typed(sentence, self._typed_as)
                     key = self._add(loose_end(said, kind, why, ts, line, "user-deferral"))
                     # Shown as the clause that defers ("park the pagination idea", not ",
-                    # fix the crash first" too); pooled, weighed against later work and
-                    # parked as the user said it, whole.
+                    # fix the crash first" too), and weighed against later work by it: the
+                    # work the rest of the sentence asks for ("set up i18n, …, the rest
+                    # later") lands nothing it puts off. Pooled and parked as the user said
+                    # it, whole.
+                    # A clause that only points at the rest of it ("the rest later") is
+                    # shown in its sentence, and nothing later is weighed against it.
                     shown = deferred_clause(sentence)
                     if key is not None and shown != sentence:
-                        self.pool[key] = replace(self.pool[key], text=clip(shown))
+                        own = subject(shown)
+                        points = bool(own) and own.keys() <= _POINTERS
+                        if not points:
+                            self.pool[key] = replace(self.pool[key], text=clip(shown))
+                        self.ledger.forget(key)
+                        self.ledger.watch(key, {} if points else own)
         for kind, item, heading in listed_items(text, words, low):
             why = f"listed under “{heading}”{_at(ts)}"
             candidate = loose_end(item, kind, why, ts, line, "listed")

@@ -229,10 +229,16 @@ def anchor_words(tokens: list[str] | set[str]) -> set[str]:
 _CLAUSE_BREAK = Lazy(r"\s*(?:[,;]|\s[—–-]\s|\.+\s)\s*|\s+(?=(?:but|also|then|and\s+then)\s)")
 
 
+# A clause that only says when: what it puts off is the clause it leads ("If needed later,
+# add an optional buffering mode").
+_CONDITION = Lazy(r"^\W*(?:if|when|once|unless|until|in\s+case)\b", re.IGNORECASE)
+
+
 def deferred_clause(sentence: str) -> str:
     """The clause of `sentence` that puts work off, when the sentence goes on to something
     else ("park the pagination idea, fix the crash first" → "park the pagination idea");
-    the sentence when no clause, or more than one, says it."""
+    the sentence when no clause, or more than one, says it, or the one that does only says
+    when ("If needed later, add …")."""
     parts = [p for p in _CLAUSE_BREAK.split(sentence) if p and p.strip()]
     if len(parts) < 2:
         return sentence
@@ -242,7 +248,9 @@ def deferred_clause(sentence: str) -> str:
         if len(part.split()) >= 2 and (hit := classify(part)) is not None and hit[1] == DEFERRED
     ]
     # Two clauses that put it off are one thought ("later, it is out of scope for this fix").
-    return deferring[0].strip().rstrip(".,;:") if len(deferring) == 1 else sentence
+    if len(deferring) != 1 or _CONDITION.match(deferring[0]):
+        return sentence
+    return deferring[0].strip().rstrip(".,;:")
 
 
 def marked_sentences(

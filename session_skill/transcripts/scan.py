@@ -453,7 +453,8 @@ class _Sweep:
             if start == self.switched_at:
                 loose = self.early  # the requests kept reach back to the switch: go on
                 loose.stats = tail_stats
-                _read_into(loose, path, start, first_line)
+                # (after the user's message it switched on, which it has read already)
+                _read_into(loose, path, start, first_line, read_first=False)
                 read = loose.finish()
             else:
                 read = self._helper_tail(path, start) or _read_tail(path, start, first_line)
@@ -524,10 +525,21 @@ def _cores() -> int:
 
 
 def _read_into(
-    loose: _Loose, path: Path, start: int, first_line: int, stop: int | None = None
+    loose: _Loose,
+    path: Path,
+    start: int,
+    first_line: int,
+    stop: int | None = None,
+    *,
+    read_first: bool = True,
 ) -> None:
+    """Feed `loose` the events from `start` on; not the user's message there, unless
+    `read_first` (going on from where it switched, it has read that message)."""
     for event in iter_events(path, loose.stats, wanted_results=loose.tools.watched,
                              start=start, first_line=first_line, stop=stop):  # fmt: skip
+        if not read_first and isinstance(event, UserText) and loose.stats.line == first_line:
+            read_first = True
+            continue
         loose.feed(event)
 
 

@@ -696,11 +696,39 @@ def test_user_deferrals_count_too(tmp_path: Path) -> None:
          "backfill later"),
         ("yeah leave it for the next run. can you make the checkpoints go to gcs too",
          "yeah leave it for the next run"),
+        # a clause that only says when: what it puts off is the clause it leads
+        ("If needed later, add an optional buffering mode for the push paths",
+         "If needed later, add an optional buffering mode for the push paths"),
     ],
 )  # fmt: skip
 def test_a_users_deferral_is_shown_as_its_clause(tmp_path: Path, said: str, shown: str) -> None:
     facts = run(tmp_path, [user(said), say("Added the null check to the parser.")])
     assert [(c.rule, c.text, c.full) for c in facts.candidates] == [("user-deferral", shown, said)]
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("park the pagination idea, fix the crash first", "park the pagination idea"),
+        # a clause that only points at the rest of its sentence is shown in it
+        ("set up i18n, translate the landing page first, the rest later",
+         "set up i18n, translate the landing page first, the rest later"),
+    ],
+)  # fmt: skip
+def test_the_work_the_rest_of_a_deferring_sentence_asks_for_lands_nothing_it_puts_off(
+    tmp_path: Path, said: str, shown: str
+) -> None:
+    """The deferral is weighed against later work by the clause that defers: doing what
+    the rest of the sentence asks for ("Set up next-intl …", "Fixed the crash") is not
+    doing what it put off."""
+    done = "Set up i18n with next-intl and translated the landing page. Fixed the crash too."
+    facts = run(tmp_path, [user(said), *_edit("t1", "i18n.ts"), say(done)])
+    assert [(c.rule, c.text) for c in facts.candidates] == [("user-deferral", shown)]
+    # …what it put off, done, lands it; "the rest" names nothing a later report could do
+    later = "Added pagination to the list: 50 per page. Translated the pricing page too."
+    facts = run(tmp_path, [user(said), *_edit("t1", "i18n.ts"), say(done), user("go on"),
+                           *_edit("t2", "list.ts"), say(later)])  # fmt: skip
+    assert [c.text for c in facts.candidates] == ([] if "pagination" in said else [shown])
 
 
 @pytest.mark.parametrize(
