@@ -359,11 +359,10 @@ class Loose:
                     key = self._add(loose_end(said, kind, why, ts, line, "user-deferral"))
                     # Shown as the clause that defers ("park the pagination idea", not ",
                     # fix the crash first" too), and weighed against later work by it: the
-                    # work the rest of the sentence asks for ("set up i18n, …, the rest
-                    # later") lands nothing it puts off. Pooled and parked as the user said
-                    # it, whole.
-                    # A clause that only points at the rest of it ("the rest later") is
-                    # shown in its sentence, and nothing later is weighed against it.
+                    # work the rest of the sentence asks for lands nothing it puts off. A
+                    # clause that only points at the rest ("set up i18n, …, the rest
+                    # later") is shown in its sentence, and nothing is weighed against it.
+                    # Pooled and parked as the user said it, whole.
                     shown = deferred_clause(sentence)
                     if key is not None and shown != sentence:
                         own = subject(shown)

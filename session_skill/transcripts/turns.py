@@ -211,8 +211,8 @@ class Turns:
         self._request: tuple[str, str | None, int, int, Asked] | None = None
         self._prev: tuple[Any, ...] | None = None  # the request before it, as it ended
         self._before: str | None = None  # the request the last one followed
-        # The requests since the last that could open a thread of work, newest first:
-        # (text, the question it answers, its words, the one before, how many before)
+        # The request in hand as a node of its thread of work: (text, the question it
+        # answers, its words up to 13, the node of the request before, how many before)
         self._thread: tuple[Any, ...] | None = None
         self._ended_on: str | None = None  # "text" | "tool" | None since the request
         self._closing: str | None = None  # the reply's last text, when nothing came after it
@@ -507,7 +507,8 @@ class Turns:
         # Redacted and clipped only if it is reported: most requests are finished.
         self._before = self._request[0] if self._request is not None else None
         self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line, asked)
-        self._thread = (self._request[0], None, _THREAD_MAX, None, 0)  # `user` links it
+        # A thread of its own, until `user` links it to the one before
+        self._thread = (self._request[0], None, len(text.split(None, 12)), None, 0)
         self._answering = None
         self._ended_on = None
         self._closing = None
