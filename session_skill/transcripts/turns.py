@@ -615,12 +615,15 @@ _GO_AHEAD = Lazy(
 
 
 def _replies(node: tuple[Any, ...]) -> bool:
-    """Does this request (a `Turns._thread` node) only reply: a go-ahead, or an answer to
-    the question its turn was asked that asks for no work of its own?"""
+    """Does this request (a `Turns._thread` node) only reply: a go-ahead, an answer to the
+    question its turn was asked that asks for no work of its own, or a question back about
+    the work ("is 1 really a bug?")?"""
+    from session_skill.transcripts.asks import asks_back
+
     text, asked, words = node[0], node[1], node[2]
     if _OWN_ASK.match(text):
         return False
-    if words <= 4 and _GO_AHEAD.match(text):
+    if (words <= 4 and _GO_AHEAD.match(text)) or asks_back(text):
         return True
     if (asked() if callable(asked) else asked) is None:
         return False

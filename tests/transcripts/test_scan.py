@@ -2206,6 +2206,8 @@ def test_last_words_that_ask_nothing_new_leave_the_request_before_them_in_hand(
         # a go-ahead after an answer: the thread's first request is the work in hand
         (["CI uses --shard=3/4 and TZ is UTC", "ok go"], True),
         (["the gateway links to the old url", "go ahead"], True),
+        # a question back about the work goes on with it too
+        (["is the gateway really pinned? we have a redirect", "ok go"], True),
         # a reply that asks for work of its own opens a thread of its own
         (["CI uses --shard=3/4. please also pin node", "ok go"], False),
         (["now add a retry to the uploader", "ok go"], False),
