@@ -454,8 +454,10 @@ def run() -> list[dict[str, Any]]:
                 elif build is _answered or build is _told:
                     found = any(c.rule == "unfinished" for c in facts.candidates)
                 elif build is _closing and listed:
-                    # the sentence's own item, not only the request it closes
-                    found = any(c.rule != "unfinished" for c in facts.candidates)
+                    # the sentence's own item, not only the request it closes — or the
+                    # request shown with it, where the sentence says the work stopped
+                    found = any(c.rule != "unfinished" or " — stopped: " in c.text
+                                for c in facts.candidates)  # fmt: skip
                 else:
                     found = bool(facts.candidates)
                 if found != listed:
