@@ -36,13 +36,11 @@ the real sessions' misses are not in words a sentence shows. Not used by the swe
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import re
 import sys
-import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -166,17 +164,10 @@ def _opens(key: Key) -> list[str]:
 def written_sessions(name: str) -> list[Session]:
     from bench.fidelity.__main__ import observe
 
-    path = written.SETS / f"{name}.json"
-    out: list[Session] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for case in json.loads(path.read_text(encoding="utf-8")):
-            transcript = Path(tmp) / f"{case['id']}.jsonl"
-            records, lines = written.build(case)
-            transcript.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
-            key = written.key_of(case, transcript, lines, name)
-            found = observe(transcript, written._ROOT)
-            out.append(Session(key, found, rows_of(transcript, _opens(key))))
-    return out
+    return [
+        Session(key, observe(transcript, written._ROOT), rows_of(transcript, _opens(key)))
+        for transcript, key in written.sessions(written.SETS / f"{name}.json")
+    ]
 
 
 def corpus_train() -> list[Session]:
@@ -249,15 +240,15 @@ def with_rules(session: Session, learned: list[Candidate]) -> list[Candidate]:
     return rules + new
 
 
-def compare(model_for: dict[str, Model], sessions: list[Session], group: str) -> list[str]:
-    """Rules, learned picks, and both, over `sessions`; each scored by the model that
-    `model_for` names for its group (`group(session)` below)."""
+def compare(model_of: Callable[[Session], Model], sessions: list[Session]) -> list[str]:
+    """Rules, learned picks, and both, over `sessions`; each session's picks by the model
+    `model_of` gives it."""
     rules = Totals()
     alone = {t: Totals() for t in THRESHOLDS}
     both = {t: Totals() for t in THRESHOLDS}
     for s in sessions:
         scored(s, list(s.found.candidates), rules)
-        model = model_for[_group(s, group)]
+        model = model_of(s)
         for t in THRESHOLDS:
             found = picks(model, s, t)
             scored(s, found, alone[t])
@@ -269,10 +260,6 @@ def compare(model_for: dict[str, Model], sessions: list[Session], group: str) ->
         out.append(f"  learned, at {t}          {table_cells(alone[t].as_dict())}")
         out.append(f"  the rules + learned {t}  {table_cells(both[t].as_dict())}")
     return out
-
-
-def _group(session: Session, group: str) -> str:
-    return session.key.repo if group == "repo" else "all"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -287,17 +274,17 @@ def main(argv: list[str] | None = None) -> int:
     model = train(dev)
     out = [f"held-out written sets {args.held_out} ({len(held)} sessions), "
            f"trained on {args.dev}"]  # fmt: skip
-    out += compare({"all": model}, held, "all")
+    out += compare(lambda _: model, held)
     corpus = keymod.corpus_dir()
     if not args.no_corpus and corpus.is_dir():
         train_split = corpus_train()
         out += ["", f"corpus train split ({len(train_split)} sessions), trained on {args.dev}"]
-        out += compare({"all": model}, train_split, "all")
+        out += compare(lambda _: model, train_split)
         repos = sorted({s.key.repo for s in train_split})
         left_out = {r: train(dev + [s for s in train_split if s.key.repo != r]) for r in repos}
         out += ["", f"corpus train split, each of its {len(repos)} repositories left out of "
                 f"the training in turn ({args.dev} and the other repositories)"]  # fmt: skip
-        out += compare(left_out, train_split, "repo")
+        out += compare(lambda s: left_out[s.key.repo], train_split)
     elif not args.no_corpus:
         out.append(f"no corpus at {corpus}: the train split is not scored")
     print("\n".join(out))

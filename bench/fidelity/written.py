@@ -28,6 +28,7 @@ import argparse
 import json
 import sys
 import tempfile
+from collections.abc import Iterator
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -153,19 +154,22 @@ def key_of(case: dict[str, Any], path: Path, lines: dict[int, int], set_name: st
                case.get("goal_keywords") or [], written, items)  # fmt: skip
 
 
-def run_set(path: Path, layout: str = "claude") -> list[SessionScore]:
-    from bench.fidelity.__main__ import observe
-
+def sessions(path: Path, layout: str = "claude") -> Iterator[tuple[Path, Key]]:
+    """Each session of the set as a transcript (in a temporary folder, gone once the
+    iteration ends) and its key."""
     cases = json.loads(path.read_text(encoding="utf-8"))
-    scores = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             transcript = Path(tmp) / f"{case['id']}.jsonl"
             records, lines = LAYOUTS[layout](case)
             transcript.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
-            key = key_of(case, transcript, lines, path.stem)
-            scores.append(score(key, observe(transcript, _ROOT), path.stem))
-    return scores
+            yield transcript, key_of(case, transcript, lines, path.stem)
+
+
+def run_set(path: Path, layout: str = "claude") -> list[SessionScore]:
+    from bench.fidelity.__main__ import observe
+
+    return [score(key, observe(t, _ROOT), path.stem) for t, key in sessions(path, layout)]
 
 
 def codex_differs(path: Path, scores: list[SessionScore]) -> list[str]:

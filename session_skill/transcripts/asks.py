@@ -33,6 +33,7 @@ from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, subje
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
     _OR,
+    QUESTION_WORDS,
     _units,
     direct_reply,
     only_pasted,
@@ -165,9 +166,9 @@ def answers(ask: Ask, reply: str) -> bool:
 # A question of the user's own in reply: it asks about the work ("is 1 really a bug?",
 # "what's the apk size hit for coil?", "does the changelog say …?") rather than answering.
 _ASKS_BACK = Lazy(
-    r"""^\W*(?:(?:hm+|hmm+|wait|ok(?:ay)?|so|and|but)[,.!\s]+)*
-      (?:is|are|was|were|does|do|did|will|isn't|aren't|doesn't|didn't|won't|has|have|hasn't
-        |what|what's|whats|why|how|which|where|when|who)\b[^?\n]{0,150}\?""",
+    rf"""^\W*(?:(?:hm+|hmm+|wait|ok(?:ay)?|so|and|but)[,.!\s]+)*
+      (?:{QUESTION_WORDS}|will|isn't|aren't|doesn't|didn't|won't|has|have|hasn't)\b
+      [^?\n]{{0,150}}\?""",
     re.IGNORECASE | re.VERBOSE,
 )
 

@@ -356,7 +356,6 @@ class Loose:
                 if kind == DEFERRED:
                     why = f"deferred{_at(ts)}"
                     said = _as_typed(sentence, self._typed_as)
-                    key = self._add(loose_end(said, kind, why, ts, line, "user-deferral"))
                     # Shown as the clause that defers ("park the pagination idea", not ",
                     # fix the crash first" too), and weighed against later work by it: the
                     # work the rest of the sentence asks for lands nothing it puts off. A
@@ -364,13 +363,12 @@ class Loose:
                     # later") is shown in its sentence, and nothing is weighed against it.
                     # Pooled and parked as the user said it, whole.
                     shown = deferred_clause(sentence)
-                    if key is not None and shown != sentence:
-                        own = subject(shown)
-                        points = bool(own) and own.keys() <= _POINTERS
-                        if not points:
-                            self.pool[key] = replace(self.pool[key], text=clip(shown))
-                        self.ledger.forget(key)
-                        self.ledger.watch(key, {} if points else own)
+                    own = subject(shown) if shown != sentence else None
+                    points = own is not None and bool(own) and own.keys() <= _POINTERS
+                    candidate = loose_end(said, kind, why, ts, line, "user-deferral")
+                    key = self._add(candidate, about={} if points else own)
+                    if key is not None and own is not None and not points:
+                        self.pool[key] = replace(self.pool[key], text=clip(shown))
         for kind, item, heading in listed_items(text, words, low):
             why = f"listed under “{heading}”{_at(ts)}"
             candidate = loose_end(item, kind, why, ts, line, "listed")
@@ -494,8 +492,9 @@ class Loose:
 
     # ---------------------------------------------------------------- the pool
 
-    def _add(self, candidate: Candidate) -> str | None:
-        """Pool a candidate; its key when it is new."""
+    def _add(self, candidate: Candidate, about: dict[str, str] | None = None) -> str | None:
+        """Pool a candidate; its key when it is new. Later work is weighed against `about`
+        (its subject's stems), or against the subject of its text."""
         words = WORD.findall(candidate.text.lower())
         key = " ".join(words)
         held = self.pool.get(key)
@@ -507,7 +506,7 @@ class Loose:
         self.pool[key] = candidate
         if candidate.rule in _LISTS:
             self.list_line = candidate.line
-        self.ledger.watch(key, subject(candidate.text, words))
+        self.ledger.watch(key, subject(candidate.text, words) if about is None else about)
         if len(self.pool) > POOL_MAX:
             oldest = next(iter(self.pool))
             del self.pool[oldest]

@@ -61,6 +61,10 @@ _SENTENCE_END = recache.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`A-Z0-9])")
 _SENTENCE_END_BRACKET = recache.compile(r"(?:(?<=[.!?])|(?<=[.!?]\)))\s+(?=[\"'(\[*_`A-Z0-9])")
 _DONE_ITEM = Lazy(r"^\s*(?:[-*+]\s+)?(?:\[[xX]\]|~~|✅|✓|✔)|\((?:done|fixed)\)", re.I)
 
+# The words a question opens on ("why …", "what's …", "does …"): shared by the request that
+# asks to be told (`turns._TO_KNOW`) and the reply that asks back (`asks._ASKS_BACK`).
+QUESTION_WORDS = r"why|what|what's|whats|how|where|which|who|when|is|are|was|were|does|do|did"
+
 _ANSWER_START = Lazy(
     r"^\s*(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay|go\s+ahead|go\s+for\s+it|do\s+it"
     r"|don'?t|please|proceed|continue|sounds|agreed?|correct|right|exactly|absolutely"

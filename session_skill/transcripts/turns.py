@@ -50,6 +50,7 @@ from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
     _ANSWER_START,
     _FENCE,
+    QUESTION_WORDS,
     clip,
     mostly_pasted,
     redact,
@@ -721,8 +722,7 @@ _ACKS = r"good|great|nice|cool|perfect|thanks|alright|yeah|yes|ah|right"
 # cache it?"), not to have something done ("can you add a retry?").
 _TO_KNOW = Lazy(
     rf"""^\W*(?:(?:{_OPENERS}|{_ACKS})[,.!\s]+)*
-      (?:why|what|what's|whats|how|where|which|who|when|is|are|was|were|does|do|did|should
-      |would\s+(?:it|this|that)|could\s+(?:it|this|that))\b""",
+      (?:{QUESTION_WORDS}|should|would\s+(?:it|this|that)|could\s+(?:it|this|that))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 
