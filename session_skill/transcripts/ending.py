@@ -125,6 +125,8 @@ _LEFT_WORDS = recache.compile(
         "|n't documented|not documented|n't translated|not translated|n't locali|not locali"
         "|n't verified|not verified|n't configured|not configured|n't set up|not set up"
         "|n't exercised|not exercised|n't validated|not validated"
+        # …with a word between ("isn't fully covered", "isn't really tested"; "yet" is above)
+        "|n't fully|not fully|n't really|not really"
         "|you should|you can now|remember to|forget to|for you to|you're ready|you are ready"
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
         "|pre-existing|preexisting|unrelated"
