@@ -324,7 +324,7 @@ def open_lists(text: str, ended: bool = False) -> list[tuple[str, str]]:
         items, n = list_under(lines, n, _LIST_MAX)
         if _taken_up(lines, n):
             continue  # "Let me write these in parallel:": the assistant does them now
-        lead = redact(bare.rstrip(":").strip())
+        lead = item_text(bare.rstrip(":"))  # "Untuned on purpose — …", its bold marks gone
         found += [(item, lead) for item in items]
     return found
 

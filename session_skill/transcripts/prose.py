@@ -323,7 +323,7 @@ def listed_items(
         heading = NEXT_LIST.match(line) or LEAD_IN.match(line)
         if heading is None or _LIST_MARK.match(line):
             continue
-        title = line.strip("#*_: ").rstrip(":").strip() or "Next steps"
+        title = item_text(line.strip("#*_: ").rstrip(":")) or "Next steps"
         while n < len(lines) and (not lines[n].strip() or LEAD_IN.match(lines[n].strip())):
             n += 1
         items, n = list_under(lines, n, _LIST_ITEMS_MAX)

@@ -2032,6 +2032,27 @@ def test_an_open_list_is_read_in_the_assistants_text_only() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("listing", "lead"),
+    [
+        # the bold closes mid-line, before what the lead goes on to say
+        (
+            "**Untuned on purpose** — these want a feel pass:\n- `TOTAL_TIME = 50` (rescue)\n",
+            "Untuned on purpose — these want a feel pass",
+        ),
+        (
+            "### **Next steps** for `cli.py`\n1. Wire the --json flag into the parser\n",
+            "Next steps for cli.py",
+        ),
+    ],
+)
+def test_a_lists_lead_is_shown_without_its_marks(tmp_path: Path, listing: str, lead: str) -> None:
+    """ "Why it did not land" quotes the lead an item was listed under as the reader saw it:
+    the bold and code marks the list's own items lose are gone from it too."""
+    found = run(tmp_path, [user("Tune the rescue level"), say("Tuned.\n\n" + listing)]).candidates
+    assert [c.why.split(" at ")[0] for c in found] == [f"listed under “{lead}”"], found
+
+
 @pytest.mark.parametrize("turns_after", [2, 9, 10, 30])
 def test_an_old_list_of_what_is_open_stands_until_settled(tmp_path: Path, turns_after: int) -> None:
     """The assistant's "Still open:" list says what is left in so many words: it stands,
