@@ -26,6 +26,7 @@ from session_skill.transcripts.prose import (
     _units,
     classify,
     item_text,
+    lead_text,
     list_under,
     redact,
     sign_off,
@@ -324,7 +325,7 @@ def open_lists(text: str, ended: bool = False) -> list[tuple[str, str]]:
         items, n = list_under(lines, n, _LIST_MAX)
         if _taken_up(lines, n):
             continue  # "Let me write these in parallel:": the assistant does them now
-        lead = item_text(bare.rstrip(":"))  # "Untuned on purpose — …", its bold marks gone
+        lead = lead_text(bare.rstrip(":"))
         found += [(item, lead) for item in items]
     return found
 

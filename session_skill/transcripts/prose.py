@@ -323,7 +323,7 @@ def listed_items(
         heading = NEXT_LIST.match(line) or LEAD_IN.match(line)
         if heading is None or _LIST_MARK.match(line):
             continue
-        title = item_text(line.strip("#*_: ").rstrip(":")) or "Next steps"
+        title = lead_text(line.strip("#*_: ").rstrip(":")) or "Next steps"
         while n < len(lines) and (not lines[n].strip() or LEAD_IN.match(lines[n].strip())):
             n += 1
         items, n = list_under(lines, n, _LIST_ITEMS_MAX)
@@ -370,6 +370,13 @@ def list_under(lines: list[str], n: int, most: int) -> tuple[list[str], int]:
 def item_text(text: str) -> str:
     """A listed item as it is shown: without bold and code marks, redacted."""
     return redact(text.replace("**", "").replace("`", "").strip())
+
+
+def lead_text(line: str) -> str:
+    """The lead a list was under, as "Why it did not land" quotes it: the line's last
+    sentence ("What's left from earlier", not "Now let me continue with …. What's left …"),
+    without its marks."""
+    return item_text(_SENTENCE_END.split(line)[-1])
 
 
 _PLAIN_WORD = Lazy(r"[^\W\d_][\w'-]*[.,;:!]?\Z")

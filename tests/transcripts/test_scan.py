@@ -2044,6 +2044,11 @@ def test_an_open_list_is_read_in_the_assistants_text_only() -> None:
             "### **Next steps** for `cli.py`\n1. Wire the --json flag into the parser\n",
             "Next steps for cli.py",
         ),
+        # the lead is the line's last sentence, not the narration before it
+        (
+            "Now let me go on. What's left from earlier:\n- Test gaps in the fetch path (#18-22)\n",
+            "What's left from earlier",
+        ),
     ],
 )
 def test_a_lists_lead_is_shown_without_its_marks(tmp_path: Path, listing: str, lead: str) -> None:
