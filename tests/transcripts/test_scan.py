@@ -701,6 +701,12 @@ def test_user_deferrals_count_too(tmp_path: Path) -> None:
         # a clause that only says when: what it puts off is the clause it leads
         ("If needed later, add an optional buffering mode for the push paths",
          "If needed later, add an optional buffering mode for the push paths"),
+        # a clause that names nothing points back: shown with what it follows (issue 19's
+        # "let's shelve this for now, make a TODO note about fixing X")
+        ("the export pagination is off but let's shelve this for now, make a TODO note",
+         "the export pagination is off but let's shelve this for now"),
+        ("the dark mode toggle is nice, park that for later, fix the crash first",
+         "the dark mode toggle is nice, park that for later"),
     ],
 )  # fmt: skip
 def test_a_users_deferral_is_shown_as_its_clause(tmp_path: Path, said: str, shown: str) -> None:
@@ -731,6 +737,17 @@ def test_the_work_the_rest_of_a_deferring_sentence_asks_for_lands_nothing_it_put
     facts = run(tmp_path, [user(said), *_edit("t1", "i18n.ts"), say(done), user("go on"),
                            *_edit("t2", "list.ts"), say(later)])  # fmt: skip
     assert [c.text for c in facts.candidates] == ([] if "pagination" in said else [shown])
+
+
+def test_a_deferral_that_points_back_is_weighed_by_what_it_points_at(tmp_path: Path) -> None:
+    """ "the dark mode toggle is nice, park that for later": the crash fixed lands nothing it
+    put off; the dark mode toggle done lands it."""
+    said = "the dark mode toggle is nice, park that for later, fix the crash first"
+    fixed = [user(said), *_edit("t1", "app.ts"), say("Fixed the crash: the null check is in.")]
+    assert [c.rule for c in run(tmp_path, fixed).candidates] == ["user-deferral"]
+    done = [*fixed, user("go on"), *_edit("t2", "theme.ts"),
+            say("Added the dark mode toggle to the settings page.")]  # fmt: skip
+    assert run(tmp_path, done).candidates == []
 
 
 @pytest.mark.parametrize(
