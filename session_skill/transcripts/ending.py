@@ -22,6 +22,7 @@ from session_skill.transcripts.phrasing import NEXT_LIST
 from session_skill.transcripts.prose import (
     _FENCE,
     _LIST_MARK,
+    _SENTENCE_END,
     _is_prose,
     _units,
     classify,
@@ -358,10 +359,15 @@ def inline_lists(text: str) -> list[tuple[str, str]]:
             NEXT_LIST.match(lead) or _OPEN_LEAD.search(lead) or _LEFT_LEAD.search(lead)
         ):
             continue
+        if items.endswith("?"):
+            # A question is `asks`' to read; the list before it on the line stands ("…,
+            # step 8 — switch the reads. Want to continue with step 6?").
+            sentences = _SENTENCE_END.split(items)
+            while sentences and sentences[-1].endswith("?"):
+                sentences.pop()
+            items = " ".join(sentences)
         if len(items.split()) < 3 or _NOTHING_LEFT.match(items) or _DONE.search(items):
             continue  # "Next steps: none.", "Remaining: all done, pushed."
-        if items.endswith("?"):
-            continue  # a question: `asks` reads those
         if _taken_up(lines, n + 1):
             continue
         item = item_text(items)

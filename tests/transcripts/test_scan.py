@@ -2355,6 +2355,12 @@ def test_a_heading_leads_a_list_only_when_it_says_what_is_left(tmp_path: Path) -
             "the Windows paths and the retry jitter.",
         ),
         ("- Still to do: wire `--dry-run` into the installer", "wire --dry-run into the installer"),
+        # the line goes on to ask: the question is `asks`' own, the list before it stands
+        (
+            "Next up: step 6 — move the sessions table, step 7 — drop the old index. "
+            "Want to continue with step 6?",
+            "step 6 — move the sessions table, step 7 — drop the old index.",
+        ),
     ],
 )  # fmt: skip
 def test_what_the_last_reply_lists_as_left_on_one_line_is_open(
@@ -2374,6 +2380,7 @@ def test_what_the_last_reply_lists_as_left_on_one_line_is_open(
         "Remaining work: I've completed all of the tasks.",
         "Still open: done, pushed to the release branch.",
         "Next up: want me to start on step 6?",  # a question: `asks` reads it
+        "Next steps: should I open the PR? Or wait for CI?",  # questions, one after another
         "Summary: the parser and the CLI are both rewritten.",  # not a lead of what is left
         "The things I would look at next if we had more time: the cache and the CLI flags.",
         "Next up: the cache and the CLI flags.\nLet me start on these now.",  # taken up at once
