@@ -440,9 +440,22 @@ def is_pasted_line(line: str) -> bool:
     return _PASTE_LINE.match(line) is not None
 
 
+# One line of a compiler's or a runtime's report, alone — where and what failed, in the
+# tool's own form: "src/app.ts(12,5): error TS2345: …", "KeyError: 'id'", "fatal: not a git
+# repository". Not "TypeError when I click save, fix it": typed words.
+_ERROR_REPORT = Lazy(
+    r"""^\s*(?:[\w./\\-]+(?:\(\d+,\d+\)|:\d+(?::\d+)?):\s*\S
+      | [\w.]*(?:Error|Exception):\s | error(?:\[\w+\])?(?:\s+TS\d+)?:\s | (?:panic|fatal):\s)""",
+    re.VERBOSE,
+)
+
+
 def mostly_pasted(text: str) -> bool:
-    """Is this message mostly output the user pasted (a log, an error report)?"""
+    """Is this message mostly output the user pasted (a log, an error report)? One line is
+    when it is an error report in its tool's form."""
     lines = [ln for ln in text.splitlines() if ln.strip()][:40]
+    if len(lines) == 1:
+        return _ERROR_REPORT.match(lines[0]) is not None
     pasted = sum(1 for ln in lines if _PASTE_LINE.match(ln))
     return bool(lines) and pasted >= max(2, len(lines) // 2)
 

@@ -1842,8 +1842,22 @@ def test_a_commands_arguments_fill_its_placeholder(tmp_path: Path) -> None:
 def test_an_opener_or_a_pasted_error_is_not_the_goal(tmp_path: Path) -> None:
     pasted = "src/app.ts:12:5 - error TS2322: Type 'string' is not assignable\n" * 3
     fenced = "Here's the error:\n```\nTraceback (most recent call last):\nKeyError: 'id'\n```"
-    openers = ("ok lets get back to main", "where did we leave off", pasted, fenced,
-               "[Image #1] fix this", "Let's continue where we left off yesterday")  # fmt: skip
+    # one line, pasted right after /clear (issue 19): the report's own form, no typed words
+    one_line = (
+        "src/app.ts(12,5): error TS2345: Argument of type 'string' is not assignable "
+        "to parameter of type 'number'.",
+        "KeyError: 'id'",
+        "fatal: not a git repository",
+    )
+    openers = (
+        "ok lets get back to main",
+        "where did we leave off",
+        pasted,
+        fenced,
+        "[Image #1] fix this",
+        "Let's continue where we left off yesterday",
+        *one_line,
+    )
     for opener in openers:
         facts = run(
             tmp_path,
@@ -1851,6 +1865,10 @@ def test_an_opener_or_a_pasted_error_is_not_the_goal(tmp_path: Path) -> None:
              say("Added.")],
         )  # fmt: skip
         assert facts.goal == "Add retry with backoff to the upload client", opener
+    # …but typed words that name an error are the work
+    for typed in ("TypeError when I click save, fix it", "src/app.ts:12 throws on empty input"):
+        facts = run(tmp_path, [user(typed), say("Fixed."), user("Add a retry"), say("Added.")])
+        assert facts.goal == typed
 
 
 @pytest.mark.parametrize(
