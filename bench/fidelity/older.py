@@ -15,9 +15,10 @@ JUDGED: dict[str, list[tuple[str, str, str]]] = {
         ("spotter-4te.5:", "right", "still to do at the end"),
         ("spotter-4te.6:", "right", "still to do at the end"),
         (
-            "continue implementation",
+            "Work on bead spotter-4te. Run bd show spotter-4te",
             "right",
-            "the work asked for: the file ends on 'Let me check what's ready:' after .3",
+            "the work asked for, 'continue implementation' of it: the file ends on 'Let me "
+            "check what's ready:' after .3",
         ),
     ],
     "spotter_short_v2.1.38.jsonl": [

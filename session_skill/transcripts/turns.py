@@ -441,8 +441,22 @@ class Turns:
             # "yes" to "Want me to fix those before moving on to iOS?": the work in hand is
             # the request that question was about, and the question says what "yes" took on
             lead = f"{clip(before, 150)} — {lead}"
-        elif lead is None and why.startswith("it reported") and len(said.split(None, 6)) <= 6:
-            lead = before  # "still broken" says little alone: of the request before it
+        elif (
+            lead is None
+            and len(said.split(None, 6)) <= 6
+            and (
+                why.startswith("it reported")
+                or (
+                    self._ended_on != "tool"
+                    and not self._interrupted
+                    and not _ASKS_WORK.search(said)
+                )
+            )
+        ):
+            # "still broken", "didn't work", "same thing on firefox" say little alone: a few
+            # words that ask for no work of their own — none was begun on them — are of the
+            # request before them
+            lead = before
         elif lead is None and self._answering is not None and before:
             answering = self._answering
             if (answering() if callable(answering) else answering) is not None:
@@ -450,12 +464,16 @@ class Turns:
         if lead is None and before and before != self._before:
             lead = before  # "ok go": the thread's request, which the reply went on with
         # "yes" says little alone: the question it answers leads
-        raw = f"{lead} — {said}"[: 4 * _REQUEST_CHARS] if lead else said
+        limit = 150 if then else 300
+        raw = said
+        if lead:  # clipped first: the user's own last words must show in the item's line
+            said_chars = len(" ".join(said[:_SHOWN].split()))
+            raw = f"{clip(lead, max(60, _SHOWN - said_chars - 3))} — {said}"
         if then:  # …and what the reply was about to do, or where it stopped
             then = redact(then)
-            return Unfinished(f"{clip(redact(raw), 150)} — {joiner}: {clip(then, 150)}", why, ts,
+            return Unfinished(f"{clip(redact(raw), limit)} — {joiner}: {clip(then, 150)}", why, ts,
                               seq, line or None, then if joiner == "stopped" else None)  # fmt: skip
-        return Unfinished(clip(redact(raw), 300), why, ts, seq, line or None)
+        return Unfinished(clip(redact(raw), limit), why, ts, seq, line or None)
 
     def _before_that(self, writes: int) -> Unfinished | None:
         """The request before the user's last words, as its turn ended (`_prev`)."""
@@ -605,6 +623,8 @@ _ASKS_WORK = Lazy(
 )
 
 
+# What of an unfinished request a table row shows (`prose.CLIP_CHARS`, less its "…").
+_SHOWN = 150
 # How many replies a thread of work is followed back through (`Turns._origin`).
 _THREAD_MAX = 12
 # A go-ahead of a few words: "ok go", "yes do it", "sure, go for it", "proceed".

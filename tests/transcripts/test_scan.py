@@ -517,6 +517,37 @@ def test_the_users_last_words_with_no_reply_are_the_work_in_hand(
 
 
 @pytest.mark.parametrize(
+    "last", ["didn't work", "that broke the build", "same thing happens on firefox"]
+)
+def test_a_few_words_that_ask_for_no_work_are_shown_after_the_request_before(
+    tmp_path: Path, last: str
+) -> None:
+    """Last words of a few words that ask for nothing new of their own report on the work in
+    hand, whether or not they say it failed in words the sweep reads: shown after the
+    request, the reader knows what "didn't work". Work asked for is its own request."""
+    base = [user("Fix the login redirect"), *_edit("t1", "login.py"),
+            say("Fixed: the redirect keeps next= now.")]  # fmt: skip
+    for closing in ([], [say("Let me look again.")]):
+        texts = [c.text for c in run(tmp_path, [*base, user(last), *closing]).candidates]
+        assert texts and texts[0].startswith(f"Fix the login redirect — {last}"), texts
+    assert [c.text for c in run(tmp_path, [*base, user("push it")]).candidates] == ["push it"]
+
+
+def test_a_long_request_leading_the_users_last_words_is_clipped_before_them(
+    tmp_path: Path,
+) -> None:
+    """The request a reply goes on with is clipped so that the user's own last words show
+    whole, however long the request was."""
+    request = "Fix the login redirect " + "so that the next parameter survives " * 12
+    records = [user(request), *_edit("t1", "login.py"), say("Fixed: the redirect keeps next.")]
+    for closing in ([], [say("Let me look again.")]):
+        found = run(tmp_path, [*records, user("same thing happens on firefox"), *closing])
+        text = found.candidates[0].text
+        assert text.startswith("Fix the login redirect so that")
+        assert "… — same thing happens on firefox" in text, text
+
+
+@pytest.mark.parametrize(
     "lead", ["Two things I need from you:", "**Questions for you:**", "For you to decide:"]
 )
 def test_what_the_assistant_needs_from_the_user_is_open(tmp_path: Path, lead: str) -> None:
