@@ -364,10 +364,11 @@ class Loose:
                     # Pooled and parked as the user said it, whole.
                     shown = deferred_clause(sentence)
                     own = subject(shown) if shown != sentence else None
-                    if own == {} and sentence.find(shown) > 0:
+                    at = sentence.find(shown) if own == {} else -1
+                    if at > 0:
                         # "…, park that for later": a clause that names nothing points
                         # back; shown and weighed with what it follows in the sentence.
-                        shown = sentence[: sentence.find(shown) + len(shown)]
+                        shown = sentence[: at + len(shown)]
                         own = subject(shown)
                     points = own is not None and bool(own) and own.keys() <= _POINTERS
                     candidate = loose_end(said, kind, why, ts, line, "user-deferral")

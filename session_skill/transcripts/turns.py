@@ -623,7 +623,8 @@ _ASKS_WORK = Lazy(
 )
 
 
-# What of an unfinished request a table row shows (`prose.CLIP_CHARS`, less its "…").
+# Of an unfinished request's text, what a table row surely shows (it clips at
+# `prose.CLIP_CHARS`, 160): the user's own words go there.
 _SHOWN = 150
 # How many replies a thread of work is followed back through (`Turns._origin`).
 _THREAD_MAX = 12
