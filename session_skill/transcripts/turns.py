@@ -464,16 +464,15 @@ class Turns:
         if lead is None and before and before != self._before:
             lead = before  # "ok go": the thread's request, which the reply went on with
         # "yes" says little alone: the question it answers leads
-        limit = 150 if then else 300
         raw = said
         if lead:  # clipped first: the user's own last words must show in the item's line
             said_chars = len(" ".join(said[:_SHOWN].split()))
             raw = f"{clip(lead, max(60, _SHOWN - said_chars - 3))} — {said}"
         if then:  # …and what the reply was about to do, or where it stopped
             then = redact(then)
-            return Unfinished(f"{clip(redact(raw), limit)} — {joiner}: {clip(then, 150)}", why, ts,
+            return Unfinished(f"{clip(redact(raw), 150)} — {joiner}: {clip(then, 150)}", why, ts,
                               seq, line or None, then if joiner == "stopped" else None)  # fmt: skip
-        return Unfinished(clip(redact(raw), limit), why, ts, seq, line or None)
+        return Unfinished(clip(redact(raw), 300), why, ts, seq, line or None)
 
     def _before_that(self, writes: int) -> Unfinished | None:
         """The request before the user's last words, as its turn ended (`_prev`)."""
