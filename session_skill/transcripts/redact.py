@@ -42,6 +42,14 @@ _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("bearer_token", recache.compile(r"(?<=\bBearer )[A-Za-z0-9._~+/-]{20,}=*")),
 )
 
+# The password of a URL's user part: `postgres://app:s3cret@db:5432/app`, `redis://:pw@host`,
+# `https://user:token@host/…` (a connection string said in a request or printed by a run).
+# The user name, the host and the rest stay; a value that is a placeholder or a reference
+# (`:password@`, `:${DB_PASS}@`, `:<pw>@`) stays too, as in an assignment.
+_URL_PASSWORD = recache.compile(
+    r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]]*:)(?P<value>[^\s/?#@]+)(?=@[^\s/?#@])"
+)
+
 # `password = value`, `DB_PASSWORD: "value"`, `"api_key": "value"`, `GITHUB_TOKEN=value`.
 # The keyword must end the key (`\b` or a `_key`-style suffix), so `tokenizer = …`,
 # `token_count = 3` and `max_tokens: 1024` are not assignments of a secret.
@@ -124,6 +132,21 @@ def _secret_shaped(token: str) -> bool:
     )
 
 
+_URL_PLACEHOLDERS = frozenset("pass passwd pwd pw user username".split())
+
+
+def _mask_url_password(match: re.Match[str]) -> str:
+    value = match.group("value")
+    if (
+        len(value) < 3
+        or value.lower() in _NOT_SECRET
+        or value.lower() in _URL_PLACEHOLDERS
+        or value.startswith(("$", "[REDACTED", "<", "{{", "%(", "*"))
+    ):
+        return match.group(0)
+    return match.group("head") + "[REDACTED:password]"
+
+
 def _mask_prose(match: re.Match[str]) -> str:
     value = match.group("value")
     masked = _VALUE_PART.sub(
@@ -161,7 +184,7 @@ def redact(text: str) -> str:
     sweep redacts every text it keeps, and a full scan is a dozen regexes)."""
     if not text:
         return text
-    if not any(shape in text for shape in _SECRET_SHAPES):
+    if not any(shape in text for shape in _SECRET_SHAPES) and not ("://" in text and "@" in text):
         low = text.lower()
         if not any(word in low for word in _SECRET_WORDS):
             return text
@@ -173,5 +196,6 @@ def scan(text: str) -> str:
     text = _PEM.sub("[REDACTED:private_key]", text)
     for kind, pattern in _TOKENS:
         text = pattern.sub(f"[REDACTED:{kind}]", text)
+    text = _URL_PASSWORD.sub(_mask_url_password, text)
     text = _ASSIGNMENT.sub(_mask_assignment, text)
     return _PROSE_SECRET.sub(_mask_prose, text)

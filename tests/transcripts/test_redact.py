@@ -78,6 +78,15 @@ POSITIVES = [
     ("credentials: root and toor1234fake", "toor1234fake", "password"),
     ("log in as admin / s3cr3t-fake!", "s3cr3t-fake!", "password"),
     ("Sign-in as qa@example.com / Pa55w0rdFake to test it", "Pa55w0rdFake", "password"),
+    # the password of a URL: a connection string in a request, a clone URL in a command
+    (
+        "set DATABASE_URL=postgres://admin:" + "s3cretFake@db.internal:5432/app then deploy",
+        "s3cretFake",
+        "password",
+    ),
+    ("redis://:" + "hunter2fake@cache:6379/0", "hunter2fake", "password"),
+    ("git clone https://ci:" + "fakeTok3n99@git.example.com/o/r.git", "fakeTok3n99", "password"),
+    ("mongodb+srv://u:" + "p%40ssFake@cluster0.example.net/db", "p%40ssFake", "password"),
 ]
 
 NEGATIVES = [
@@ -114,6 +123,15 @@ NEGATIVES = [
     "Sign in with GitHub first, then log in to the dashboard.",
     "The password was reset for user42 yesterday.",
     "Login page: https://example.com/login2",
+    # URLs with a user and no password, a placeholder, a reference, an @ in the path
+    "ssh://git@github.com/o/r.git",
+    "https://deploy@git.example.com/o/r",
+    "postgres://user:password@localhost:5432/db",
+    "postgres://app:pass@localhost/db",
+    "postgres://app:${DB_PASSWORD}@db/app",
+    "redis://:<password>@cache:6379",
+    "http://localhost:8080/users/@me",
+    "https://example.com/@someone and mail me@example.com",
 ]
 
 
@@ -154,6 +172,12 @@ def test_context_around_a_secret_is_kept() -> None:
 
 def test_quoted_value_keeps_its_quotes() -> None:
     assert redact('"api_key": "abcdef123"') == '"api_key": "[REDACTED:api_key]"'
+
+
+def test_a_url_keeps_its_user_and_host() -> None:
+    assert redact("postgres://admin:" + "s3cretFake@db.internal:5432/app?ssl=1") == (
+        "postgres://admin:[REDACTED:password]@db.internal:5432/app?ssl=1"
+    )
 
 
 def test_pem_block_is_one_marker() -> None:
