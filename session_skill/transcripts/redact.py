@@ -36,6 +36,13 @@ _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("github_token", recache.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b")),
     ("github_token", recache.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}")),
     ("slack_token", recache.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
+    ("gitlab_token", recache.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("npm_token", recache.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("huggingface_token", recache.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
+    # Stripe's secret and restricted keys (`pk_…`, the publishable key, is no secret).
+    ("stripe_key", recache.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("google_api_key", recache.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
+    ("sendgrid_key", recache.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
     # A JWT is three base64url parts; the first two are JSON objects, so they start "eyJ".
     ("jwt", recache.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
     # `Authorization: Bearer <opaque token>`: the header value has no recognisable shape.
@@ -172,6 +179,7 @@ _SECRET_SHAPES: tuple[str, ...] = (
     "ghr_",
 )
 _SECRET_SHAPES += ("github_pat_", "xox", "eyJ", "Bearer ")
+_SECRET_SHAPES += ("glpat-", "npm_", "hf_", "k_live_", "k_test_", "AIza", "SG.")
 _SECRET_WORDS: tuple[str, ...] = ("passw", "secret", "token", "apikey", "api_key", "api-key")
 _SECRET_WORDS += ("access", "passcode", "passphrase", "pwd", "pw", "credential", "login")
 _SECRET_WORDS += ("log in", "log-in", "sign in", "sign-in", "signin")

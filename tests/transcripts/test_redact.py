@@ -18,6 +18,13 @@ GHO = "gho_" + "FAKEfakeFAKEfake0123456789abcdefABCD"
 GH_PAT = "github_pat_" + "11FAKE0000_fakefakefakefakefakefakefake0000"
 SLACK_BOT = "xoxb-" + "000000000-FAKE-fake-not-real"
 SLACK_USER = "xoxp-" + "000000000-FAKEfakeFAKE"
+GITLAB = "glpat-" + "FAKEfake0123456789ab"
+NPM = "npm_" + "FAKEfakeFAKEfake0123456789abcdefABCD"
+HF = "hf_" + "FAKEfakeFAKEfakeFAKEfake01234567"
+STRIPE = "sk_" + "live_" + "51HfakeFAKEfake0123456789abcd"
+STRIPE_RESTRICTED = "rk_" + "test_" + "51HfakeFAKEfake0123456789abcd"
+GOOGLE = "AIza" + "SyFAKEfakeFAKEfake0123456789abcdefg"
+SENDGRID = "SG." + "FAKEfakeFAKEfake012345." + "FAKEfakeFAKEfake0123456789abcdefABCDEFGHIJK"
 JWT = (
     "eyJ"
     + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
@@ -46,6 +53,14 @@ POSITIVES = [
     (f"GH_PAT is {GH_PAT}", GH_PAT, "github_token"),
     (f"slack: {SLACK_BOT}", SLACK_BOT, "slack_token"),
     (f"user token {SLACK_USER}.", SLACK_USER, "slack_token"),
+    (f"push with {GITLAB} please", GITLAB, "gitlab_token"),
+    (f"//registry.npmjs.org/:_authToken {NPM}", NPM, "npm_token"),
+    (f"login with {HF} to pull the model", HF, "huggingface_token"),
+    (f"the stripe key is {STRIPE}", STRIPE, "stripe_key"),
+    (f"restricted: {STRIPE_RESTRICTED}", STRIPE_RESTRICTED, "stripe_key"),
+    (f"maps key {GOOGLE} in the embed", GOOGLE, "google_api_key"),
+    (f"SENDGRID={SENDGRID}", SENDGRID, None),
+    (f"mail via {SENDGRID}", SENDGRID, "sendgrid_key"),
     (f"Authorization: Bearer {JWT}", JWT, "jwt"),
     (f"cookie session={JWT}; Path=/", JWT, "jwt"),
     (f"key file:\n{PEM}\nend", "MIIEowIBAAKCAQEA7FAKE", "private_key"),
@@ -105,6 +120,10 @@ NEGATIVES = [
     "AKIA is the prefix of AWS access key ids.",
     "Run `gh pr create` and check gho status.",
     "The Slack channel is #xox-general.",
+    "Stripe's publishable key pk_live_51HfakeFAKEfake0123456789abcd goes in the page.",
+    "set npm_config_cache and hf_hub_download(repo_id) before the run",
+    "use sk_test_ keys in CI, never sk_live_ ones",
+    "SG.send() is the sendgrid call",
     "A JWT starts with eyJ but this is just prose.",
     "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgI\n-----END CERTIFICATE-----",
     "Bearer tokens are sent in the Authorization header.",
