@@ -145,6 +145,14 @@ def subject(text: str, words: list[str] | None = None) -> dict[str, str]:
     return found
 
 
+def might_settle(wanted: frozenset[str], stems: set[str]) -> bool:
+    """`settles`' first test alone: are a message's stems enough for one of its sentences
+    to settle the loose end? The sentence decides; a message's other sentences do not count
+    against it."""
+    shared = wanted & stems
+    return len(shared) >= min(2, len(wanted)) and not shared <= _GENERIC_STEMS
+
+
 def settles(wanted: frozenset[str], stems: set[str]) -> bool:
     """Is a sentence with these stems about the loose end whose subject is `wanted`?
 

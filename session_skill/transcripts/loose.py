@@ -38,7 +38,14 @@ from session_skill.transcripts.candidates import (
 )
 from session_skill.transcripts.ending import caveats, inline_lists, open_lists, unticked
 from session_skill.transcripts.events import WRITE_TOOLS
-from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
+from session_skill.transcripts.landed import (
+    Ledger,
+    content_stems,
+    might_settle,
+    settles,
+    stem,
+    subject,
+)
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.phrasing import DONE, STILL_OPEN, UNDONE
 from session_skill.transcripts.plancheck import checks
@@ -536,7 +543,7 @@ class Loose:
             return
         # The whole message first, then its sentences.
         stems = {stem(t) for t in tokens}
-        keys = {k for k in keys if settles(ledger.subjects[k], stems)}
+        keys = {k for k in keys if might_settle(ledger.subjects[k], stems)}
         if not keys:
             return
         how = "done later" if role == "assistant" else "taken up"

@@ -486,7 +486,8 @@ LEAD_IN = Lazy(
 
 # A sentence reporting work as done ("Added jitter to the backoff", "the paths are handled
 # now", "✅ Fixed the path bug"), the evidence that settles a loose end. Verbs of looking
-# ("I checked", "we looked at") report no work done.
+# ("I checked", "we looked at") report no work done, and nor does "working" naming a thing or
+# work in hand ("the working directory", "working on the docs").
 DONE = Lazy(
     r"""\b(?:added|fixed|implemented|committed|wired|hooked\s+up|handled|resolved|updated
       |removed|created|wrote|written|rewrote|rewritten|finished|completed?|done|addressed
@@ -494,7 +495,8 @@ DONE = Lazy(
       |merged|pushed|landed|shipped|enabled|replaced|switched|converted|documented|extracted
       |introduced|normali[sz]ed|restored|reverted|upgraded|installed|deployed|released
       |generated|built|set\s+up|covered|tested|precomputed|cached|split|made|changed
-      |passes|passing|works|working|succeeded|in\s+place)\b
+      |passes|passing|works|succeeded|in\s+place
+      |working(?!\s+(?:directory|dir|tree|copy|on|through|set|hours?|group|branch|days?|draft)\b))\b
       | ✅""",
     _I,
 )

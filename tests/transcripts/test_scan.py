@@ -1353,6 +1353,67 @@ def test_a_deferral_that_landed_after_a_compaction_is_not_open() -> None:
     ]
 
 
+def test_a_listed_item_reported_done_in_a_short_sentence_of_a_long_message_lands(
+    tmp_path: Path,
+) -> None:
+    # The message is weighed by what it says, not by its every word: "The profile page is
+    # migrated too." settles "the profile page still uses the old library" though they
+    # share two words of five, as a sentence of its own would. Before, the message's
+    # stopwords counted against it ("the", "is", "too.") and the item stayed open.
+    filler: list[dict[str, Any]] = []
+    for n in range(12):
+        filler += [user(f"tweak the spacing of card {n} in the dashboard grid"), say("Done.")]
+    listed = (
+        "Done — the settings page uses react-hook-form now.\n\nRemaining:\n"
+        "- the profile page still uses the old library\n"
+        "- validation messages aren't translated\n\nWant me to do the profile page next?"
+    )
+    records = [
+        *filler,
+        user("migrate the settings page to the new form library"),
+        *_edit("e1", "settings.tsx"),
+        say(listed),
+        user("yes"),
+        *_edit("e2", "profile.tsx"),
+        say("The profile page is migrated too. I kept the field names as they were."),
+    ]
+    facts = run(tmp_path, records)
+    assert kinds(facts) == [(DEFERRED, "validation messages aren't translated")]
+    assert [(c.text, c.why) for c in facts.settled] == [
+        (
+            "the profile page still uses the old library",
+            "done later: The profile page is migrated too.",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Your local checkout directory is the working directory of this session.",
+        "I'm working on renaming the local checkout directory now.",
+    ],
+)
+def test_working_that_names_a_thing_or_work_in_hand_lands_nothing(
+    tmp_path: Path, later: str
+) -> None:
+    # "working" reports work done ("the export is working now"), not in "the working
+    # directory" or "working on …".
+    filler: list[dict[str, Any]] = []
+    for n in range(12):
+        filler += [user(f"tweak the spacing of card {n} in the dashboard grid"), say("Done.")]
+    records = [
+        *filler,
+        user("set up the repo"),
+        say("Set up.\n\nStill open:\n- rename the local checkout directory to gitsync"),
+        user("what else"),
+        say(later),
+    ]
+    facts = run(tmp_path, records)
+    assert (DEFERRED, "rename the local checkout directory to gitsync") in kinds(facts)
+    assert facts.settled == []
+
+
 def test_questions_answered_by_option_counter_proposal_output_or_later_work() -> None:
     facts = analyze(FIXTURES / "claude_answered_later.jsonl")
     # Issue 19: a question is answered when the user's next message replies to it or gives
