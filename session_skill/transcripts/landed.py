@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
     "per put say see she the too two via was who why yes you "
     "about after again also another been before being both but can could did does doing "
     "done down each even ever every first from had has have having here how into its "
-    "it's just last let let's like make more most much must need next not now off once only "
+    "it's just last let let's lets like make more most much must need next not now off once only "
     "other our out over own please same should since some still such sure than that the "
     "their them then there these they this those through too under until upon use used very "
     "want was way well were what when where which while who why will with would yes yet you "

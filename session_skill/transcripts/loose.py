@@ -58,6 +58,7 @@ from session_skill.transcripts.prose import (
     listed_items,
     marked_sentences,
     redact,
+    with_next_clause,
 )
 from session_skill.transcripts.prose import _units as sentences
 from session_skill.transcripts.reader import (
@@ -156,6 +157,18 @@ def _as_typed(sentence: str, typed: str | None) -> str:
     return found.group() if found else sentence
 
 
+def _sentence_before(text: str, sentence: str) -> str | None:
+    """The sentence of `text` right before `sentence` (as `marked_sentences` gives it,
+    redacted), when it names something."""
+    before = None
+    for unit, _ in sentences(text):
+        said = redact(unit)
+        if said == sentence or sentence in said:
+            return before if before and subject(before) else None
+        before = said
+    return None
+
+
 def _typed(text: str) -> str:
     """A user's message without the lines they pasted (a log, a prompt, a command's output):
     "warning: … not yet supported" in a pasted log is not the user putting work off."""
@@ -211,6 +224,7 @@ class Loose:
         self.stats = stats if stats is not None else ReadStats()
         self.clear_pending = False
         self._typed_as: str | None = None  # the user's message as typed, while it is read
+        self._reply_to: str | None = None  # the question the message being read answers
         self._reset()
 
     def _reset(self) -> None:
@@ -315,8 +329,9 @@ class Loose:
                 text = _ELLIPSIS.sub(". ", event.text)
             else:
                 text = event.text
+            self._reply_to = taken
             self._read(_typed(text), event.ts, "user")
-            self._typed_as = None
+            self._typed_as = self._reply_to = None
         return taken
 
     def _read(self, text: str, ts: str | None, role: str) -> None:
@@ -377,6 +392,21 @@ class Loose:
                         # back; shown and weighed with what it follows in the sentence.
                         shown = sentence[: at + len(shown)]
                         own = subject(shown)
+                    elif at == 0 or (own is None and not subject(sentence)):
+                        # It opens its sentence ("The export is off by one. Let's shelve
+                        # this for now, …"): it points at the sentence before, or, with
+                        # none, at what the clause after it names ("…, make a TODO note
+                        # about fixing the pagination") — not past a "but" — or, in a
+                        # reply, at what was asked ("Want me to add an xlsx export too?"
+                        # — "park that for later"). Shown so, it is weighed as before,
+                        # against nothing: what a pointer means is the reader's to judge.
+                        before = _sentence_before(text, sentence)
+                        then = None if before else with_next_clause(sentence, shown)
+                        if before or then:
+                            shown = f"{before} {shown}" if before else str(then)
+                        elif self._reply_to is not None:
+                            shown = f"{self._reply_to} — {shown}"
+                        own = {} if subject(shown) else own
                     points = own is not None and bool(own) and own.keys() <= _POINTERS
                     candidate = loose_end(said, kind, why, ts, line, "user-deferral")
                     key = self._add(candidate, about={} if points else own)

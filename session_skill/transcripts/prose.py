@@ -257,6 +257,23 @@ def deferred_clause(sentence: str) -> str:
     return deferring[0].strip().rstrip(".,;:")
 
 
+def with_next_clause(sentence: str, clause: str) -> str | None:
+    """`clause`, which opens `sentence`, with the clause after it ("Let's shelve this for
+    now, make a TODO note about the pagination"); None when none follows, or the next turns
+    from it ("maybe later..but my idea is …")."""
+    parts = [p for p in _CLAUSE_BREAK.split(sentence) if p and p.strip()]
+    if len(parts) < 2 or not sentence.startswith(parts[0]) or not clause.startswith(parts[0]):
+        return None
+    if _CONTRAST.match(parts[1]):
+        return None
+    end = sentence.find(parts[1], len(parts[0])) + len(parts[1])
+    return sentence[:end].rstrip(".,;: ")
+
+
+# What follows a clause and turns from it: "maybe we do that later..but my idea is …".
+_CONTRAST = Lazy(r"\W*(?:but|though|however|although|yet|except)\b", re.IGNORECASE)
+
+
 def marked_sentences(
     text: str, words: AbstractSet[str] | None = None, low: str | None = None
 ) -> list[tuple[str, str]]:

@@ -738,11 +738,19 @@ def test_user_deferrals_count_too(tmp_path: Path) -> None:
          "the export pagination is off but let's shelve this for now"),
         ("the dark mode toggle is nice, park that for later, fix the crash first",
          "the dark mode toggle is nice, park that for later"),
+        # …opening its sentence: with the sentence before it, or the clause after it
+        ("The export pagination is off by one. Let's shelve this for now, make a TODO note.",
+         "The export pagination is off by one. Let's shelve this for now"),
+        ("Let's shelve this for now, make a TODO note about fixing the export pagination.",
+         "Let's shelve this for now, make a TODO note about fixing the export pagination"),
+        ("lets park it, not needed for the release", "lets park it, not needed for the release"),
     ],
 )  # fmt: skip
 def test_a_users_deferral_is_shown_as_its_clause(tmp_path: Path, said: str, shown: str) -> None:
     facts = run(tmp_path, [user(said), say("Added the null check to the parser.")])
-    assert [(c.rule, c.text, c.full) for c in facts.candidates] == [("user-deferral", shown, said)]
+    # pooled (and parked) as the user said it: their sentence, whole
+    full = said if ". L" not in said else said[said.index(". L") + 2 :]
+    assert [(c.rule, c.text, c.full) for c in facts.candidates] == [("user-deferral", shown, full)]
 
 
 @pytest.mark.parametrize(
@@ -768,6 +776,24 @@ def test_the_work_the_rest_of_a_deferring_sentence_asks_for_lands_nothing_it_put
     facts = run(tmp_path, [user(said), *_edit("t1", "i18n.ts"), say(done), user("go on"),
                            *_edit("t2", "list.ts"), say(later)])  # fmt: skip
     assert [c.text for c in facts.candidates] == ([] if "pagination" in said else [shown])
+
+
+def test_a_deferral_that_names_nothing_in_a_reply_is_shown_with_what_was_asked(
+    tmp_path: Path,
+) -> None:
+    """ "park that for later", the reply to "Want me to add an xlsx export too?": the row
+    says what was put off (and a park of it matches the row)."""
+    records = [user("add the csv export"), *_edit("t1", "export.py"),
+               say("Added the CSV export. Want me to add an xlsx export too?"),
+               user("park that for later"), say("OK.")]  # fmt: skip
+    facts = run(tmp_path, records)
+    assert [(c.rule, c.text, c.full) for c in facts.candidates] == [
+        (
+            "user-deferral",
+            "Want me to add an xlsx export too? — park that for later",
+            "park that for later",
+        )
+    ]
 
 
 def test_a_deferral_that_points_back_is_weighed_by_what_it_points_at(tmp_path: Path) -> None:
