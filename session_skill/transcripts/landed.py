@@ -162,10 +162,10 @@ def settles(wanted: frozenset[str], stems: set[str]) -> bool:
     "renamed the tenant option in the parser config" is not about "precompute the tenant
     table when the parser starts".
     """
-    shared = wanted & stems
-    if len(shared) < min(2, len(wanted)) or shared <= _GENERIC_STEMS:
+    if not might_settle(wanted, stems):
         return False
-    return len(shared) >= 0.6 * len(wanted) or len(shared) >= 0.6 * len(stems)
+    shared = len(wanted & stems)
+    return shared >= 0.6 * len(wanted) or shared >= 0.6 * len(stems)
 
 
 class Ledger:

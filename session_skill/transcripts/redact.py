@@ -90,16 +90,20 @@ def _kind_of(word: str) -> str:
     return word
 
 
+def _stands_in(value: str) -> bool:
+    """Is this value no secret: too short, a placeholder, a reference (`$DB_PASS`,
+    `<password>`, `{{ secret }}`), or masked already?"""
+    return (
+        len(value) < 3
+        or value.lower() in _NOT_SECRET
+        or value.startswith(("$", "[REDACTED", "<", "{{", "%("))
+    )
+
+
 def _mask_assignment(match: re.Match[str]) -> str:
     value = match.group("value")
     bare = value.strip("\"'")
-    lowered = bare.lower()
-    if (
-        len(bare) < 3
-        or lowered in _NOT_SECRET
-        or bare.startswith(("$", "[REDACTED", "<", "{{", "%("))
-        or lowered.startswith(("os.environ", "process.env", "env.", "getenv"))
-    ):
+    if _stands_in(bare) or bare.lower().startswith(("os.environ", "process.env", "env.", "getenv")):
         return match.group(0)
     quote = value[0] if value[0] in "\"'" and value[-1] == value[0] and len(value) > 1 else ""
     masked = f"{quote}[REDACTED:{_kind_of(match.group('word'))}]{quote}"
@@ -144,12 +148,7 @@ _URL_PLACEHOLDERS = frozenset("pass passwd pwd pw user username".split())
 
 def _mask_url_password(match: re.Match[str]) -> str:
     value = match.group("value")
-    if (
-        len(value) < 3
-        or value.lower() in _NOT_SECRET
-        or value.lower() in _URL_PLACEHOLDERS
-        or value.startswith(("$", "[REDACTED", "<", "{{", "%(", "*"))
-    ):
+    if _stands_in(value) or value.lower() in _URL_PLACEHOLDERS or value.startswith("*"):
         return match.group(0)
     return match.group("head") + "[REDACTED:password]"
 
