@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from itertools import pairwise
 
 from session_skill.records import replace
 from session_skill.transcripts.anchors import ANCHOR_FORMS, DONE_WORDS, TRIGGERS
@@ -145,14 +146,47 @@ def loose_end(
 
 # "maybe we do that later..but": dots typed as a separator, with no space after them.
 _ELLIPSIS = Lazy(r"\.{2,}(?=\w)")
+# A sentence typed in lower case ("nice. let's leave no_std for later. bump the version"):
+# its end, unless the word before the dot is an abbreviation or a letter ("e.g. the login").
+_LOWER_END = Lazy(r"(?<=\S)([.!?])([ \t]+)(?=[a-z])")
+_ABBREVIATIONS = frozenset(
+    "e.g eg i.e ie etc vs cf approx incl esp resp no nr fig ex al min max mr mrs ms dr st".split()
+)
+_SHORT = 4  # words: shorter is not read as a sentence of its own (`prose._is_prose`)
+
+
+def _lower_case_lines(text: str) -> str:
+    """`text` with a line for each sentence typed in lower case, where that sentence and the
+    one after it are both long enough to be read ("hsts later. run it on web1 first" stays
+    one: "hsts later." alone says too little to be read). Nothing else of it changes."""
+    cuts = [0]
+    for end in _LOWER_END.finditer(text):
+        before = text[cuts[-1] : end.start()].split()
+        word = before[-1].lower().lstrip("(\"'") if before else ""
+        if end.group(1) == "." and (len(word) <= 1 or word in _ABBREVIATIONS):
+            continue
+        cuts.append(end.end(1))
+    if len(cuts) == 1:
+        return text
+    cuts.append(len(text))
+    lines = [text[: cuts[1]]]
+    for start, stop in pairwise(cuts[1:]):
+        piece = text[start:stop]
+        if len(lines[-1].split()) < _SHORT or len(piece.split()) < _SHORT:
+            lines[-1] += piece
+        else:
+            lines.append(piece.lstrip(" \t"))
+    return "\n".join(lines)
 
 
 def _as_typed(sentence: str, typed: str | None) -> str:
     """`sentence`, read from a message whose dots ("later..but") were spaced out to split
     it, as the user typed it (redacted): what is parked keeps their words."""
-    if typed is None or ". " not in sentence:
+    if typed is None or (". " not in sentence and not sentence.endswith(".")):
         return sentence
     pattern = re.escape(sentence).replace(re.escape(". "), r"(?:\.\ |\.{2,})")
+    if sentence.endswith("."):
+        pattern = pattern[: -len(re.escape("."))] + r"\.+"  # "later..": a line of its own
     found = re.search(pattern, redact(typed))
     return found.group() if found else sentence
 
@@ -329,6 +363,10 @@ class Loose:
                 text = _ELLIPSIS.sub(". ", event.text)
             else:
                 text = event.text
+            if ". " in text or "? " in text or "! " in text:
+                # A line each for sentences typed in lower case: the deferral is
+                # "let's leave no_std for later", not the whole message.
+                text = _lower_case_lines(text)
             self._reply_to = taken
             self._read(_typed(text), event.ts, "user")
             self._typed_as = self._reply_to = None

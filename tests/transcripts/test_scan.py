@@ -718,17 +718,12 @@ def test_user_deferrals_count_too(tmp_path: Path) -> None:
          "let's not worry about pagination for now"),
         ("we'll handle pagination in another PR. fix the crash",
          "we'll handle pagination in another PR"),
-        ("maybe we do that later..but my idea for the map is a glow", "maybe we do that later"),
         ("hold off on pagination until the crash is fixed",
          "hold off on pagination until the crash is fixed"),  # one clause: the whole
         ("skip pagination for now and fix the crash",
          "skip pagination for now and fix the crash"),  # "and" also joins what goes together
         # the user's shorthand: a word or two and "later"; "leave … for the next …"
         ("hsts later. run it on web1 first", "hsts later"),
-        ("ugh. backfill later, finance uses those numbers. run the import for today",
-         "backfill later"),
-        ("yeah leave it for the next run. can you make the checkpoints go to gcs too",
-         "yeah leave it for the next run"),
         # a clause that only says when: what it puts off is the clause it leads
         ("If needed later, add an optional buffering mode for the push paths",
          "If needed later, add an optional buffering mode for the push paths"),
@@ -794,6 +789,62 @@ def test_a_deferral_that_names_nothing_in_a_reply_is_shown_with_what_was_asked(
             "park that for later",
         )
     ]
+
+
+def test_sentences_typed_in_lower_case_are_read_one_by_one(tmp_path: Path) -> None:
+    """A message typed in lower case is several sentences, not one: the deferral in it is
+    its own row, not the whole message a second time beside the request it also holds."""
+    said = "nice. let's leave no_std for later, not a priority. bump the version and tag it"
+    facts = run(tmp_path, [user("add the csv export"), *_edit("t1", "export.py"),
+                           say("Added the CSV export."), user(said)])  # fmt: skip
+    assert [(c.rule, c.text) for c in facts.candidates] == [
+        ("unfinished", said),
+        ("user-deferral", "nice. let's leave no_std for later, not a priority."),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "shown", "full"),
+    [
+        ("maybe we do that later..but my idea for the map is a glow", "maybe we do that later..",
+         "maybe we do that later.."),
+        ("ugh. backfill later, finance uses those numbers. run the import for today",
+         "backfill later", "ugh. backfill later, finance uses those numbers."),
+        ("yeah leave it for the next run. can you make the checkpoints go to gcs too",
+         "yeah leave it for the next run.", "yeah leave it for the next run."),
+    ],
+)  # fmt: skip
+def test_a_users_deferral_typed_in_lower_case_is_its_own_sentence(
+    tmp_path: Path, said: str, shown: str, full: str
+) -> None:
+    """Pooled (and parked) as the sentence the user typed ("later.." as typed), not with the
+    request that follows it."""
+    facts = run(tmp_path, [user(said), say("Added the null check to the parser.")])
+    assert [(c.rule, c.text, c.full) for c in facts.candidates] == [("user-deferral", shown, full)]
+
+
+def test_an_abbreviation_typed_in_lower_case_ends_no_sentence(tmp_path: Path) -> None:
+    """What is parked is the user's sentence whole, "e.g. …" included."""
+    said = "let's leave the other exports for later, e.g. the xlsx and pdf ones. fix the bug first"
+    facts = run(tmp_path, [user(said), say("Fixed the crash: empty input is handled.")])
+    assert [(c.text, c.full) for c in facts.candidates] == [
+        ("let's leave the other exports for later",
+         "let's leave the other exports for later, e.g. the xlsx and pdf ones.")
+    ]  # fmt: skip
+
+
+def test_a_user_sentence_typed_in_lower_case_settles_what_it_reports(tmp_path: Path) -> None:
+    """ "i checked the capability in xcode, its on." settles the caveat it answers, though
+    the rest of the message is about something else."""
+    caveat = ("I didn't touch iOS. The push notifications capability also has to be on in "
+              "xcode, which I can't verify from here.")  # fmt: skip
+    facts = run(tmp_path, [user("ask for the notification permission"),
+                           *_edit("t1", "permissions.ts"), say(f"Done.\n\n{caveat}"),
+                           user("i checked the capability in xcode, its on. tested on a pixel "
+                                "and the prompt shows"),
+                           *_edit("t2", "settings.ts"),
+                           say("Added the banner in settings.")])  # fmt: skip
+    assert [c.text for c in facts.candidates if "xcode" in c.text] == []
 
 
 def test_a_deferral_that_points_back_is_weighed_by_what_it_points_at(tmp_path: Path) -> None:
