@@ -41,19 +41,21 @@ def merge_near_duplicates(candidates: list[Candidate]) -> list[Candidate]:
     """Fold candidates saying the same thing (token_set_ratio ≥ 90); keep the stronger type.
     Items the author set apart are never folded, however alike their words: two entries of
     the task list, two items of one message's list ("Move the invoices handler…", "Move the
-    refunds handler…")."""
+    refunds handler…"). One message read by two rules is one row, though, when one says a
+    sentence of the other (`_repeats`)."""
     near = _Scorer(len(candidates) <= PURE_MAX)
     kept: list[Candidate] = []
     processed: list[str] = []
     for cand in candidates:
         text = near.process(cand.text)
         for i, other in enumerate(processed):
-            if _set_apart(cand, kept[i]):
+            if text == other or _repeats(cand, kept[i]):
+                pass
+            elif _set_apart(cand, kept[i]) or not _near(text, other, near, 90, min_share=0.5):
                 continue
-            if _near(text, other, near, 90, min_share=0.5):
-                if PRIORITY[cand.type] < PRIORITY[kept[i].type]:
-                    kept[i] = cand
-                break
+            if PRIORITY[cand.type] < PRIORITY[kept[i].type]:
+                kept[i] = cand
+            break
         else:
             kept.append(cand)
             processed.append(text)
@@ -65,6 +67,24 @@ def _set_apart(a: Candidate, b: Candidate) -> bool:
     if a.rule == "task-list" and b.rule == "task-list":
         return True
     return a.line is not None and a.line == b.line
+
+
+_SENTENCE_END = recache.compile(r"(?<=[.!?:])\s+")
+
+
+def _repeats(a: Candidate, b: Candidate) -> bool:
+    """Is one of two rows from one message a sentence of the other, said again — a caveat
+    quoting the list it leads ("Still open in TODO.md: error messages …" and "error messages
+    …"), or the step the user took on in their last request, which is the whole of it? The
+    whole request beside what it puts off is two rows: the work asked, and the work not."""
+    if a.line is None or a.line != b.line or a.rule == b.rule:
+        return False
+    if "unfinished" in (a.rule, b.rule) and "user-deferral" in (a.rule, b.rule):
+        return a.text == b.text
+    short, long = sorted((a.text.lower(), b.text.lower()), key=len)
+    return any(
+        len(part.split()) >= 4 and part.rstrip(".") in long for part in _SENTENCE_END.split(short)
+    )
 
 
 def _near(a: str, b: str, near: _Scorer, threshold: float, min_share: float = 0.0,
