@@ -340,17 +340,50 @@ def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = N
     # Nobody is there to compress it: the doc is made to fit the cap, keeping less of what
     # is longest — the outstanding items, the plan, where it stopped — step by step.
     count = req.token_counter or counter()
+    goal = _carried_goal(store, obs) or obs.first_request
     for fit in _FIT:
-        body = _extractive_body(obs, *fit)
+        body = _extractive_body(obs, goal, *fit)
         if count.count(_merge_files(body, obs, store.root)[0]) <= TOKEN_CAP:
             break
     return write(store, req, body, capture="extractive", observed=obs)
 
 
-def _extractive_body(obs: Observed, items: int, plan_chars: int, stopped_chars: int) -> str:
+# What the Goal of a doc says after the work: this session's commits, where it came from.
+_GOAL_AFTER = re.compile(r"\s+(?:— committed: .*|\(carried over from `[^`]*`\))\s*\Z", re.DOTALL)
+
+
+def _carried_goal(store: Store, obs: Observed) -> str | None:
+    """The Goal of the handover restored into this session (`restored_in`), when nothing
+    the session said named its work ("continue where we left off", then "good, now
+    payout"): the session carried that work on."""
+    if not (obs.goal_guessed and obs.session_id) or not store.exists():
+        return None
+    from session_skill.hooks.capture import recent_docs
+    from session_skill.hooks.pending import DOC_LIMIT
+    from session_skill.store.consume import RESTORED_IN
+
+    for path in recent_docs(str(store.dir)):
+        text = fileio.read_regular(path, DOC_LIMIT)
+        split = frontmatter.split(text) if text is not None else None
+        if split is None or not split.has_frontmatter:
+            continue
+        meta = frontmatter.parse(split.lines)
+        if meta.get(RESTORED_IN, "").strip() != obs.session_id:
+            continue
+        goal = _GOAL_AFTER.sub("", handover.section_content(split.body, "Goal"))
+        slug = meta.get("slug", "").strip() or Path(path).stem
+        after = f" (carried over from `{slug}`)"
+        return _clip(goal, GOAL_CHARS - len(after)) + after if goal else None
+    return None
+
+
+def _extractive_body(
+    obs: Observed, goal: str, items: int, plan_chars: int, stopped_chars: int
+) -> str:
     # The goal as the sweep reads it: the first request, or the opening slash command's
-    # arguments or purpose; a lone @file mention completed by what the assistant took on.
-    goal = _clip(obs.first_request or "(no user request found in the transcript)", GOAL_CHARS)
+    # arguments or purpose; a lone @file mention completed by what the assistant took on;
+    # or the handover's the session carried on.
+    goal = _clip(goal or "(no user request found in the transcript)", GOAL_CHARS)
     plan = obs.plan
     if plan is not None:
         # Approved with "clear context": the plan is the work (issue 20), kept inside the cap.

@@ -28,6 +28,7 @@ class Observed(Record):
         "candidates",
         "pending_tasks",
         "first_request",
+        "goal_guessed",
         "last_request",
         "last_reply",
         "recap",
@@ -56,6 +57,7 @@ class Observed(Record):
         recap: str = "",  # Claude Code's recap, after the last request
         plan: PlanExit | None = None,  # it ends on a plan shown for approval
         skipped: list[str] | None = None,  # what the reading left out, and why
+        goal_guessed: bool = False,  # first_request is only the first words typed
     ) -> None:
         self.git = git
         self.written = written or []
@@ -63,6 +65,7 @@ class Observed(Record):
         self.candidates = candidates or []
         self.pending_tasks = pending_tasks or []
         self.first_request = first_request
+        self.goal_guessed = goal_guessed
         self.last_request = last_request
         self.last_reply = last_reply
         self.recap = recap
@@ -105,6 +108,7 @@ def observe(
         candidates=facts.candidates,
         pending_tasks=facts.pending_tasks,
         first_request=facts.first_request,
+        goal_guessed=facts.goal_guessed,
         last_request=facts.last_request,
         last_reply=facts.last_reply,
         recap=facts.recap,

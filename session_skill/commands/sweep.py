@@ -40,8 +40,10 @@ class Facts:
     # Open tasks, the work in hand first: tasks in progress and the last request when the
     # transcript shows it unfinished (the newer of the two leads), then pending tasks.
     pending_tasks: list[str] = field(default_factory=list)
-    # The session's goal: the first request, a slash command's arguments or purpose.
+    # The session's goal: the first request, a slash command's arguments or purpose; and
+    # whether it is only the first words typed, nothing having named the work.
     first_request: str = ""
+    goal_guessed: bool = False
     # The last request when its turn never finished ("" when it did), and why.
     unfinished: str = ""
     # What the reading left out and why (a PARKED.md that is not UTF-8…), for the user.
@@ -175,6 +177,7 @@ def facts_for(
         items=cands,
         pending_tasks=_open_tasks(tf.pending_tasks, unfinished, tf.unfinished_is_latest),
         first_request=tf.goal or tf.first_user_request or "",
+        goal_guessed=tf.goal_guessed,
         unfinished=unfinished,
         skipped=skipped,
         last_request=tf.last_request or "",

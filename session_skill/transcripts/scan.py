@@ -137,8 +137,10 @@ class TranscriptFacts:
     session_id: str | None = None
     cwd: str | None = None
     first_user_request: str | None = None
-    # The session's request as a person would state it (see `turns`).
+    # The session's request as a person would state it (see `turns`), and whether it is only
+    # the first words typed, nothing having named the work ("continue where we left off").
     goal: str | None = None
+    goal_guessed: bool = False
     # When the conversation began (its first timestamped event; after a /clear, the new one).
     started: datetime | None = None
     written_files: list[str] = field(default_factory=list)
@@ -494,6 +496,7 @@ class _Sweep:
             cwd=self.cwd,
             first_user_request=self.first_request,
             goal=self.turns.goal([redact(c) for c in self.tools.commits]),
+            goal_guessed=self.turns.guessed(),
             started=parse_ts(self.started),
             written_files=self.tools.files(),
             written_weights=self.tools.weights(),

@@ -370,6 +370,17 @@ class Turns:
         made = clip("; ".join(commits), _GOAL_MADE)
         return f"{clip(said, _GOAL_ASKED)}{source} — committed: {made}"
 
+    def guessed(self) -> bool:
+        """Is the Goal the first words typed, for want of anything naming the work — no
+        request that could be the goal, no plan, recap, `/goal` or opening command?"""
+        return self._goal is None and not (
+            self.thread_goal
+            or self.plan_title
+            or self.recap_lead
+            or self.goal_command
+            or self.mention_only
+        )
+
     def _asked(self) -> str | None:
         chosen = self._goal
         if self.goal_command is None and chosen is not None and not self.mention_only:

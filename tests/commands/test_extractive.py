@@ -119,7 +119,7 @@ def test_with_nothing_found_the_next_step_claims_nothing_is_open() -> None:
     from session_skill.git.info import GitState
 
     def next_step(**seen: str) -> str:
-        body = _extractive_body(Observed(GitState(), first_request="Fix it", **seen), 15, 3000, 400)
+        body = _extractive_body(Observed(GitState(), **seen), "Fix it", 15, 3000, 400)
         return _section(body, "Next step")
 
     stopped = next_step(last_request="fix the login", last_reply="Fixed the login.")
@@ -160,3 +160,59 @@ def test_claude_codes_recap_after_the_last_request_is_where_it_stopped(
     assert "recap since" not in _section(
         _extractive(cli, store_dir, transcript), "Where it stopped"
     )
+
+
+def _carried_on(tmp_path: Path, first: str, session: str = "s2") -> Path:
+    def rec(i: int, role: str, content: object) -> dict[str, object]:
+        return {"type": role, "uuid": f"u{i}", "sessionId": session, "cwd": str(tmp_path),
+                "timestamp": f"2026-11-29T18:{i:02d}:00Z",
+                "message": {"role": role, "content": content}}  # fmt: skip
+
+    def edit(i: int, name: str) -> list[dict[str, object]]:
+        use = {"type": "tool_use", "id": f"e{i}", "name": "Edit",
+               "input": {"file_path": f"{tmp_path}/billing/{name}", "old_string": "a",
+                         "new_string": "b"}}  # fmt: skip
+        done = {"type": "tool_result", "tool_use_id": f"e{i}", "content": "ok"}
+        return [rec(i, "assistant", [use]), rec(i + 1, "user", [done])]
+
+    records = [
+        rec(0, "user", first),
+        *edit(1, "refund.py"),
+        rec(3, "assistant", [{"type": "text", "text": "The /refund endpoint is migrated."}]),
+        rec(4, "user", "good, now payout"),
+        *edit(5, "payout.py"),
+        rec(7, "assistant", [{"type": "text", "text": "The /payout endpoint is migrated."}]),
+    ]
+    path = tmp_path / f"{session}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("first", "restored_in", "goal"),
+    [
+        # nothing the session said named its work: it carried on the handover restored in it
+        ("continue where we left off", "s2",
+         "migrate the billing service to the new payments client (carried over from "
+         "`main-2026-11-29T17-00-00Z`)"),
+        ("continue where we left off", "another-session", "continue where we left off"),
+        # a request naming work is the session's own goal, restored handover or not
+        ("now add the pdf export to the reports page", "s2",
+         "now add the pdf export to the reports page"),
+    ],
+)  # fmt: skip
+def test_a_session_that_carried_on_a_restored_handover_carries_its_goal(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path, first: str, restored_in: str,
+    goal: str,
+) -> None:  # fmt: skip
+    """ "continue where we left off" names no work: the Goal is the handover's the session
+    was restored from (`restored_in`), without what that session committed."""
+    store_dir.mkdir(parents=True, exist_ok=True)
+    (store_dir / "main-2026-11-29T17-00-00Z.md").write_text(
+        "---\nslug: main-2026-11-29T17-00-00Z\ncreated: 2026-11-29T17:00:00Z\nconsumed: true\n"
+        f"restored_in: {restored_in}\n---\n## Goal\nmigrate the billing service to the new "
+        "payments client — committed: billing: the /charge endpoint\n\n## Next step\nrefund\n",
+        encoding="utf-8",
+    )
+    body = _extractive(cli, store_dir, _carried_on(tmp_path, first))
+    assert _section(body, "Goal") == goal
