@@ -358,23 +358,15 @@ def _carried_goal(store: Store, obs: Observed) -> str | None:
     payout"): the session carried that work on."""
     if not (obs.goal_guessed and obs.session_id) or not store.exists():
         return None
-    from session_skill.hooks.capture import recent_docs
-    from session_skill.hooks.pending import DOC_LIMIT
-    from session_skill.store.consume import RESTORED_IN
+    from session_skill.hooks.capture import restored_doc
 
-    for path in recent_docs(str(store.dir)):
-        text = fileio.read_regular(path, DOC_LIMIT)
-        split = frontmatter.split(text) if text is not None else None
-        if split is None or not split.has_frontmatter:
-            continue
-        meta = frontmatter.parse(split.lines)
-        if meta.get(RESTORED_IN, "").strip() != obs.session_id:
-            continue
-        goal = _GOAL_AFTER.sub("", handover.section_content(split.body, "Goal"))
-        slug = meta.get("slug", "").strip() or Path(path).stem
-        after = f" (carried over from `{slug}`)"
-        return _clip(goal, GOAL_CHARS - len(after)) + after if goal else None
-    return None
+    restored = restored_doc(str(store.dir), obs.session_id)
+    if restored is None:
+        return None
+    slug, body = restored
+    goal = _GOAL_AFTER.sub("", handover.section_content(body, "Goal"))
+    after = f" (carried over from `{slug}`)"
+    return _clip(goal, GOAL_CHARS - len(after)) + after if goal else None
 
 
 def _extractive_body(

@@ -114,6 +114,47 @@ def _is_session_file(path: Path, sid: str) -> bool:
     )
 
 
+# An item of an extractive doc's Outstanding, as `dump` writes it: "- <text> (<type>)".
+_OUTSTANDING = (
+    r"^- (?P<text>.+) \((?P<type>Unfinished task|Unanswered question|Deferred exploration"
+    r"|Diverging idea)\)$"
+)
+# A Claude Code transcript is named by its session id; a Codex rollout ends with its thread's.
+_SESSION_FILE = r"(?:^|-)(?P<id>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$"
+
+
+def carried(store: Store, session_id: str | None, path: Path) -> tuple[Candidate, ...]:
+    """The loose ends the session began with: the Outstanding items of the handover restored
+    into it (by the SessionStart hook, or `recall` run in it), as the automatic handover
+    wrote them. A session that carries on a handover carries on what it left open: those
+    items stay open until the session shows them landed, parked or dropped — they were
+    lost at the next `/clear` when the session itself never said them again."""
+    import re
+
+    if not store.exists():
+        return ()
+    named = re.search(_SESSION_FILE, path.stem)
+    sid = session_id or (named["id"] if named else None)
+    if not sid:
+        return ()
+    from session_skill.handover.doc import section_content
+    from session_skill.hooks.capture import restored_doc
+    from session_skill.transcripts.candidates import Candidate
+
+    restored = restored_doc(str(store.dir), sid)
+    if restored is None:
+        return ()
+    slug, body = restored
+    why = f"open in `{slug}`, the handover this session carried on"
+    items = []
+    for line in section_content(body, "Outstanding").splitlines():
+        found = re.match(_OUTSTANDING, line.strip())
+        if found is not None:
+            text = found["text"]
+            items.append(Candidate(text, found["type"], why, full=text, rule="carried"))
+    return tuple(items)
+
+
 def check_transcript(path: Path, stats: ReadStats | None) -> None:
     """Refuse a file that holds no transcript record at all (a README, random bytes)."""
     from session_skill.transcripts.scan import transcript_records
@@ -154,12 +195,13 @@ def facts_for(
     path = locate(store, transcript=transcript, session_id=session_id)
     if path is None:
         return None
+    begun_with = carried(store, session_id, path)
     if quick:
         from session_skill.transcripts.quick import analyze_quick
 
-        tf = analyze_quick(path)
+        tf = analyze_quick(path, begun_with)
     else:
-        tf = sweep.analyze(path)
+        tf = sweep.analyze(path, begun_with)
     cands = list(tf.candidates)
     skipped = _left_out(path, tf.stats, quick)
     if filtered:
@@ -253,7 +295,7 @@ def sweep_command(
         if as_json:
             return Output(json.dumps({"transcript": None, "candidates": []}))
         return Output(no_transcript(session_id))
-    tf = sweep.analyze(path)
+    tf = sweep.analyze(path, carried(store, session_id, path))
     check_transcript(path, tf.stats)
     every = list(tf.candidates)
     still = {id(c) for c in sweep.filter_known(every, known_texts(store))}

@@ -326,6 +326,24 @@ def recent_metas(
             yield path, meta
 
 
+def restored_doc(store: str, session_id: str) -> tuple[str, str] | None:
+    """(slug, body) of the handover restored into the session `session_id` — by the
+    SessionStart hook or by `recall` run in it (`restored_in`) — among the newest docs."""
+    from session_skill.handover import frontmatter
+    from session_skill.store import fileio
+    from session_skill.store.consume import RESTORED_IN
+
+    for path in recent_docs(store):
+        text = fileio.read_regular(path, DOC_LIMIT)
+        split = frontmatter.split(text) if text is not None else None
+        if split is None or not split.has_frontmatter:
+            continue
+        meta = frontmatter.parse(split.lines)
+        if meta.get(RESTORED_IN, "").strip() == session_id:
+            return meta.get("slug", "").strip() or os.path.basename(path)[:-3], split.body
+    return None
+
+
 def recent_docs(store: str, limit: int = _SCAN_DOCS) -> list[str]:
     """The store's newest `*.md` files by modification time (a doc consumed or written
     lately is among them), at most `limit`."""

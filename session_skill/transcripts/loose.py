@@ -250,7 +250,12 @@ class Loose:
     """The loose ends of one conversation: questions left open, things put off, side
     ideas; and the evidence, later in the session, that settles them."""
 
-    def __init__(self, tools: ToolState, stats: ReadStats | None = None) -> None:
+    def __init__(
+        self,
+        tools: ToolState,
+        stats: ReadStats | None = None,
+        carried: tuple[Candidate, ...] = (),
+    ) -> None:
         # Its own view of the tool calls: questions put to the user, and what the calls
         # report done (completed tasks, commits), read alongside the messages.
         self.tools = tools
@@ -260,6 +265,10 @@ class Loose:
         self._typed_as: str | None = None  # the user's message as typed, while it is read
         self._reply_to: str | None = None  # the question the message being read answers
         self._reset()
+        # The loose ends of the handover this session carried on (`commands.sweep.carried`):
+        # open from the start, settled as any other is, never let go for their age.
+        for candidate in carried:
+            self._add(candidate)
 
     def _reset(self) -> None:
         # The current turn's closing text (text, ts, line): its last text with no tool call

@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 
 from session_skill.records import replace
+from session_skill.transcripts.candidates import Candidate
 from session_skill.transcripts.claude import ClaudeParser
 from session_skill.transcripts.codex import CodexParser
 from session_skill.transcripts.events import (
@@ -132,14 +133,14 @@ _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_ap
                    b'"role":"user"')  # fmt: skip
 
 
-def analyze_quick(path: Path) -> TranscriptFacts:
+def analyze_quick(path: Path, carried: tuple[Candidate, ...] = ()) -> TranscriptFacts:
     """`scan.analyze`, at a cost that barely grows with the file beyond one byte pass."""
     try:
         size = path.stat().st_size
     except OSError:
         size = 0
     if size <= QUICK_FROM:
-        return analyze(path)
+        return analyze(path, carried)
     stats = ReadStats()
     # No switch to the cheap reading of very long conversations: the middle is skipped here.
     state = _Sweep(stats, size, go_cheap=False)
@@ -152,7 +153,7 @@ def analyze_quick(path: Path) -> TranscriptFacts:
     # Lines are not counted in the middle: the tail's candidates say no line.
     state.loose = None
     _feed_middle(path, state, stats, head_end, tail_start)
-    state.loose = Loose(ToolState(set(), files=False), stats)
+    state.loose = Loose(ToolState(set(), files=False), stats, carried)
     tail = ReadStats()
     stats.line = 0  # the tail's lines are counted in `tail`
     for event in iter_events(path, tail, wanted_results=state.watched, start=tail_start):

@@ -166,7 +166,7 @@ class TranscriptFacts:
     stats: ReadStats = field(default_factory=ReadStats)
 
 
-def analyze(path: Path) -> TranscriptFacts:
+def analyze(path: Path, carried: tuple[Candidate, ...] = ()) -> TranscriptFacts:
     """Read the transcript or rollout at `path` and return what it shows is open.
 
     One pass, except in a very long conversation: past its first _DEEP_REQUESTS requests
@@ -177,13 +177,14 @@ def analyze(path: Path) -> TranscriptFacts:
     On a machine with a second core the tail is read by a forked helper while the first
     pass goes on (`_tail_in_helper`); its reading is used only when it began where this
     pass says the tail begins and the file has not grown, so the result is the same.
+    `carried`: loose ends open when the session began, weighed against what it did.
     """
     stats = ReadStats()
     try:
         size = path.stat().st_size
     except OSError:
         size = 0
-    state = _Sweep(stats, size, path=path)
+    state = _Sweep(stats, size, path=path, carried=carried)
     try:
         for event in iter_events(path, stats, wanted_results=state.watched):
             state.feed(event)
@@ -215,8 +216,14 @@ class _Sweep:
     its loose ends (`loose.Loose`) over the whole of it or, in a very long one, its tail."""
 
     def __init__(
-        self, stats: ReadStats, size: int = 0, go_cheap: bool = True, path: Path | None = None
+        self,
+        stats: ReadStats,
+        size: int = 0,
+        go_cheap: bool = True,
+        path: Path | None = None,
+        carried: tuple[Candidate, ...] = (),
     ) -> None:
+        self.carried = carried  # loose ends open when the session began (`analyze`)
         self.stats = stats  # the reader's: where the line being read starts
         self.size = size  # of the file, in bytes: how much is left to read
         self.go_cheap = go_cheap  # may read the loose ends of a very long one from its tail
@@ -246,7 +253,9 @@ class _Sweep:
         # The content stems of each sentence reporting work done since the task list last
         # changed (`_done_said`): a task reported done is done, ticked or not.
         self.done_since: list[set[str]] = []
-        self.loose: _Loose | None = _Loose(ToolState(self.watched, files=False), self.stats)
+        self.loose: _Loose | None = _Loose(
+            ToolState(self.watched, files=False), self.stats, self.carried
+        )
         self.early: _Loose | None = None  # the loose ends read before going cheap
         self.requests = 0
         # Once cheap: where the newest requests start (offset, line); the tail is read again
@@ -415,8 +424,8 @@ class _Sweep:
         # guess of where it begins with room to spare (see `_tail_in_helper`).
         guess = self.size - int(tail * read / done * _GUESS_MARGIN)
         if self.path is not None and guess > self.switched_at and _cores() > 1:
-            path, size = self.path, self.size
-            self.helper = Forked(lambda: _tail_in_helper(path, guess, size, tail))
+            path, size, carried = self.path, self.size, self.carried
+            self.helper = Forked(lambda: _tail_in_helper(path, guess, size, tail, carried))
 
     def close_helper(self) -> None:
         if self.helper is not None:
@@ -459,7 +468,9 @@ class _Sweep:
                 _read_into(loose, path, start, first_line, read_first=False)
                 read = loose.finish()
             else:
-                read = self._helper_tail(path, start) or _read_tail(path, start, first_line)
+                read = self._helper_tail(path, start) or _read_tail(
+                    path, start, first_line, carried=self.carried
+                )
         else:
             read = loose.finish() if loose is not None else ([], [])
         self.close_helper()
@@ -547,15 +558,21 @@ def _read_into(
 
 
 def _read_tail(
-    path: Path, start: int, first_line: int, stop: int | None = None
+    path: Path,
+    start: int,
+    first_line: int,
+    stop: int | None = None,
+    carried: tuple[Candidate, ...] = (),
 ) -> tuple[list[Candidate], list[Candidate]]:
     """The loose ends of the conversation's tail, from the line at `start` on."""
-    loose = _Loose(ToolState(set(), files=False), ReadStats())
+    loose = _Loose(ToolState(set(), files=False), ReadStats(), carried)
     _read_into(loose, path, start, first_line, stop)
     return loose.finish()
 
 
-def _tail_in_helper(path: Path, guess: int, size: int, tail: int) -> object:
+def _tail_in_helper(
+    path: Path, guess: int, size: int, tail: int, carried: tuple[Candidate, ...] = ()
+) -> object:
     """In the helper: where the newest `tail` requests of the first `size` bytes begin, found
     from `guess` on the way the pass finds them, and the loose ends read from there — lines
     counted from 1 at that start. None when fewer than `tail` requests follow the guess."""
@@ -568,7 +585,7 @@ def _tail_in_helper(path: Path, guess: int, size: int, tail: int) -> object:
     if probe.tail is None or len(probe.tail) < tail:
         return None
     start = probe.tail[0][0]
-    pool, settled = _read_tail(path, start, 1, size)
+    pool, settled = _read_tail(path, start, 1, size, carried)
     return start, [_frozen(c) for c in pool], [_frozen(c) for c in settled]
 
 

@@ -216,3 +216,57 @@ def test_a_session_that_carried_on_a_restored_handover_carries_its_goal(
     )
     body = _extractive(cli, store_dir, _carried_on(tmp_path, first))
     assert _section(body, "Goal") == goal
+
+
+_SESSION = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"  # a transcript is named by its session
+_OUTSTANDING = (
+    "## Outstanding\n- Add rate limits to the coupons export (Unfinished task)\n"
+    "- Should the retry count be configurable per merchant? (Unanswered question)\n"
+    "- … and 3 more: `session-skill sweep` lists them all\n\n"
+)
+
+
+def _restored(store_dir: Path, restored_in: str, body: str) -> None:
+    store_dir.mkdir(parents=True, exist_ok=True)
+    (store_dir / "main-2026-11-29T17-00-00Z.md").write_text(
+        "---\nslug: main-2026-11-29T17-00-00Z\ncreated: 2026-11-29T17:00:00Z\nconsumed: true\n"
+        f"restored_in: {restored_in}\n---\n## Goal\nmigrate the billing service\n\n{body}"
+        "## Next step\nrefund\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.mark.parametrize("restored_in", [_SESSION, "another-session"])
+def test_what_the_restored_handover_left_open_stays_open(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path, restored_in: str
+) -> None:
+    """A session that carried on a handover begins with its Outstanding items: those the
+    session never shows landing are still outstanding at its own handover — they were lost
+    at the next /clear. Another session's handover carries nothing here."""
+    _restored(store_dir, restored_in, _OUTSTANDING)
+    body = _extractive(cli, store_dir, _carried_on(tmp_path, "continue", _SESSION))
+    carried = [
+        "- Add rate limits to the coupons export (Unfinished task)",
+        "- Should the retry count be configurable per merchant? (Unanswered question)",
+    ]
+    outstanding = _section(body, "Outstanding").splitlines()
+    assert outstanding == (carried if restored_in == _SESSION else [])
+    r = cli("sweep", "--transcript", str(tmp_path / f"{_SESSION}.jsonl"))
+    assert ("open in `main-2026-11-29T17-00-00Z`, the handover this session carried on" in r.out
+            ) == (restored_in == _SESSION)  # fmt: skip
+
+
+def test_a_carried_item_landed_parked_or_dropped_is_not_outstanding_again(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    _restored(store_dir, _SESSION, _OUTSTANDING)
+    path = _carried_on(tmp_path, "continue", _SESSION)
+    with path.open("a", encoding="utf-8") as fh:  # the work reported done
+        said = "Done: the coupons export has its rate limits now."
+        fh.write(json.dumps({"type": "assistant", "uuid": "u9", "sessionId": _SESSION,
+                             "timestamp": "2026-11-29T18:09:00Z",
+                             "message": {"role": "assistant", "content": [
+                                 {"type": "text", "text": said}]}}) + "\n")  # fmt: skip
+    assert cli("park", "the retry count configurable per merchant?").code == 0
+    r = cli("sweep", "--transcript", str(path), "--json")
+    assert json.loads(r.out)["candidates"] == []
