@@ -268,7 +268,7 @@ class Ledger:
         return set(count)
 
 
-_ENDINGS = ("", "e", "s", "es", "ed", "ing", "er", "ly", "ation", "ations")
+_ENDINGS = ("", "e", "s", "es", "d", "ed", "ing", "er", "ly", "ation", "ations")
 _HEADS = ("", "(")
 _TAILS = ("", ".", ",", ")", "?")
 
@@ -278,6 +278,8 @@ def surface_forms(s: str, word: str) -> tuple[str, ...]:
     """The split tokens a message may spell stem `s` with: the inflections of it that
     `stem` maps back to `s`, bare or with the punctuation that sticks to a word most."""
     bases = {word, s}
+    if word.endswith("e"):
+        bases.add(word[:-1])  # migrate: migrated, migrating
     if s.endswith("y"):
         bases.add(s[:-1] + "i")  # policy: policies, policied
     if s.endswith("iz"):

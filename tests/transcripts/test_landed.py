@@ -72,6 +72,15 @@ def test_the_ledger_finds_a_loose_end_by_any_spelling_of_its_words() -> None:
     assert ledger.hits({"(policies", "evictions,"}) == set() and not ledger.forms
 
 
+@pytest.mark.parametrize("said", ["migrated", "migrating", "migrates", "(migration"])
+def test_a_verb_ending_in_e_is_found_by_its_inflections(said: str) -> None:
+    """ "Migrate the refund endpoint" is named by "Migrated …": `stem` maps "migrated" to the
+    stem of "migrate", and the spellings a message is tested with must hold it too."""
+    ledger = Ledger()
+    ledger.watch("k", {stem("migrate"): "migrate"})
+    assert ledger.hits({said, "the"}) == {"k"}
+
+
 def test_a_word_that_becomes_common_stops_telling_loose_ends_apart() -> None:
     ledger = Ledger()
     ledger.watch("k", subject("Should I add the mailer retries?"))
