@@ -358,7 +358,7 @@ def _carried_goal(store: Store, obs: Observed) -> str | None:
     payout"): the session carried that work on."""
     if not (obs.goal_guessed and obs.session_id) or not store.exists():
         return None
-    from session_skill.hooks.capture import restored_doc
+    from session_skill.store.consume import restored_doc
 
     restored = restored_doc(str(store.dir), obs.session_id)
     if restored is None:

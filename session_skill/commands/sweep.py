@@ -138,7 +138,7 @@ def carried(store: Store, session_id: str | None, path: Path) -> tuple[Candidate
     if not sid:
         return ()
     from session_skill.handover.doc import section_content
-    from session_skill.hooks.capture import restored_doc
+    from session_skill.store.consume import restored_doc
     from session_skill.transcripts.candidates import Candidate
 
     restored = restored_doc(str(store.dir), sid)

@@ -9,7 +9,7 @@ few), and where the state before this compaction was saved (the PreCompact hook'
 Nothing when there is nothing. A second compaction's context replaces the first's (the
 first is dropped by the compaction itself): it never accumulates.
 
-The docs are found by a bounded look at the store's newest files (`capture.recent_docs`): a
+The docs are found by a bounded look at the store's newest files (`store.paths.recent_docs`): a
 doc restored or written in this session was rewritten lately. Standard library only.
 """
 
@@ -34,14 +34,14 @@ def context(store: str, session_id: str, env: Mapping[str, str]) -> tuple[str, s
     """(the model's context, the user's line), or None when there is nothing to give back."""
     from session_skill import agent
     from session_skill.handover import frontmatter
-    from session_skill.hooks.capture import recent_docs, wait_for_captures
+    from session_skill.hooks.capture import wait_for_captures
     from session_skill.store import fileio
     from session_skill.store.consume import RESTORED_IN
 
     wait_for_captures(store)  # the PreCompact capture of this very compaction
     restored: tuple[str, dict[str, str], str] | None = None
     saved: str | None = None
-    for path in recent_docs(store):
+    for path in storepaths.recent_docs(store):
         text = fileio.read_regular(path, DOC_LIMIT)
         if text is None:
             continue

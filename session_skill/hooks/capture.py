@@ -41,7 +41,6 @@ FAILED = ".failed-capture"  # a background capture's failure, for the next Sessi
 MARKER_STALE = 120.0  # seconds: a marker older than this is left from a capture that died
 START_WAIT = 0.3  # seconds SessionStart waits for a capture still running
 TOKEN_METHOD = "chars/4 (estimated by the session-end hook, which does not load tiktoken)"
-_SCAN_DOCS = 64  # recent docs looked at for this session's own
 
 
 def marker_path(store: str, session_id: str) -> str:
@@ -312,54 +311,18 @@ def captured_already(store: str, session_id: str, triggers: tuple[str, ...]) -> 
 
 
 def recent_metas(
-    store: str, limit: int = _SCAN_DOCS, *, first: tuple[str, ...] = ()
+    store: str, limit: int = storepaths.RECENT_DOCS, *, first: tuple[str, ...] = ()
 ) -> Iterator[tuple[str, dict[str, str]]]:
     """(path, frontmatter) of the docs at `first`, then of the store's newest (`recent_docs`);
     a doc that cannot be read, or has no frontmatter, is passed over."""
     from session_skill.handover import frontmatter
     from session_skill.store import fileio
 
-    for path in (*first, *recent_docs(store, limit)):
+    for path in (*first, *storepaths.recent_docs(store, limit)):
         text = fileio.read_regular(path, DOC_LIMIT)
         meta = frontmatter.read_meta(text) if text is not None else None
         if meta:
             yield path, meta
-
-
-def restored_doc(store: str, session_id: str) -> tuple[str, str] | None:
-    """(slug, body) of the handover restored into the session `session_id` — by the
-    SessionStart hook or by `recall` run in it (`restored_in`) — among the newest docs."""
-    from session_skill.handover import frontmatter
-    from session_skill.store import fileio
-    from session_skill.store.consume import RESTORED_IN
-
-    for path in recent_docs(store):
-        text = fileio.read_regular(path, DOC_LIMIT)
-        split = frontmatter.split(text) if text is not None else None
-        if split is None or not split.has_frontmatter:
-            continue
-        meta = frontmatter.parse(split.lines)
-        if meta.get(RESTORED_IN, "").strip() == session_id:
-            return meta.get("slug", "").strip() or os.path.basename(path)[:-3], split.body
-    return None
-
-
-def recent_docs(store: str, limit: int = _SCAN_DOCS) -> list[str]:
-    """The store's newest `*.md` files by modification time (a doc consumed or written
-    lately is among them), at most `limit`."""
-    try:
-        names = [n for n in os.listdir(store) if n.endswith(".md") and n != storepaths.PARKED]
-    except OSError:
-        return []
-    found = []
-    for name in names:
-        path = os.path.join(store, name)
-        try:
-            found.append((os.stat(path).st_mtime, path))
-        except OSError:
-            continue
-    found.sort(reverse=True)
-    return [p for _, p in found[:limit]]
 
 
 def write_doc(

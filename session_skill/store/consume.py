@@ -84,3 +84,17 @@ def notice_once(
             return None
         fileio.atomic_write(path, marked.encode("utf-8"))
         return text
+
+
+def restored_doc(store_dir: str, session_id: str) -> tuple[str, str] | None:
+    """(slug, body) of the handover restored into the session `session_id` — by the
+    SessionStart hook or by `recall` run in it (`restored_in`) — among the newest docs."""
+    for path in paths.recent_docs(store_dir):
+        text = fileio.read_regular(path, DOC_LIMIT)
+        split = frontmatter.split(text) if text is not None else None
+        if split is None or not split.has_frontmatter:
+            continue
+        meta = frontmatter.parse(split.lines)
+        if meta.get(RESTORED_IN, "").strip() == session_id:
+            return meta.get("slug", "").strip() or os.path.basename(path)[:-3], split.body
+    return None

@@ -135,3 +135,24 @@ def clear_latest(directory: str) -> None:
         os.unlink(os.path.join(directory, LATEST))
     except FileNotFoundError:
         pass
+
+
+RECENT_DOCS = 64  # docs looked at for one session's own (`recent_docs`)
+
+
+def recent_docs(store: str, limit: int = RECENT_DOCS) -> list[str]:
+    """The store's newest `*.md` files by modification time (a doc consumed or written
+    lately is among them), at most `limit`."""
+    try:
+        names = [n for n in os.listdir(store) if n.endswith(".md") and n not in NON_DOCS]
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = os.path.join(store, name)
+        try:
+            found.append((os.stat(path).st_mtime, path))
+        except OSError:
+            continue
+    found.sort(reverse=True)
+    return [p for _, p in found[:limit]]
