@@ -636,9 +636,16 @@ class Loose:
 
     def _match(self, sentence: str, keys: set[str] | list[str], how: str) -> None:
         stems = content_stems(sentence)
+        hits = []
         for key in list(keys):
             wanted = self.ledger.subjects.get(key)
             if wanted is not None and settles(wanted, stems):
+                hits.append((key, wanted <= stems))
+        # "Migrated the /refund endpoint" names "Migrate /refund endpoint" whole: it does
+        # not also settle "Migrate /payout endpoint", two of whose three words it holds.
+        whole = any(named for _, named in hits)
+        for key, named in hits:
+            if named or not whole:
                 self._settle(key, f"{how}: {clip(redact(sentence), 100)}")
 
     def _tool_evidence(self) -> None:

@@ -833,6 +833,17 @@ def test_an_abbreviation_typed_in_lower_case_ends_no_sentence(tmp_path: Path) ->
     ]  # fmt: skip
 
 
+def test_work_done_on_one_item_settles_not_its_sibling(tmp_path: Path) -> None:
+    """ "Migrated the /refund endpoint" names one item of the list whole; the other shares
+    two of its three words ("migrate", "endpoint") and is still open."""
+    records = [user("move billing to the new payments client"), *_edit("t1", "charge.py"),
+               say("The /charge endpoint uses the new client.\n\nRemaining:\n"
+                   "- Migrate the /refund endpoint\n- Migrate the /payout endpoint"),
+               user("go on"), *_edit("t2", "refund.py"),
+               say("Migrated the /refund endpoint: it now uses the new client.")]  # fmt: skip
+    assert [c.text for c in run(tmp_path, records).candidates] == ["Migrate the /payout endpoint"]
+
+
 def test_a_user_sentence_typed_in_lower_case_settles_what_it_reports(tmp_path: Path) -> None:
     """ "i checked the capability in xcode, its on." settles the caveat it answers, though
     the rest of the message is about something else."""
