@@ -74,6 +74,10 @@ _UNDONE = Lazy(
           |checked|built|implemented|written|wired|hooked|updated|migrated|documented|translated
           |handled|covered|tried|measured|benchmarked|profiled|fixed|addressed|looked\s+at|done
           |set\s+up|configured|seen|exercised|validated|confirmed|localized|localised)\b
+      | \b(?:i|we)\s+(?:didn't|did\s+not)\s+(?:\w+ly\s+)?(?:add|test|run|verify|check|build
+          |implement|write|wire|hook|update|migrate|document|translate|handle|cover|try|measure
+          |benchmark|profile|fix|address|look\s+at|do|set\s+up|configure|exercise|validate
+          |confirm|localize|localise)\b
       | \b(?:is|are|was|were)(?:n't|\s+not)\s+(?:(?:yet|fully|really)\s+)?(?:covered|tested
           |handled|implemented|wired|hooked\s+up|documented|translated|localized|localised
           |verified|configured|set\s+up|exercised|validated)\b""",
@@ -122,7 +126,8 @@ _LEFT_WORDS = recache.compile(
         "still|yet|so far|untrack|uncommit|unpush|unmerg|unverif|untest|unexercis|remain|stay"
         "|pending|await|waiting|you'll|you will|you may|you might|you still|you want|you need"
         "|you also"
-        "|you have|haven't|have not|n't covered|not covered|n't tested|not tested|n't handled"
+        "|you have|haven't|have not|i didn't|i did not|we didn't|we did not"
+        "|n't covered|not covered|n't tested|not tested|n't handled"
         "|not handled|n't implemented|not implemented|n't wired|not wired|n't hooked|not hooked"
         "|n't documented|not documented|n't translated|not translated|n't locali|not locali"
         "|n't verified|not verified|n't configured|not configured|n't set up|not set up"
