@@ -90,7 +90,10 @@ _WH = Lazy(r"^(?:why|how\s+come|how\s+does|how\s+do|what\s+does|what's|what\s+is
 class Ask:
     text: str
     offer: bool
-    options: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()  # the list items right after it
+    # A question naming nothing ("Which would you prefer?"): what it asks about, the list
+    # items right before it or else the sentence before it.
+    about: tuple[str, ...] = ()
 
 
 def asks(text: str) -> list[Ask]:
@@ -119,7 +122,16 @@ def asks(text: str) -> list[Ask]:
         if sign_off(sentence):
             continue  # "Anything else?", "Let me know if you'd like any changes."
         options = tuple(u for u, is_item in units[n + 1 : n + 9] if is_item)
-        found.append(Ask(sentence, bool(_OFFER.search(sentence)), options))
+        about: tuple[str, ...] = ()
+        if question and not options and n and not subject(sentence):
+            items = []
+            for unit, is_item in reversed(units[max(0, n - 8) : n]):
+                if not is_item:
+                    break
+                items.append(unit)
+            before = units[n - 1][0]
+            about = tuple(reversed(items)) or ((before,) if subject(before) else ())
+        found.append(Ask(sentence, bool(_OFFER.search(sentence)), options, about))
     return found
 
 

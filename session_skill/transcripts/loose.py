@@ -539,6 +539,8 @@ class Loose:
             said = ask.text
             if said.endswith(":") and ask.options:
                 said = f"{said} {'; '.join(ask.options)}"  # "If you want, I can: 1. … 2. …"
+            elif ask.about:  # "Which would you prefer? — Add a trigram index …; Move …"
+                said = f"{said} — {'; '.join(clip(a, 70) for a in ask.about)}"
             self._add(loose_end(redact(said), UNANSWERED, why, ts, line, rule))
 
     def _closing_lists(self, text: str, ts: str | None, line: int) -> None:

@@ -956,6 +956,28 @@ def test_question_before_an_options_list(tmp_path: Path) -> None:
     assert (UNANSWERED, "Which approach do you prefer for the cache?") in kinds(ended)
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("Two ways to do this:\n\n1. An in-process LRU\n2. Redis with a short TTL\n\n"
+         "Which would you prefer?",
+         "Which would you prefer? — An in-process LRU; Redis with a short TTL"),
+        ("I can cache in-process or in Redis with a short TTL. Which would you prefer?",
+         "Which would you prefer? — I can cache in-process or in Redis with a short TTL."),
+        # a question that names its subject is shown alone
+        ("Two ways:\n\n1. An in-process LRU\n2. Redis\n\nWhich cache do you prefer?",
+         "Which cache do you prefer?"),
+    ],
+)  # fmt: skip
+def test_a_question_naming_nothing_is_shown_with_what_it_asks_about(
+    tmp_path: Path, text: str, shown: str
+) -> None:
+    """ "Which would you prefer?" alone tells the next session nothing: the options before
+    it (the list, or the sentence) are shown with it."""
+    ended = run(tmp_path, [user("Add a cache"), say(text)])
+    assert (UNANSWERED, shown) in kinds(ended)
+
+
 def test_a_question_in_the_middle_of_the_last_message_is_open(tmp_path: Path) -> None:
     text = (
         "The parser handles the empty case now. Want me to also add a fuzz test for it? "
