@@ -310,7 +310,7 @@ RULES: tuple[Rule, ...] = (
         "lead-later",
         DEFERRED,
         "later eventually someday day road line future point",
-        r"""(?:^|[,;]\s*|\band\s+)
+        r"""(?:^|[,;]\s*|\band\s+)(?:(?:maybe|perhaps)\s+)?
           (?:later|eventually|someday|some\s+day|one\s+day|down\s+the\s+(?:road|line)
           |in\s+(?:the\s+)?future|at\s+some\s+point)
           (?:\s*:|,?\s+(?:we|i|you|it|this|that|they|let's|let\s+us)\s+
