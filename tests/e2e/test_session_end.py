@@ -193,3 +193,16 @@ def test_auto_inject_restores_the_automatic_handover(tmux_world: World) -> None:
     fm = frontmatter(w.store / f"{slug}.md")
     assert fm["consumed"] == "true" and fm["trigger"] == "session-end"
     assert w.latest() is None
+
+    # The session that carried it on ("go on": no work named) is cleared in turn: its own
+    # automatic handover names the same work and keeps the task nobody did (issue 19).
+    t.wait_screen("Continuing.", what="the reply to go on")
+    t.wait_ready()
+    w.mock.script(["Back again."])
+    t.clear()
+    wait_until(lambda: len(docs(w)) == 2, what="the second automatic handover")
+    second = [p for p in docs(w) if p.stem != slug]
+    assert len(second) == 1, second
+    text = second[0].read_text(encoding="utf-8")
+    assert f"## Goal\n{REQUEST} (carried over from `{slug}`)\n" in text, text
+    assert f"- {OPEN_TASK} (Unfinished task)" in text, text
