@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -129,8 +130,6 @@ def carried(store: Store, session_id: str | None, path: Path) -> tuple[Candidate
     wrote them. A session that carries on a handover carries on what it left open: those
     items stay open until the session shows them landed, parked or dropped — they were
     lost at the next `/clear` when the session itself never said them again."""
-    import re
-
     if not store.exists():
         return ()
     named = re.search(_SESSION_FILE, path.stem)
