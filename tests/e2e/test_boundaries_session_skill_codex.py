@@ -129,6 +129,33 @@ def test_clear_without_a_dump_saves_the_old_thread_and_notices_once(world: Codex
     assert w.mock.errors == [] and log.errors() == ""
 
 
+def test_a_thread_that_carried_on_an_injected_handover_hands_over_its_goal_and_loose_end(
+    world: CodexWorld,
+) -> None:
+    """``auto inject``: the thread after /clear is given the automatic handover and goes on
+    ("go on": no work named); cleared in turn, its own handover names the same work, carried
+    over, and keeps what the first left open and nobody did (issue 19)."""
+    w = world
+    w.session_skill("config", "set", "auto", "inject")
+    log = install(w)
+    t = w.tui()
+    t.trust_hooks()
+    left = "I haven't added the test for expired tokens."
+    turn(w, t, log, REQUEST, f"Added expired() to token.py. {left}")
+    t.clear()
+    turn(w, t, log, "go on", "Continuing.")
+    (doc,) = docs(w.store)
+    assert frontmatter(doc)["restored_in"] == log.entry("SessionStart", source="clear")[
+        "payload"]["session_id"], frontmatter(doc)  # fmt: skip
+    assert left in section(body(doc), "Outstanding"), body(doc)
+    t.clear()
+    turn(w, t, log, "and now?", "Still here.")
+    (later,) = [p for p in docs(w.store) if p != doc]
+    assert section(body(later), "Goal") == f"{REQUEST} (carried over from `{doc.stem}`)"
+    assert f"- {left} (Deferred exploration)" in body(later), body(later)
+    assert w.mock.errors == [] and log.errors() == ""
+
+
 # --- 6. /compact and automatic compaction --------------------------------------------------------
 
 
