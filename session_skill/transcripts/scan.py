@@ -245,6 +245,8 @@ class _Sweep:
         self.turns = Turns()
         self.last_text: AssistantText | None = None
         self.final_text: str | None = None  # the last text the assistant wrote, whatever came after
+        # Since our own command (`/session park …`): its reply is no reply to the last request.
+        self.own_turn = False
         self.last_request: str | None = None
         self.recap: str | None = None  # Claude Code's, since the last request
         # The goal `/goal` set: (objective, status, ts, line, reason), None once cleared.
@@ -271,7 +273,8 @@ class _Sweep:
         if isinstance(event, AssistantText) and self.started is not None:
             if not self.clear_pending:
                 self.last_text = event
-                self.final_text = event.text
+                if not self.own_turn:
+                    self.final_text = event.text
                 self.turns.assistant(event)
                 if self.loose is not None:
                     self.loose.feed(event)
@@ -301,7 +304,8 @@ class _Sweep:
         if isinstance(event, AssistantText):
             self.exit_plan = None
             self.last_text = event
-            self.final_text = event.text
+            if not self.own_turn:
+                self.final_text = event.text
             self.turns.assistant(event)
             self._done_said(event.text)
         elif isinstance(event, ToolCall):
@@ -378,8 +382,10 @@ class _Sweep:
         taken = self.loose.user(event, own) if self.loose is not None else self._taken(event, own)
         self.last_text = None
         if event.is_command or own:
+            self.own_turn = self.own_turn or own
             self.turns.command(event, self.seq)
             return
+        self.own_turn = False
         if self.first_request is None:
             head = event.text[: 4 * _REQUEST_CHARS]
             self.first_request = clip(redact(head), _REQUEST_CHARS)

@@ -2004,6 +2004,20 @@ def test_where_it_stopped_is_kept_verbatim(tmp_path: Path) -> None:
     )
 
 
+def test_where_it_stopped_is_the_work_not_our_own_command(tmp_path: Path) -> None:
+    """A `/session park …` at the end is neither the last request nor its reply: "Parked: …"
+    is not where the work stopped."""
+    work = "Added retries with a fixed 1 s delay; the jitter is still to do."
+    records = [user("Add retries to the HTTP client"), *_edit("t1", "http.py"), say(work),
+               *_command("session", "park try a jittered backoff", "Park this idea."),
+               say("Parked: try-a-jittered-backoff (1 open)")]  # fmt: skip
+    facts = run(tmp_path, records)
+    assert (facts.last_request, facts.last_reply) == ("Add retries to the HTTP client", work)
+    # …and the reply to the next request of the user's is the last reply again
+    facts = run(tmp_path, [*records, user("now add a timeout"), say("Added a 10 s timeout.")])
+    assert (facts.last_request, facts.last_reply) == ("now add a timeout", "Added a 10 s timeout.")
+
+
 @pytest.mark.parametrize(
     ("first", "goal"),
     [
