@@ -269,6 +269,7 @@ class Loose:
         # open from the start, settled as any other is, never let go for their age.
         for candidate in carried:
             self._add(candidate)
+        self.inserts = 0  # the pace of the session's own (a long one's tail is sized by it)
 
     def _reset(self) -> None:
         # The current turn's closing text (text, ts, line): its last text with no tool call
@@ -600,10 +601,15 @@ class Loose:
             self.list_line = candidate.line
         self.ledger.watch(key, subject(candidate.text, words) if about is None else about)
         if len(self.pool) > POOL_MAX:
-            oldest = next(iter(self.pool))
+            # The oldest goes, but not one the session began with (never let go for its age).
+            oldest = next((k for k, c in self.pool.items() if c.rule != "carried"), key)
             del self.pool[oldest]
             self.ledger.forget(oldest)
         return key
+
+    def still_open(self, candidates: tuple[Candidate, ...]) -> tuple[Candidate, ...]:
+        """Those of `candidates` (pooled when this began) it has not seen land."""
+        return tuple(c for c in candidates if " ".join(WORD.findall(c.text.lower())) in self.pool)
 
     def _settle(self, key: str, how: str) -> None:
         candidate = self.pool.pop(key, None)

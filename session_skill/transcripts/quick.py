@@ -143,7 +143,7 @@ def analyze_quick(path: Path, carried: tuple[Candidate, ...] = ()) -> Transcript
         return analyze(path, carried)
     stats = ReadStats()
     # No switch to the cheap reading of very long conversations: the middle is skipped here.
-    state = _Sweep(stats, size, go_cheap=False)
+    state = _Sweep(stats, size, go_cheap=False, carried=carried)
     head_end = _line_start(path, HEAD_BYTES)
     tail_start = max(_line_start(path, size - TAIL_BYTES), head_end)
     for event in iter_events(path, stats, wanted_results=state.watched, stop=head_end):
@@ -151,6 +151,8 @@ def analyze_quick(path: Path, carried: tuple[Candidate, ...] = ()) -> Transcript
     # The loose ends are the tail's; the tools (files, tasks) and the goal go on. The head's
     # loose ends are let go before the middle, so its calls are not read for them either.
     # Lines are not counted in the middle: the tail's candidates say no line.
+    if state.loose is not None:
+        carried = state.loose.still_open(carried)  # what the head left open, for the tail
     state.loose = None
     _feed_middle(path, state, stats, head_end, tail_start)
     state.loose = Loose(ToolState(set(), files=False), stats, carried)

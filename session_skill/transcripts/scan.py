@@ -426,6 +426,8 @@ class _Sweep:
         self.tail = deque([(self.stats.offset, self.stats.line)], maxlen=tail)
         self.switched_at = self.stats.offset
         self.early, self.loose = self.loose, None
+        # The tail is read afresh: what it weighs is what the part read so far left open.
+        self.carried = self.early.still_open(self.carried)
         # The tail is read by a helper on the other core while this pass goes on, from a
         # guess of where it begins with room to spare (see `_tail_in_helper`).
         guess = self.size - int(tail * read / done * _GUESS_MARGIN)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from session_skill.transcripts import quick
+from session_skill.transcripts.candidates import UNFINISHED, Candidate
 from session_skill.transcripts.scan import DEFERRED, UNANSWERED, analyze
 
 from .test_scan import APP, _goal_status, call, recap, result, say, user
@@ -298,6 +299,24 @@ def test_the_loose_ends_are_the_tails(tmp_path: Path, small: None) -> None:
     assert deferred and "quota dashboard" in deferred[0].text
     assert not [c for c in fast.candidates if c.type == DEFERRED]
     assert all(c.line is None for c in fast.candidates)
+
+
+def test_a_carried_loose_end_the_head_shows_landed_stays_landed(
+    tmp_path: Path, small: None
+) -> None:
+    """The loose ends a restored handover left open are weighed against the part read: one
+    the head reports done is not open again in the tail's reading."""
+    records = _session()
+    records.insert(4, say("Wrote the quota exporter for the uploads."))
+    path = _write(tmp_path, records)
+    why = "open in `h`, the handover this session carried on"
+    carried = (Candidate("Write the quota exporter", UNFINISHED, why, rule="carried"),
+               Candidate("Document the upload limit in the README", UNFINISHED, why,
+                         rule="carried"))  # fmt: skip
+    for found in (analyze(path, carried), quick.analyze_quick(path, carried)):
+        texts = [c.text for c in found.candidates]
+        assert "Document the upload limit in the README" in texts
+        assert "Write the quota exporter" not in texts
 
 
 def test_a_small_transcript_is_read_whole(tmp_path: Path) -> None:

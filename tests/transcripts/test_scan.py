@@ -1657,6 +1657,30 @@ def test_the_tail_of_a_long_conversation_gives_the_loose_ends_one_pass_gives(
     assert used == [helper] * 2  # each went cheap; the helper's reading used when there
 
 
+def test_a_long_conversation_weighs_what_it_began_with_in_the_part_it_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail_reader: tuple[bool, list[bool]]
+) -> None:
+    """The loose ends a restored handover left open reach the tail's reading (by this
+    process or the helper), and a pool filled by the session's own does not push them out."""
+    from session_skill.transcripts import loose
+
+    path = _conversation(tmp_path, 3 << 20)
+    monkeypatch.setattr(loose, "POOL_MAX", 20)
+    monkeypatch.setattr(sweep, "POOL_MAX", 20)
+    monkeypatch.setattr(loose, "LIST_TURNS", None)  # old lists kept: the pool fills
+    carried = (Candidate("Rotate the zebra credentials every quarter", UNFINISHED, "carried",
+                         rule="carried"),)  # fmt: skip
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 10**9)
+    whole = analyze(path, carried)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
+    monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
+    read_twice = analyze(path, carried)
+    assert len(whole.candidates) > 15  # the pool was full
+    assert carried[0] in whole.candidates and read_twice.candidates == whole.candidates
+    helper, used = tail_reader
+    assert used == [helper]
+
+
 def _alone_then_helper(path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """A pool of 20 and an early switch, so a 3 MB conversation goes cheap; the facts read
     by this process alone, and from then on a second core for the helper."""
