@@ -369,6 +369,15 @@ def _carried_goal(store: Store, obs: Observed) -> str | None:
     return _clip(goal, GOAL_CHARS - len(after)) + after if goal else None
 
 
+def _since(candidate: dict[str, str]) -> str:
+    """ ", left open in `<slug>`" for an item carried on from an older handover: how long it
+    has waited shows, and the next session that carries it on keeps where it began."""
+    from session_skill.commands.sweep import CARRIED_FROM
+
+    found = CARRIED_FROM.match(candidate.get("why") or "")
+    return f", left open in `{found[1]}`" if found else ""
+
+
 def _extractive_body(
     obs: Observed, goal: str, items: int, plan_chars: int, stopped_chars: int
 ) -> str:
@@ -384,7 +393,7 @@ def _extractive_body(
     parts = ["## Goal", goal, ""]
     if plan is not None:
         parts += ["## Plan", _clip_block(plan.text, plan_chars), ""]
-    outstanding = [f"- {c['text']} ({c['type']})" for c in obs.candidates[:items]]
+    outstanding = [f"- {c['text']} ({c['type']}{_since(c)})" for c in obs.candidates[:items]]
     more = len(obs.candidates) - items
     if more > 0:
         outstanding.append(f"- … and {more} more: `session-skill sweep` lists them all")

@@ -115,11 +115,15 @@ def _is_session_file(path: Path, sid: str) -> bool:
     )
 
 
-# An item of an extractive doc's Outstanding, as `dump` writes it: "- <text> (<type>)".
+# An item of an extractive doc's Outstanding, as `dump` writes it: "- <text> (<type>)", or
+# "- <text> (<type>, left open in `<slug>`)" for one carried on from an older handover.
 _OUTSTANDING = (
     r"^- (?P<text>.+) \((?P<type>Unfinished task|Unanswered question|Deferred exploration"
-    r"|Diverging idea)\)$"
+    r"|Diverging idea)(?:, left open in `(?P<origin>[^`\s]+)`)?\)$"
 )
+# The sweep's why of a carried item: where it was first left open.
+CARRIED_WHY = "left open in `{}`; not seen landing since"
+CARRIED_FROM = re.compile(r"^left open in `([^`\s]+)`")
 # A Claude Code transcript is named by its session id; a Codex rollout ends with its thread's.
 _SESSION_FILE = r"(?:^|-)(?P<id>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$"
 
@@ -144,12 +148,11 @@ def carried(store: Store, session_id: str | None, path: Path) -> tuple[Candidate
     if restored is None:
         return ()
     slug, body = restored
-    why = f"open in `{slug}`, the handover this session carried on"
     items = []
     for line in section_content(body, "Outstanding").splitlines():
         found = re.match(_OUTSTANDING, line.strip())
         if found is not None:
-            text = found["text"]
+            text, why = found["text"], CARRIED_WHY.format(found["origin"] or slug)
             items.append(Candidate(text, found["type"], why, full=text, rule="carried"))
     return tuple(items)
 

@@ -221,7 +221,8 @@ def test_a_session_that_carried_on_a_restored_handover_carries_its_goal(
 _SESSION = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"  # a transcript is named by its session
 _OUTSTANDING = (
     "## Outstanding\n- Add rate limits to the coupons export (Unfinished task)\n"
-    "- Should the retry count be configurable per merchant? (Unanswered question)\n"
+    "- Should the retry count be configurable per merchant? (Unanswered question, left open "
+    "in `main-2026-11-28T09-00-00Z`)\n"
     "- … and 3 more: `session-skill sweep` lists them all\n\n"
 )
 
@@ -245,14 +246,16 @@ def test_what_the_restored_handover_left_open_stays_open(
     at the next /clear. Another session's handover carries nothing here."""
     _restored(store_dir, restored_in, _OUTSTANDING)
     body = _extractive(cli, store_dir, _carried_on(tmp_path, "continue", _SESSION))
-    carried = [
-        "- Add rate limits to the coupons export (Unfinished task)",
-        "- Should the retry count be configurable per merchant? (Unanswered question)",
+    carried = [  # where each was first left open, an older handover's kept
+        "- Add rate limits to the coupons export (Unfinished task, left open in "
+        "`main-2026-11-29T17-00-00Z`)",
+        "- Should the retry count be configurable per merchant? (Unanswered question, left "
+        "open in `main-2026-11-28T09-00-00Z`)",
     ]
     outstanding = _section(body, "Outstanding").splitlines()
     assert outstanding == (carried if restored_in == _SESSION else [])
     r = cli("sweep", "--transcript", str(tmp_path / f"{_SESSION}.jsonl"))
-    assert ("open in `main-2026-11-29T17-00-00Z`, the handover this session carried on" in r.out
+    assert ("left open in `main-2026-11-29T17-00-00Z`; not seen landing since" in r.out
             ) == (restored_in == _SESSION)  # fmt: skip
 
 

@@ -152,7 +152,7 @@ def test_a_thread_that_carried_on_an_injected_handover_hands_over_its_goal_and_l
     turn(w, t, log, "and now?", "Still here.")
     (later,) = [p for p in docs(w.store) if p != doc]
     assert section(body(later), "Goal") == f"{REQUEST} (carried over from `{doc.stem}`)"
-    assert f"- {left} (Deferred exploration)" in body(later), body(later)
+    assert f"- {left} (Deferred exploration, left open in `{doc.stem}`)" in body(later), body(later)
     assert w.mock.errors == [] and log.errors() == ""
 
 

@@ -205,4 +205,4 @@ def test_auto_inject_restores_the_automatic_handover(tmux_world: World) -> None:
     assert len(second) == 1, second
     text = second[0].read_text(encoding="utf-8")
     assert f"## Goal\n{REQUEST} (carried over from `{slug}`)\n" in text, text
-    assert f"- {OPEN_TASK} (Unfinished task)" in text, text
+    assert f"- {OPEN_TASK} (Unfinished task, left open in `{slug}`)" in text, text
