@@ -188,6 +188,18 @@ def _carried_on(tmp_path: Path, first: str, session: str = "s2") -> Path:
     return path
 
 
+def _restored(
+    store_dir: Path, restored_in: str, body: str = "", goal: str = "migrate the billing service"
+) -> None:
+    """The handover `main-2026-11-29T17-00-00Z`, restored into the session `restored_in`."""
+    store_dir.mkdir(parents=True, exist_ok=True)
+    (store_dir / "main-2026-11-29T17-00-00Z.md").write_text(
+        "---\nslug: main-2026-11-29T17-00-00Z\ncreated: 2026-11-29T17:00:00Z\nconsumed: true\n"
+        f"restored_in: {restored_in}\n---\n## Goal\n{goal}\n\n{body}## Next step\nrefund\n",
+        encoding="utf-8",
+    )
+
+
 @pytest.mark.parametrize(
     ("first", "restored_in", "goal"),
     [
@@ -207,13 +219,8 @@ def test_a_session_that_carried_on_a_restored_handover_carries_its_goal(
 ) -> None:  # fmt: skip
     """ "continue where we left off" names no work: the Goal is the handover's the session
     was restored from (`restored_in`), without what that session committed."""
-    store_dir.mkdir(parents=True, exist_ok=True)
-    (store_dir / "main-2026-11-29T17-00-00Z.md").write_text(
-        "---\nslug: main-2026-11-29T17-00-00Z\ncreated: 2026-11-29T17:00:00Z\nconsumed: true\n"
-        f"restored_in: {restored_in}\n---\n## Goal\nmigrate the billing service to the new "
-        "payments client — committed: billing: the /charge endpoint\n\n## Next step\nrefund\n",
-        encoding="utf-8",
-    )
+    said = "migrate the billing service to the new payments client"
+    _restored(store_dir, restored_in, goal=f"{said} — committed: billing: the /charge endpoint")
     body = _extractive(cli, store_dir, _carried_on(tmp_path, first))
     assert _section(body, "Goal") == goal
 
@@ -225,16 +232,6 @@ _OUTSTANDING = (
     "in `main-2026-11-28T09-00-00Z`)\n"
     "- … and 3 more: `session-skill sweep` lists them all\n\n"
 )
-
-
-def _restored(store_dir: Path, restored_in: str, body: str) -> None:
-    store_dir.mkdir(parents=True, exist_ok=True)
-    (store_dir / "main-2026-11-29T17-00-00Z.md").write_text(
-        "---\nslug: main-2026-11-29T17-00-00Z\ncreated: 2026-11-29T17:00:00Z\nconsumed: true\n"
-        f"restored_in: {restored_in}\n---\n## Goal\nmigrate the billing service\n\n{body}"
-        "## Next step\nrefund\n",
-        encoding="utf-8",
-    )
 
 
 @pytest.mark.parametrize("restored_in", [_SESSION, "another-session"])
