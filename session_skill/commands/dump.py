@@ -340,7 +340,7 @@ def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = N
     # Nobody is there to compress it: the doc is made to fit the cap, keeping less of what
     # is longest — the outstanding items, the plan, where it stopped — step by step.
     count = req.token_counter or counter()
-    goal = _carried_goal(store, obs) or obs.first_request
+    goal = _carried_goal(obs) or obs.first_request
     for fit in _FIT:
         body = _extractive_body(obs, goal, *fit)
         if count.count(_merge_files(body, obs, store.root)[0]) <= TOKEN_CAP:
@@ -352,18 +352,13 @@ def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = N
 _GOAL_AFTER = re.compile(r"\s+(?:— committed: .*|\(carried over from `[^`]*`\))\s*\Z", re.DOTALL)
 
 
-def _carried_goal(store: Store, obs: Observed) -> str | None:
+def _carried_goal(obs: Observed) -> str | None:
     """The Goal of the handover restored into this session (`restored_in`), when nothing
     the session said named its work ("continue where we left off", then "good, now
     payout"): the session carried that work on."""
-    if not (obs.goal_guessed and obs.session_id) or not store.exists():
+    if not obs.goal_guessed or obs.restored is None:
         return None
-    from session_skill.store.consume import restored_doc
-
-    restored = restored_doc(str(store.dir), obs.session_id)
-    if restored is None:
-        return None
-    slug, body = restored
+    slug, body = obs.restored
     goal = _GOAL_AFTER.sub("", handover.section_content(body, "Goal"))
     after = f" (carried over from `{slug}`)"
     return _clip(goal, GOAL_CHARS - len(after)) + after if goal else None

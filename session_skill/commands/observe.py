@@ -29,6 +29,7 @@ class Observed(Record):
         "pending_tasks",
         "first_request",
         "goal_guessed",
+        "restored",
         "last_request",
         "last_reply",
         "recap",
@@ -58,6 +59,7 @@ class Observed(Record):
         plan: PlanExit | None = None,  # it ends on a plan shown for approval
         skipped: list[str] | None = None,  # what the reading left out, and why
         goal_guessed: bool = False,  # first_request is only the first words typed
+        restored: tuple[str, str] | None = None,  # (slug, body): the handover carried on
     ) -> None:
         self.git = git
         self.written = written or []
@@ -66,6 +68,7 @@ class Observed(Record):
         self.pending_tasks = pending_tasks or []
         self.first_request = first_request
         self.goal_guessed = goal_guessed
+        self.restored = restored
         self.last_request = last_request
         self.last_reply = last_reply
         self.recap = recap
@@ -109,6 +112,7 @@ def observe(
         pending_tasks=facts.pending_tasks,
         first_request=facts.first_request,
         goal_guessed=facts.goal_guessed,
+        restored=facts.restored,
         last_request=facts.last_request,
         last_reply=facts.last_reply,
         recap=facts.recap,

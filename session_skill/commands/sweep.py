@@ -45,6 +45,8 @@ class Facts:
     # whether it is only the first words typed, nothing having named the work.
     first_request: str = ""
     goal_guessed: bool = False
+    # (slug, body) of the handover restored into the session, whose work it carried on.
+    restored: tuple[str, str] | None = None
     # The last request when its turn never finished ("" when it did), and why.
     unfinished: str = ""
     # What the reading left out and why (a PARKED.md that is not UTF-8…), for the user.
@@ -128,25 +130,32 @@ CARRIED_FROM = re.compile(r"^left open in `([^`\s]+)`")
 _SESSION_FILE = r"(?:^|-)(?P<id>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$"
 
 
-def carried(store: Store, session_id: str | None, path: Path) -> tuple[Candidate, ...]:
-    """The loose ends the session began with: the Outstanding items of the handover restored
-    into it (by the SessionStart hook, or `recall` run in it), as the automatic handover
-    wrote them. A session that carries on a handover carries on what it left open: those
-    items stay open until the session shows them landed, parked or dropped — they were
-    lost at the next `/clear` when the session itself never said them again."""
+def restored_into(store: Store, session_id: str | None, path: Path) -> tuple[str, str] | None:
+    """(slug, body) of the handover restored into the session (by the SessionStart hook, or
+    `recall` run in it): the one whose work the session carried on. Its id is the one given,
+    else the transcript's name."""
     if not store.exists():
-        return ()
+        return None
     named = re.search(_SESSION_FILE, path.stem)
     sid = session_id or (named["id"] if named else None)
     if not sid:
-        return ()
-    from session_skill.handover.doc import section_content
+        return None
     from session_skill.store.consume import restored_doc
-    from session_skill.transcripts.candidates import Candidate
 
-    restored = restored_doc(str(store.dir), sid)
+    return restored_doc(str(store.dir), sid)
+
+
+def carried(restored: tuple[str, str] | None) -> tuple[Candidate, ...]:
+    """The loose ends the session began with: the Outstanding items of the handover
+    `restored` into it, as the automatic handover wrote them. A session that carries on a
+    handover carries on what it left open: those items stay open until the session shows
+    them landed, parked or dropped — they were lost at the next `/clear` when the session
+    itself never said them again."""
     if restored is None:
         return ()
+    from session_skill.handover.doc import section_content
+    from session_skill.transcripts.candidates import Candidate
+
     slug, body = restored
     items = []
     for line in section_content(body, "Outstanding").splitlines():
@@ -197,13 +206,17 @@ def facts_for(
     path = locate(store, transcript=transcript, session_id=session_id)
     if path is None:
         return None
-    begun_with = carried(store, session_id, path)
+    restored = restored_into(store, session_id, path)
+    begun_with = carried(restored)
     if quick:
         from session_skill.transcripts.quick import analyze_quick
 
         tf = analyze_quick(path, begun_with)
     else:
         tf = sweep.analyze(path, begun_with)
+    if restored is None and not session_id and tf.session_id:
+        # Named by the id the transcript holds, not its file's: the Goal may still carry on.
+        restored = restored_into(store, tf.session_id, path)
     cands = list(tf.candidates)
     skipped = _left_out(path, tf.stats, quick)
     if filtered:
@@ -222,6 +235,7 @@ def facts_for(
         pending_tasks=_open_tasks(tf.pending_tasks, unfinished, tf.unfinished_is_latest),
         first_request=tf.goal or tf.first_user_request or "",
         goal_guessed=tf.goal_guessed,
+        restored=restored,
         unfinished=unfinished,
         skipped=skipped,
         last_request=tf.last_request or "",
@@ -297,7 +311,7 @@ def sweep_command(
         if as_json:
             return Output(json.dumps({"transcript": None, "candidates": []}))
         return Output(no_transcript(session_id))
-    tf = sweep.analyze(path, carried(store, session_id, path))
+    tf = sweep.analyze(path, carried(restored_into(store, session_id, path)))
     check_transcript(path, tf.stats)
     every = list(tf.candidates)
     still = {id(c) for c in sweep.filter_known(every, known_texts(store))}

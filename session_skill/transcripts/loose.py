@@ -179,6 +179,11 @@ def _lower_case_lines(text: str) -> str:
     return "\n".join(lines)
 
 
+def _pool_key(text: str) -> str:
+    """A loose end's key in the pool: its words, lowercased (`Loose._add`)."""
+    return " ".join(WORD.findall(text.lower()))
+
+
 def _as_typed(sentence: str, typed: str | None) -> str:
     """`sentence`, read from a message whose dots ("later..but") were spaced out to split
     it, as the user typed it (redacted): what is parked keeps their words."""
@@ -579,7 +584,7 @@ class Loose:
         """Pool a loose end the assistant listed or put off, and remember the last turn it
         said so (the turn being read: `turns` counts the closed ones before it)."""
         self._add(candidate)
-        key = " ".join(WORD.findall(candidate.text.lower()))
+        key = _pool_key(candidate.text)
         if key in self.pool:
             self.said_in[key, kind] = self.turns + (self.closing is not None)
 
@@ -609,7 +614,7 @@ class Loose:
 
     def still_open(self, candidates: tuple[Candidate, ...]) -> tuple[Candidate, ...]:
         """Those of `candidates` (pooled when this began) it has not seen land."""
-        return tuple(c for c in candidates if " ".join(WORD.findall(c.text.lower())) in self.pool)
+        return tuple(c for c in candidates if _pool_key(c.text) in self.pool)
 
     def _settle(self, key: str, how: str) -> None:
         candidate = self.pool.pop(key, None)
