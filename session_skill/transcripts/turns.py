@@ -695,16 +695,24 @@ def could_be_goal(text: str) -> bool:
     if words <= _CHORE_WORDS and _CHORE.match(text):
         return False  # "update from our parent branch": the chore before the work
     if words < 12 and _ANSWER_START.match(text):
-        return False  # "ok sounds good, go ahead": a reply, not the work's name
+        rest = _AFTER_ANSWER.sub("", bare)
+        if rest == bare or len(rest.split()) < 3 or _SHORT_WORK.match(rest) is None:
+            return False  # "ok sounds good, go ahead": a reply, not the work's name
+        # "right. finish the french strings": the answer, then a request that names work
     return not mostly_pasted(text)
 
 
+# The answer a reply opens on ("right.", "ok,", "yes —"), and the words that join what follows.
+_AFTER_ANSWER = Lazy(r"^[^.!?;,—–]*[.!?;,—–]\s+(?:(?:and|also|then|but)\s+)*", re.IGNORECASE)
 # A link to an issue, a pull or merge request, a ticket: the work it names (GitHub, GitLab,
 # Jira's browse/KEY-1, Linear's issue/KEY-1).
 _TICKET = Lazy(r"https?://\S+?/(?:issues?|pull|pulls|merge_requests|browse)/[\w-]*\d")
 # A request of a few words that names its work: a verb of making or changing, and what.
 # Verbs of making or changing something, as a request puts them.
-_MAKING = "add|fix|implement|refactor|deploy|write|build|create|remove|delete|rename|update|upgrade"
+_MAKING = (
+    "add|fix|finish|implement|refactor|deploy|write|build|create|remove|delete|rename|update"
+    "|upgrade"
+)
 _SHORT_WORK = Lazy(
     rf"""^\W*(?:(?:please|pls|now|ok(?:ay)?|so)[,.!\s]+)*
       (?:{_MAKING}|migrate|port|convert|optimi[sz]e|debug|document|redesign|rewrite|translate)

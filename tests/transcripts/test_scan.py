@@ -2252,6 +2252,9 @@ def test_what_a_user_typed_stays_in_the_goal(tmp_path: Path, request_: str) -> N
         "start the dev server",
         "continue",  # a few words that name none
         "ok go ahead",
+        "ok sounds good, go ahead",  # a reply, whatever follows it
+        "yes. staging first",
+        "yes, add it",
         "fix it",
         "do it",
     ],
@@ -2278,6 +2281,28 @@ def test_an_opener_that_names_no_work_is_not_the_goal(tmp_path: Path, opener: st
 )
 def test_an_opener_that_names_work_is_the_goal(tmp_path: Path, request_: str) -> None:
     records = [user(request_), say("Done."), user("Add retry with backoff"), say("Added.")]
+    assert run(tmp_path, records).goal == request_
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "right. finish the french strings. settings billing errors",
+        "ok, fix the flaky upload test in ci",
+        "yes — and add retry with backoff to the uploader",
+    ],
+)
+def test_a_reply_that_goes_on_to_name_work_is_the_goal(tmp_path: Path, request_: str) -> None:
+    """An answer word opens it, and the request after it names the work: when nothing
+    before named any, that request is the session's."""
+    records = [
+        user("can you check whats on this branch vs main, i forgot"),
+        say("You're on `feat/i18n-fr`, 3 commits ahead. Missing: settings, billing, errors."),
+        user(request_),
+        say("Done."),
+        user("now bump the version"),
+        say("Bumped."),
+    ]
     assert run(tmp_path, records).goal == request_
 
 
