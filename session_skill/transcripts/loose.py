@@ -385,7 +385,21 @@ class Loose:
             self._reply_to = taken
             self._read(_typed(text), event.ts, "user")
             self._typed_as = self._reply_to = None
+            if taken is not None and len(text.split()) < 4:
+                self._put_off(taken, event.text.strip(), event.ts)
         return taken
+
+    def _put_off(self, asked: str, said: str, ts: str | None) -> None:
+        """A reply of a few words that puts off what was asked ("not now, thanks", "maybe
+        later" to "Want me to batch the lookups?"): too short to be read as a sentence of its
+        own, it is shown after the question, and weighed against what the question names."""
+        hit = classify(said)
+        if hit is None or hit[1] != DEFERRED:
+            return
+        why = f"deferred{_at(ts)}"
+        shown = f"{asked} — {redact(said)}"
+        candidate = loose_end(shown, DEFERRED, why, ts, self.stats.line, "user-deferral")
+        self._add(candidate, about=subject(asked))
 
     def _read(self, text: str, ts: str | None, role: str) -> None:
         """Scan one message: the loose ends it raises, and those it shows have landed."""

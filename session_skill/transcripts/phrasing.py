@@ -205,6 +205,14 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule("explicit", DEFERRED, "wait", r"\b(?:can|could)\s+wait\b"),
     _rule("explicit", DEFERRED, "now", r"\bnot\s+(?:right\s+)?now\b"),
+    # "not today, I need to think about caching instead" (as "not now" does; "not today, but
+    # …" is an aside)
+    _rule(
+        "explicit",
+        DEFERRED,
+        "today",
+        r"^\W*(?:(?:no|nah|nope|hmm+|ok(?:ay)?)[,.!]?\s+)?not\s+today\b(?![,\s]+but\b)",
+    ),
     # "put a pin in it", "let's table that", "we'll punt on the cache", "deprioritize it"
     _rule("explicit", DEFERRED, "pin", r"\bput\s+a\s+pin\s+in\b"),
     _rule(

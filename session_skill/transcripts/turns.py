@@ -221,6 +221,7 @@ class Turns:
         self._answering: Asked = None  # the question a reply of a few words may answer
         self._writes_at = 0  # the conversation's file writes when the request was made
         self._frozen = False  # our own command is running: its turn is not the user's work
+        self._asking_answered = False  # the user's last words answered what it offered
         # The Goal's candidates: the followed plan's title, the first request that could be
         # the goal.
         self.plan_title: str | None = None
@@ -422,7 +423,13 @@ class Turns:
             elif (then := stopped(closing)) is not None:
                 why = "the reply says the work stopped undone"
                 joiner = "stopped"  # …and where, in its words
-            elif asks(closing) and writes <= self._writes_at and not _asks_to_know(said):
+            elif (
+                (asked_now := asks(closing))
+                and writes <= self._writes_at
+                and not _asks_to_know(said)
+                # an offer the user's last words declined leaves nothing waiting
+                and not (self._asking_answered and all(a.offer for a in asked_now))
+            ):
                 # Asked before anything was changed: the work waits on the answer. After
                 # changes, what it asks (commit? also update the docs?) is the loose end.
                 why = "the reply ends by asking the user"
@@ -440,7 +447,7 @@ class Turns:
             if _FAILING.search(said[:2000]):
                 why = "it reported something still wrong; the transcript ends before any reply"
             elif _asks_nothing_new(said):
-                return self._before_that(writes)
+                return self._before_that(writes, answered=_OWN_STEP.match(said.strip()) is None)
             else:
                 why = "the transcript ends before any reply to it"
         else:
@@ -485,19 +492,23 @@ class Turns:
                               seq, line or None, then if joiner == "stopped" else None)  # fmt: skip
         return Unfinished(clip(redact(raw), 300), why, ts, seq, line or None)
 
-    def _before_that(self, writes: int) -> Unfinished | None:
-        """The request before the user's last words, as its turn ended (`_prev`)."""
+    def _before_that(self, writes: int, answered: bool) -> Unfinished | None:
+        """The request before the user's last words, as its turn ended (`_prev`); when
+        those words `answered` what its reply offered (declined, signed off — not a step the
+        user takes first, "let me find one"), the offer left nothing waiting."""
         prev = self._prev
         if prev is None or prev[0] is None or prev[2] is None:
             return None
         kept = self._state()
         self._restore(prev)
         self._prev = None
+        self._asking_answered = answered
         try:
             return self.unfinished(writes)
         finally:
             self._restore(kept)
             self._prev = prev
+            self._asking_answered = False
 
     def _state(self) -> tuple[Any, ...]:
         """The request in hand and how its turn went: what `unfinished` reads."""
@@ -599,8 +610,9 @@ _OWN_ASK = Lazy(
 
 # The user's last words that ask for no new work: signing off after an answer ("no Maybe is
 # fine. thanks that was helpful", "just the chrome for now. i gotta go, thx"), declining
-# more ("exact is enough", "nah, leave it"), taking the next step on themselves or waiting
-# ("let me find one", "let me ask the team", "ok ping me when done").
+# more ("exact is enough", "nah, leave it") or for now ("not today, I need to think about
+# it"), taking the next step on themselves or waiting ("let me find one", "let me ask the
+# team", "ok ping me when done").
 _SIGNED_OFF = Lazy(
     r"""(?:^|[.!,;:]\s*|\s)(?:(?:ok(?:ay)?|anyway|alright)[,\s]+)?(?:thanks?|thx|ty|thank\s+you
       |cheers|bye|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+go|(?:that's|thats)\s+(?:it|all)
@@ -612,7 +624,9 @@ _SIGNED_OFF = Lazy(
 _DECLINED = Lazy(
     r"""(?:^|[.!,;]\s*)(?:(?:no|nah|nope)\b[,.!\s]*(?:\w+\s+){0,3}?)?(?:\w+\s+){0,3}?
         (?:is|are|'s|s)\s+(?:enough|fine|ok(?:ay)?|good(?:\s+enough)?)\b
-      | \bnot\s+needed\b | \bleave\s+it(?:\s+as\s+is)?\W*$ | ^\W*(?:no|nah|nope)\W*$""",
+      | \bnot\s+needed\b | \bleave\s+it(?:\s+as\s+is)?\W*$ | ^\W*(?:no|nah|nope)\W*$
+      | ^\W*(?:(?:no|nah|nope)[,.!\s]+)?(?:not\s+(?:(?:right\s+)?now|today|tonight|yet
+          |this\s+(?:week|sprint))|(?:maybe\s+)?later)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 _OWN_STEP = Lazy(

@@ -21,6 +21,7 @@ TAKEN = [
     ("explicit", "I'll follow up on the flaky upload test tomorrow."),
     ("explicit", "We should handle the Windows paths later."),
     ("explicit", "Next time we touch this module we should split it."),
+    ("explicit", "not today, I need to think about whether categories should be cached"),
     ("explicit", "Batch uploads are out of scope for this change."),
     ("explicit", "The pagination polish can wait until the next release."),
     ("explicit", "Park the pagination idea, the crash matters more."),
@@ -98,6 +99,7 @@ TAKEN = [
 # (class the words point at, sentence): ordinary senses of the marker words, attempts,
 # narration — none is a loose end.
 LEFT = [
+    ("explicit", "It did not today, but it will fail tomorrow morning."),
     ("explicit", "A follow-up email is sent by the signup service after registration."),
     ("explicit", "The later rows of the table come from the nightly backfill."),
     ("explicit", "I'll check the later rows of the export first."),

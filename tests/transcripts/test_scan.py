@@ -3295,3 +3295,48 @@ def test_the_reply_before_the_users_unanswered_last_words_is_read_as_the_last(
                user("the previews for the feed crash now")]  # fmt: skip
     texts = [c.text for c in run(tmp_path, records).candidates]
     assert "the Analytics module (9) and misc (7)." in texts
+
+
+_OFFERED = (
+    "90% of the time is in `resolve_category()`, one query per row. "
+    "Want me to batch the category lookups?"
+)
+
+
+@pytest.mark.parametrize(
+    ("last", "shown"),
+    [
+        # a few words: shown after what they put off
+        ("not now, thanks", "Want me to batch the category lookups? — not now, thanks"),
+        ("maybe later", "Want me to batch the category lookups? — maybe later"),
+        # a sentence of its own: shown as typed
+        ("not today, I need to think about whether categories should be cached instead",
+         "not today, I need to think about whether categories should be cached instead"),
+    ],
+)  # fmt: skip
+def test_an_offer_the_last_words_put_off_is_left_open_as_put_off(
+    tmp_path: Path, last: str, shown: str
+) -> None:
+    """The profile was done and its reply offered more: "not now" leaves the offer put
+    off — not the request it answered unfinished, and not lost."""
+    records = [user("profile the import job, it takes 40 minutes"), say(_OFFERED), user(last)]
+    facts = run(tmp_path, records)
+    assert facts.unfinished is None
+    assert [(c.type, c.text) for c in facts.candidates] == [("Deferred exploration", shown)]
+
+
+def test_an_offer_put_off_in_a_few_words_lands_when_the_work_is_done(tmp_path: Path) -> None:
+    records = [user("profile the import job, it takes 40 minutes"), say(_OFFERED),
+               user("maybe later"), say("Sure."),
+               user("ok now batch the category lookups"), *_edit("t1", "import.py"),
+               say("Batched the category lookups: one query per 1000 rows.")]  # fmt: skip
+    assert run(tmp_path, records).candidates == []
+
+
+def test_a_request_for_input_put_off_still_waits(tmp_path: Path) -> None:
+    """What the reply asked for to do the work ("Can you grab the failing output?") is not
+    an offer declined: the request waits on it."""
+    asked = say("I couldn't reproduce it in 50 runs. Can you grab the failing output?")
+    facts = run(tmp_path, [user("fix the flaky discount test"), asked, user("not now, thanks")])
+    assert facts.unfinished is not None
+    assert facts.unfinished.text.startswith("fix the flaky discount test")
