@@ -134,7 +134,7 @@ _LEFT_WORDS = recache.compile(
         "|n't exercised|not exercised|n't validated|not validated"
         # …with a word between ("isn't fully covered", "isn't really tested"; "yet" is above)
         "|n't fully|not fully|n't really|not really"
-        "|you should|you can now|remember to|forget to|for you to|you're ready|you are ready"
+        "|you should|you can now|remember to|forget to|for you to|to you|you're ready|you are ready"
         "|your call|up to you|yours to|your side|need your|needs your|require|manual"
         "|pre-existing|preexisting|unrelated"
         "|couldn't|could not|can't|cannot|able to|unable|leaves|left|only|except|next"
@@ -196,6 +196,8 @@ _YOURS = Lazy(
     r"""\b(?:you(?:'ll|\s+will)?\s+(?:may\s+|might\s+|still\s+|also\s+)?(?:want|need|have)\s+to
       | you\s+should\b | you\s+can\s+now\b | remember\s+to | don't\s+forget\s+to
       | (?:ready|left)\s+for\s+you\s+to | (?:when|whenever|once)\s+you(?:'re|\s+are)?\s+ready
+      # "I'll leave the README's API section to you": work handed over
+      | \b(?:leave|leaving|left)\s+(?!you\b)[^.?!\n]{1,60}?\s+to\s+you\b
       | your\s+call | up\s+to\s+you | yours\s+to | on\s+your\s+side | needs?\s+your
       | requires?\s+(?:your|you\s+to|manual) | manual(?:ly)?\s+(?:step|test|check|run|verif)
       | (?:once|when|after)\s+you(?:'ve|\s+have)?\s+[^.?!\n]{1,60}?,\s*(?:i|we)\s+can\b

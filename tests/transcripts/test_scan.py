@@ -2431,7 +2431,11 @@ _ANNOUNCED = "the last request; the reply ends announcing more work; nothing cam
         (None, "Now let me run the tests to make sure nothing broke.", _ANNOUNCED),
         ("end_turn", "Added the limiter. Checking the burst path now.", _ANNOUNCED),
         ("end_turn", "Added the limiter; the tests pass.", None),
-        ("end_turn", "Added the limiter; the tests pass. I'll leave the defaults to you.", None),
+        (
+            "end_turn",
+            "Added the limiter; the tests pass. I'll leave the defaults as they were.",
+            None,
+        ),
         (None, "Added the limiter. Let me know if anything else comes up.", None),
     ],
 )
@@ -3340,3 +3344,25 @@ def test_a_request_for_input_put_off_still_waits(tmp_path: Path) -> None:
     facts = run(tmp_path, [user("fix the flaky discount test"), asked, user("not now, thanks")])
     assert facts.unfinished is not None
     assert facts.unfinished.text.startswith("fix the flaky discount test")
+
+
+@pytest.mark.parametrize(
+    ("closing", "left"),
+    [
+        ("The client calls /v3 now. I'll leave the README's API section to you, since it "
+         "documents the old auth flow you wanted to rewrite.",
+         "I'll leave the README's API section to you, since it documents the old auth flow "
+         "you wanted to rewrite."),
+        ("Done. Leaving the production rollout to you.", "Leaving the production rollout to you."),
+        # …not leaving the user with something, nor work handed on to another
+        ("Done. Leaving you with a green build on main.", None),
+        ("Done. I'll leave the old endpoint in place until the clients move.", None),
+    ],
+)  # fmt: skip
+def test_work_the_closing_reply_leaves_to_the_user_is_open(
+    tmp_path: Path, closing: str, left: str | None
+) -> None:
+    records = [user("bump the api to v3 in the client"), *_edit("t1", "client/api.ts"),
+               say(closing)]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert texts == ([left] if left else [])
