@@ -470,6 +470,7 @@ class Turns:
                     and not _ASKS_WORK.search(said)
                 )
             )
+            and (before is None or _goes_on(said, before))
         ):
             # "still broken", "didn't work", "same thing on firefox" say little alone: a few
             # words that ask for no work of their own — none was begun on them — are of the
@@ -635,6 +636,13 @@ _OWN_STEP = Lazy(
       |(?:ping|tell)\s+me\s+when\b|let\s+me\s+know\s+when\b|keep\s+me\s+posted)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# Work put off to be brought up again: "great. remind me to drop the old index once this is
+# in prod" asks for nothing now (the deferral is listed by the loose ends).
+_REMIND = Lazy(
+    r"^\W*(?:(?:ok(?:ay)?|great|good|nice|perfect|cool|thanks|thx)[,.!\s]+)*"
+    r"remind\s+me\s+(?:to|about|when|once|of)\s",
+    re.IGNORECASE,
+)
 # …which they do when nothing in them asks for work: "can you", "please", "one more
 # thing", a clause that opens on a verb of doing.
 _ASKS_WORK = Lazy(
@@ -676,6 +684,26 @@ def _replies(node: tuple[Any, ...]) -> bool:
     return words <= 4 or _ASKS_WORK.search(text[:1000]) is None
 
 
+# Words that point back at the work before ("same thing on firefox", "that broke the build").
+_POINTS_BACK = Lazy(
+    r"""\b(?:still|same|again|that|this|it|its|it's|those|these|didn'?t|doesn'?t|won'?t
+      |isn'?t|broke|broken|no\s+longer|anymore|too|either|also|now)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _goes_on(said: str, before: str) -> bool:
+    """Do the user's few words go on with the request `before` — point back at it, share a
+    word of its subject, or name nothing of their own — rather than raise something new
+    ("our docker build takes 9 minutes")?"""
+    from session_skill.transcripts.landed import subject
+
+    own = subject(said)
+    if not own or _POINTS_BACK.search(said):
+        return True
+    return not own.keys().isdisjoint(subject(before))
+
+
 def _asks_nothing_new(said: str) -> bool:
     """Do the user's last words, which nothing answered, ask for no new work?"""
     text = said.strip()
@@ -684,7 +712,7 @@ def _asks_nothing_new(said: str) -> bool:
     found = _SIGNED_OFF.search(text)
     if found is not None and found.start() > 0:
         return _ASKS_WORK.search(text[: found.start()]) is None
-    own = _OWN_STEP.match(text)
+    own = _OWN_STEP.match(text) or _REMIND.match(text)
     if own is not None:  # what they do themselves, then maybe what they ask for
         rest = re.split(r"[.;!?]\s|,\s+(?:then|and)\s", text[own.end() :], maxsplit=1)
         return len(rest) < 2 or _ASKS_WORK.search(rest[1]) is None

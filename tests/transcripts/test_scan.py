@@ -538,6 +538,21 @@ def test_a_few_words_that_ask_for_no_work_are_shown_after_the_request_before(
     assert [c.text for c in run(tmp_path, [*base, user("push it")]).candidates] == ["push it"]
 
 
+@pytest.mark.parametrize("asked", [False, True])
+def test_a_few_words_that_raise_something_new_are_their_own_request(
+    tmp_path: Path, asked: bool
+) -> None:
+    """…but not words that name a matter of their own, sharing nothing with the request
+    before and pointing nowhere back: "our docker build takes 9 minutes" is new work."""
+    base = [user("Fix the login redirect"), *_edit("t1", "login.py"),
+            say("Fixed: the redirect keeps next= now.")]  # fmt: skip
+    options = say("Two ways: cache the pip layer, or use BuildKit mounts. Which do you want?")
+    new = [user("our docker build takes 9 minutes"), *([options] if asked else [])]
+    facts = run(tmp_path, [*base, *new])
+    assert facts.unfinished is not None
+    assert facts.unfinished.text == "our docker build takes 9 minutes"
+
+
 def test_a_long_request_leading_the_users_last_words_is_clipped_before_them(
     tmp_path: Path,
 ) -> None:
@@ -2544,6 +2559,7 @@ def test_a_reply_that_says_the_work_stopped_undone_leaves_the_request_open(
         ("exact is enough", True),
         ("no Maybe is fine. thanks that was helpful", True),
         ("just the chrome for now. i gotta go, thx", True),
+        ("great. remind me to rerun it once the ci cache is cleared", True),
         # …words that do
         ("thanks! one more thing: can you add a summary print", False),
         ("ok im going to lunch, keep an eye on it", False),
