@@ -192,6 +192,9 @@ def sweep(
     transcript: TranscriptOpt = None,
     session_id: SessionOpt = None,
     park_: Annotated[str | None, typer.Option("--park", help="Park candidates N[,N...].")] = None,
+    drop_: Annotated[
+        str | None, typer.Option("--drop", help="Close candidates N[,N...], never parked.")
+    ] = None,
     json_out: JsonOpt = False,
     project: ProjectOpt = None,
 ) -> int:

@@ -163,6 +163,7 @@ def _sweep(call: Call) -> Output:
         park=call.values.get("--park"),
         as_json=call.flag("--json"),
         now=now(),
+        drop=call.values.get("--drop"),
     )
 
 

@@ -75,7 +75,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "sweep",
         flags=("--json",),
-        values=(*_TRANSCRIPT, "--park", *_STORE),
+        values=(*_TRANSCRIPT, "--park", "--drop", *_STORE),
         fast=True,
         mode=True,
     ),

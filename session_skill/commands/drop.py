@@ -22,6 +22,11 @@ from session_skill.times import format_time
 # The reprint after a drop: enough to pick the next one, not a 10,000-line PARKED.md.
 REPRINT_MAX = 25
 _NUMBER = re.compile(r"#(\d{1,9})")
+# What to do about an item that was never parked: one a handover left outstanding, say.
+NOT_PARKED = (
+    "Not parked? `/session sweep` lists it (an item a handover left outstanding, too), and "
+    "`session-skill sweep --drop N` closes it."
+)
 _SEPARATORS = re.compile(r"[\s,]+")
 
 
@@ -119,9 +124,8 @@ def _resolve_items(
 ) -> list[tuple[Item, float]]:
     items = parked.items
     if not items:
-        raise SessionError(
-            "no parked items", stdout=_listing([], [], now, as_json=as_json) or "No parked items."
-        )
+        listed = _listing([], [], now, as_json=as_json) or f"No parked items.\n{NOT_PARKED}"
+        raise SessionError("no parked items", stdout=listed)
     numbers = _numbers_in(query)
     if numbers is not None:
         return _by_numbers(store, items, numbers, now, record, as_json=as_json)
@@ -144,6 +148,8 @@ def _resolve_items(
         _ask(store, items, indexes, query, why, now, as_json=as_json)
     pairs = show_numbers(store, items, fresh=False)
     listed = _listing(items, pairs, now, as_json=as_json)
+    if not as_json:
+        listed = f"{listed}\n\n{NOT_PARKED}"
     raise SessionError(f"no parked item matches {shown(query)}", stdout=listed)
 
 

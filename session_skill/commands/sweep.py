@@ -297,8 +297,10 @@ def sweep_command(
     park: str | None,
     as_json: bool,
     now: datetime,
+    drop: str | None = None,
 ) -> Output:
-    """The unlanded candidates of the session's transcript; `--park N,…` parks some.
+    """The unlanded candidates of the session's transcript; `--park N,…` parks some, and
+    `--drop N,…` closes some the user says are done or not wanted, never parked.
 
     Every candidate keeps its number, also once it is parked (or its item dropped) and
     left out of the table: `--park 3` after `--park 1` is still the third one shown.
@@ -317,8 +319,14 @@ def sweep_command(
     still = {id(c) for c in sweep.filter_known(every, known_texts(store))}
     numbers = [n for n, c in enumerate(every, 1) if id(c) in still]
     cands = [c for c in every if id(c) in still]
+    parks = _picks(park, len(every), "--park") if park else []
+    drops = _picks(drop, len(every), "--drop") if drop else []
+    both = sorted(set(parks) & set(drops))
+    if both:
+        raise SessionError(f"#{both[0]} is in both --park and --drop: park it, or drop it")
+    dropped_lines = _drop_picked(store, every, still, drops, now) if drops else []
     parked_lines = []
-    for n in _picks(park, len(every)) if park else []:
+    for n in parks:
         if id(every[n - 1]) not in still:
             parked_lines.append(
                 f"#{n} is already parked (or was dropped): not parked again — "
@@ -338,6 +346,7 @@ def sweep_command(
                     "candidates": sweep.to_json(cands, numbers),
                     "left_out": left_out,
                     "parked": parked_lines,
+                    "dropped": dropped_lines,
                 },
                 ensure_ascii=False,
                 indent=2,
@@ -349,8 +358,8 @@ def sweep_command(
             f"(#{', #'.join(map(str, left_out))} left out: already parked, or dropped; "
             "the numbers stay)"
         )
-    if parked_lines:
-        out += ["", *parked_lines]
+    if parked_lines or dropped_lines:
+        out += ["", *dropped_lines, *parked_lines]
     elif cands:
         out += [
             "",
@@ -370,8 +379,12 @@ def _park_hint(numbers: list[int], transcript: str | None, session_id: str | Non
     if session_id:
         cmd += f" --session-id {shlex.quote(session_id)}"
     if len(numbers) == 1:
-        return f"→ {cmd} --park {numbers[0]} to park it; or leave it"
-    return f"→ {cmd} --park {numbers[0]},{numbers[1]} to park some; park all, a subset, or none"
+        n = numbers[0]
+        return f"→ {cmd} --park {n} to park it, --drop {n} if it is done; or leave it"
+    return (
+        f"→ {cmd} --park {numbers[0]},{numbers[1]} to park some (--drop those done or not "
+        "wanted); park all, a subset, or none"
+    )
 
 
 def _park_text(cand: Candidate) -> tuple[str, bool]:
@@ -389,15 +402,54 @@ def _park_text(cand: Candidate) -> tuple[str, bool]:
     return text[:room].rsplit(" ", 1)[0].rstrip(" .,;:") + "…" + why, True
 
 
-def _picks(spec: str, n: int) -> list[int]:
+def _drop_picked(
+    store: Store, every: list[Candidate], still: set[int], picks: list[int], now: datetime
+) -> list[str]:
+    """Close the candidates numbered `picks` without parking them: each is logged to
+    dropped.jsonl as the item it is, so no later sweep or handover offers it again."""
+    from session_skill.store.slugs import item_slug
+    from session_skill.times import format_time
+    from session_skill.transcripts.scan import clip
+
+    lines = []
+    store.ensure()
+    with store.lock():
+        for n in picks:
+            cand = every[n - 1]
+            if id(cand) not in still:
+                lines.append(
+                    f"#{n} is already parked (or was dropped): not dropped — {clip(cand.text, 80)}"
+                )
+                continue
+            text = " ".join((cand.full or cand.text).split())
+            slug = item_slug(text)
+            store.log_dropped(
+                {
+                    "ts": format_time(now),
+                    "item": slug,
+                    "action": "dropped",
+                    "summary": text,
+                    "raised": None,
+                    "query": f"sweep --drop {n}",
+                    "score": None,
+                    "line": None,  # never parked: no bullet was removed
+                    "why": f"{cand.type}; {cand.why}" if cand.why else cand.type,
+                }
+            )
+            lines.append(f"Dropped: {slug} (#{n}, never parked; not listed or handed over again)")
+    return lines
+
+
+def _picks(spec: str, n: int, flag: str) -> list[int]:
     if n == 0:
-        raise SessionError("--park: this sweep found no candidates to park")
+        verb = flag.lstrip("-")
+        raise SessionError(f"{flag}: this sweep found no candidates to {verb}")
     picks: list[int] = []
     for part in spec.replace(" ", "").split(","):
         if not part:
             continue
         if not part.isdigit() or not 1 <= int(part) <= n:
-            raise SessionError(f"--park takes candidate numbers from 1 to {n}; got {part!r}")
+            raise SessionError(f"{flag} takes candidate numbers from 1 to {n}; got {part!r}")
         if int(part) not in picks:
             picks.append(int(part))
     return picks

@@ -73,6 +73,8 @@ CODEX_PLUGIN_EDITS = (
     ),
     ("   session-skill dump <as printed>", f"   {PLUGIN_CLI} dump <as printed>"),
     ("`session-skill sweep --park 1,3`", f"`{PLUGIN_CLI} sweep --park 1,3`"),
+    ("`session-skill sweep --drop 2`", f"`{PLUGIN_CLI} sweep --drop 2`"),
+    ("`session-skill sweep --drop N`", f"`{PLUGIN_CLI} sweep --drop N`"),
     ("```bash\nsession-skill park <<", f"```bash\n{PLUGIN_CLI} park <<"),
 )
 

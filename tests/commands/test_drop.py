@@ -370,3 +370,16 @@ def test_a_choice_is_json_under_json(five: Path, store_dir: Path, cli: RunCli) -
     data = json.loads(r.out)
     assert data["action"] == "none" and data["open"] == 4
     assert [p["slug"] for p in data["parked"]] == ["item-a", "item-c", "item-d", "item-e"]
+
+
+@pytest.mark.parametrize("parked", [[], FIVE[:2]])
+def test_an_item_that_was_never_parked_points_to_sweep_drop(
+    project: Path, store_dir: Path, cli: RunCli, parked: list[str]
+) -> None:
+    """What a handover left outstanding was never parked: `drop` cannot find it, and says
+    what closes it, without dropping anything."""
+    _parked(store_dir, *parked)
+    r = cli("drop", "migrate the payout endpoint")
+    assert r.code == 1, r
+    assert r.out.rstrip().endswith("`session-skill sweep --drop N` closes it."), r.out
+    assert _dropped(store_dir) == [] and len(_slugs(store_dir)) == len(parked)

@@ -270,3 +270,20 @@ def test_a_carried_item_landed_parked_or_dropped_is_not_outstanding_again(
     assert cli("park", "the retry count configurable per merchant?").code == 0
     r = cli("sweep", "--transcript", str(path), "--json")
     assert json.loads(r.out)["candidates"] == []
+
+
+def test_a_carried_item_closed_with_sweep_drop_is_not_handed_over_again(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    """Work a handover left outstanding that the user did without the session saying so:
+    `sweep --drop N` closes it, never parked, and the next handover does not carry it."""
+    _restored(store_dir, _SESSION, _OUTSTANDING)
+    path = _carried_on(tmp_path, "continue", _SESSION)
+    shown = json.loads(cli("sweep", "--transcript", str(path), "--json").out)["candidates"]
+    [coupons] = [c["n"] for c in shown if "coupons export" in c["text"]]
+    r = cli("sweep", "--transcript", str(path), "--drop", str(coupons))
+    assert r.code == 0, r
+    assert f"(#{coupons}, never parked; not listed or handed over again)" in r.out
+    outstanding = _section(_extractive(cli, store_dir, path), "Outstanding")
+    assert "coupons export" not in outstanding
+    assert "retry count be configurable per merchant" in outstanding

@@ -174,3 +174,42 @@ def test_sweep_reports_unreadable_lines(project: Path, tmp_path: Path, cli: RunC
     assert r.code == 0, r
     assert f"Transcript: {path} (2 unreadable lines skipped)" in r.out
     assert json.loads(cli("sweep", "--transcript", str(path), "--json").out)["unreadable"] == 2
+
+
+# -- sweep --drop: close what the user says is done or not wanted, without parking it ----------
+def _dropped(project: Path) -> list[dict[str, Any]]:
+    path = project / ".claude" / "state" / "session" / "dropped.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_drop_closes_a_candidate_without_parking_it(project: Path, cli: RunCli) -> None:
+    first = cli("sweep", "--transcript", str(LOOSE))
+    rows = [ln for ln in first.out.splitlines() if ln[:2] == "| " and ln[2].isdigit()]
+    shown = {int(ln.split("|")[1]): ln.split("|")[2].strip() for ln in rows}
+    r = cli("sweep", "--transcript", str(LOOSE), "--drop", "2")
+    assert r.code == 0, r
+    assert "(#2, never parked; not listed or handed over again)" in r.out
+    assert _parked(project) == []
+    [logged] = _dropped(project)
+    assert logged["summary"].startswith(shown[2].rstrip("…")[:40]), (logged, shown)
+    assert (logged["action"], logged["query"], logged["line"]) == (
+        "dropped",
+        "sweep --drop 2",
+        None,
+    )
+    assert _numbers(cli("sweep", "--transcript", str(LOOSE)).out) == [1, 3]
+    again = cli("sweep", "--transcript", str(LOOSE), "--drop", "2")
+    assert again.code == 0 and "#2 is already parked (or was dropped): not dropped" in again.out
+    assert len(_dropped(project)) == 1
+    data = json.loads(cli("sweep", "--transcript", str(LOOSE), "--drop", "3", "--json").out)
+    assert data["dropped"][0].startswith("Dropped: ") and data["parked"] == []
+
+
+def test_a_number_both_parked_and_dropped_is_refused(project: Path, cli: RunCli) -> None:
+    r = cli("sweep", "--transcript", str(LOOSE), "--park", "1,2", "--drop", "2")
+    assert (r.code, r.err) == (1, "error: #2 is in both --park and --drop: park it, or drop it\n")
+    assert _parked(project) == [] and _dropped(project) == []
+    r = cli("sweep", "--transcript", str(LOOSE), "--drop", "9")
+    assert (r.code, r.err) == (1, "error: --drop takes candidate numbers from 1 to 3; got '9'\n")
