@@ -684,10 +684,12 @@ def _replies(node: tuple[Any, ...]) -> bool:
     return words <= 4 or _ASKS_WORK.search(text[:1000]) is None
 
 
-# Words that point back at the work before ("same thing on firefox", "that broke the build").
+# Words that point back at the work before ("same thing on firefox", "that broke the build",
+# "continue implementation").
 _POINTS_BACK = Lazy(
     r"""\b(?:still|same|again|that|this|it|its|it's|those|these|didn'?t|doesn'?t|won'?t
-      |isn'?t|broke|broken|no\s+longer|anymore|too|either|also|now)\b""",
+      |isn'?t|broke|broken|no\s+longer|anymore|too|either|also|now|continue|continuing|keep
+      |carry|resume|proceed|rest|remaining|next)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 

@@ -522,7 +522,13 @@ def test_the_users_last_words_with_no_reply_are_the_work_in_hand(
 
 
 @pytest.mark.parametrize(
-    "last", ["didn't work", "that broke the build", "same thing happens on firefox"]
+    "last",
+    [
+        "didn't work",
+        "that broke the build",
+        "same thing happens on firefox",
+        "continue implementation",
+    ],  # fmt: skip
 )
 def test_a_few_words_that_ask_for_no_work_are_shown_after_the_request_before(
     tmp_path: Path, last: str
