@@ -155,18 +155,32 @@ _ITEM_NOISE = recache.compile(r"\*\*|Raised:\s*\d{4}-\d{2}-\d{2}\.?|^\s*(?:[-*]\
 
 
 def filter_known(candidates: Iterable[Candidate], known: Iterable[str]) -> list[Candidate]:
-    """Drop candidates matching an open parked item's or a dropped item's text (fuzzy ≥ 88)."""
+    """Drop candidates matching an open parked item's or a dropped item's text (fuzzy ≥ 88),
+    one of the two naming all the other does: "The /coupon endpoint is left for next time" is
+    not the dropped "The /payout endpoint is left for next time", however alike the rest."""
+    from session_skill.transcripts.landed import content_stems
+
     candidates = list(candidates)
     known = list(known)
     near = _Scorer(len(candidates) * len(known) <= PURE_MAX * 10)
-    known_texts = [near.process(_ITEM_NOISE.sub(" ", k).replace("-", " ")) for k in known]
-    known_texts = [k for k in known_texts if k]
+    known_texts = [(near.process(_ITEM_NOISE.sub(" ", k).replace("-", " ")), k) for k in known]
+    known_texts = [(p, k) for p, k in known_texts if p]
     kept = []
     for cand in candidates:
         text = near.process(cand.text)
-        if not any(_near(text, k, near, 88, plain=True) for k in known_texts):
-            kept.append(cand)
+        hits = [k for p, k in known_texts if _near(text, p, near, 88, plain=True)]
+        if hits:
+            own = content_stems(cand.text)
+            if any(_one_names_all(own, content_stems(k.replace("-", " "))) for k in hits):
+                continue
+        kept.append(cand)
     return kept
+
+
+def _one_names_all(a: set[str], b: set[str]) -> bool:
+    """Does one of two texts name everything the other does (the same item, said shorter or
+    longer), rather than each naming something of its own ("payout" and "coupon")?"""
+    return a <= b or b <= a
 
 
 def render_table(candidates: list[Candidate], numbers: list[int] | None = None) -> str:

@@ -1366,6 +1366,17 @@ def test_filter_known_drops_parked_and_dropped_items() -> None:
     assert filter_known(cands, []) == cands
 
 
+def test_a_known_item_hides_only_the_same_item_said_shorter_or_longer() -> None:
+    """Alike but each naming something of its own is two items: dropping "the /payout
+    endpoint …" does not hide "the /coupon endpoint …" as dropped."""
+    payout = "The /payout endpoint is left for next time: it needs the new ledger client."
+    coupon = Candidate(payout.replace("/payout", "/coupon"), DEFERRED, "w")
+    longer = Candidate("We could try a jittered backoff for the retries", DIVERGING, "w")
+    parked = Candidate(payout, DEFERRED, "w")
+    known = [payout, "try a jittered backoff", f"{payout} Why: deferred exploration; at 10:01."]
+    assert filter_known([coupon, longer, parked], known) == [coupon]
+
+
 def test_render_table_and_json() -> None:
     cands = [
         Candidate(
