@@ -36,6 +36,7 @@ _ANCHOR_PHRASES: dict[str, tuple[str, ...]] = {
     "next": (
         *("next time", "next step", "next sprint", "next release", "next iteration"),
         *("next milestone", "next version", "next cycle", "next phase", "next week"),
+        *("next major", "next minor", "next patch"),
     ),
     "scope": ("of scope", "in scope"),
     "part": ("part of this", "part of the"),

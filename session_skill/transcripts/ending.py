@@ -126,7 +126,7 @@ _LEFT_WORDS = recache.compile(
         "still|yet|so far|untrack|uncommit|unpush|unmerg|unverif|untest|unexercis|remain|stay"
         "|pending|await|waiting|you'll|you will|you may|you might|you still|you want|you need"
         "|you also"
-        "|you have|haven't|have not|i didn't|i did not|we didn't|we did not"
+        "|you have|haven't|have not|i didn't|i did not|we didn't|we did not|separately"
         "|n't covered|not covered|n't tested|not tested|n't handled"
         "|not handled|n't implemented|not implemented|n't wired|not wired|n't hooked|not hooked"
         "|n't documented|not documented|n't translated|not translated|n't locali|not locali"
@@ -183,6 +183,7 @@ _LEFT_OVER = Lazy(
       | \b(?:is|are)\s+next\W*$ | \bnext,?\s+(?:i'd|we'd|i\s+would|we\s+should|we\s+could)\b
       | \b(?:need|needs)\s+to\s+be\s+(?:done|handled|fixed|addressed|tackled)\s+separately\b
       | \b(?:will|'ll)\s+need\s+to\s+(?:\w+\s+){1,4}?separately\b
+      | \bworth\s+(?:\w+ing\s+)?(?:separately|in\s+a\s+(?:separate|follow[- ]?up)\b)
       | \bthe\s+next\s+(?:step|thing\s+to\s+(?:try|do|check))\s+(?:would\s+be|is|will\s+be
         |could\s+be)\b
       | \b(?:one|the\s+only|the\s+last)\s+remaining\s+(?:issue|problem|failure|bug|gap|step

@@ -203,6 +203,14 @@ RULES: tuple[Rule, ...] = (
         before=r"\b(?:let's|lets|we'll|i'll|ill|we\s+(?:can|could|should|will)|i\s+(?:can|will)"
         r"|(?:can|could)\s+we)\b[^.?!\n]{0,60}?",
     ),
+    # "tomorrow we add the xlsx variant": the day first, then who does it
+    _rule(
+        "explicit",
+        DEFERRED,
+        "tomorrow week monday weekend",
+        r"""^\W*(?:tomorrow|next\s+week|on\s+monday|after\s+the\s+weekend),?\s+
+            (?:we|i|let's|lets)\s+(?!(?:did|was|were|had|found|saw)\b)\w""",
+    ),
     _rule("explicit", DEFERRED, "wait", r"\b(?:can|could)\s+wait\b"),
     _rule("explicit", DEFERRED, "now", r"\bnot\s+(?:right\s+)?now\b"),
     # "not today, I need to think about caching instead" (as "not now" does; "not today, but
@@ -261,8 +269,8 @@ RULES: tuple[Rule, ...] = (
         "explicit",
         DEFERRED,
         "next",
-        r"""\b(?:in|for|until|till|during)\s+(?:the\s+)?next\s+(?:sprint|release|iteration
-            |milestone|version|cycle|phase)\b""",
+        r"""\b(?:in|for|until|till|during)\s+(?:the\s+)?next\s+(?:(?:major|minor|patch)\s+)?
+            (?:sprint|release|iteration|milestone|version|cycle|phase)\b""",
     ),
     _rule(
         "explicit",

@@ -636,18 +636,11 @@ _OWN_STEP = Lazy(
       |(?:ping|tell)\s+me\s+when\b|let\s+me\s+know\s+when\b|keep\s+me\s+posted)""",
     re.IGNORECASE | re.VERBOSE,
 )
-# Work put off to be brought up again: "great. remind me to drop the old index once this is
-# in prod" asks for nothing now (the deferral is listed by the loose ends).
-_REMIND = Lazy(
-    r"^\W*(?:(?:ok(?:ay)?|great|good|nice|perfect|cool|thanks|thx)[,.!\s]+)*"
-    r"remind\s+me\s+(?:to|about|when|once|of)\s",
-    re.IGNORECASE,
-)
 # …which they do when nothing in them asks for work: "can you", "please", "one more
 # thing", a clause that opens on a verb of doing.
 _ASKS_WORK = Lazy(
     r"""\b(?:can|could|would)\s+(?:you|u|we)\b|\bplease\b|\bpls\b|\bone\s+more\s+thing\b
-      |(?:^|[.!?;,]\s*)(?:(?:ok(?:ay)?|so|and|also|now|then|but)[,\s]+)*(?:add|fix|make|change
+      |(?:^|[.!?;,]\s*)(?:(?:ok(?:ay)?|so|and|also|now|then|but|first|just)[,\s]+)*(?:add|fix|make|change
         |update|remove|delete|create|write|implement|run|deploy|push|commit|merge|move|rename
         |refactor|bump|revert|try|check|look|do|build|set|use|switch|keep\s+an\s+eye|start
         |stop|put|send|open|install|upgrade|test|translate|go\s+ahead|go\s+with)\b""",
@@ -714,11 +707,42 @@ def _asks_nothing_new(said: str) -> bool:
     found = _SIGNED_OFF.search(text)
     if found is not None and found.start() > 0:
         return _ASKS_WORK.search(text[: found.start()]) is None
-    own = _OWN_STEP.match(text) or _REMIND.match(text)
+    own = _OWN_STEP.match(text)
     if own is not None:  # what they do themselves, then maybe what they ask for
         rest = re.split(r"[.;!?]\s|,\s+(?:then|and)\s", text[own.end() :], maxsplit=1)
         return len(rest) < 2 or _ASKS_WORK.search(rest[1]) is None
-    return _DECLINED.search(text) is not None and _ASKS_WORK.search(text) is None
+    if _ASKS_WORK.search(text) is not None:
+        return False
+    return _DECLINED.search(text) is not None or _only_puts_off(text)
+
+
+# Stopping for now: "let's stop here for today", "let's call it a day".
+_STOP_HERE = Lazy(
+    r"\b(?:let'?s|lets)\s+(?:stop|call\s+it|wrap\s+up)\s*(?:here|there|a\s+day)?"
+    r"(?:\s+for\s+(?:now|today|tonight))?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _only_puts_off(text: str) -> bool:
+    """Words that only thank, stop for now and put work off ("good, let's stop here for
+    today. tomorrow we add the xlsx variant", "great. remind me to drop the old index once
+    this is in prod"): nothing asked now — what is put off is listed as such."""
+    from session_skill.transcripts.candidates import DEFERRED
+    from session_skill.transcripts.prose import classify
+
+    put_off = False
+    for sentence in _SENTENCES.split(text):
+        if not sentence.strip() or _ACK.match(sentence) or _STOP_HERE.search(sentence):
+            continue
+        hit = classify(sentence)
+        if hit is None or hit[1] != DEFERRED:
+            return False
+        put_off = True
+    return put_off
+
+
+_SENTENCES = Lazy(r"(?<=[.!?])\s+")
 
 
 def could_be_goal(text: str) -> bool:

@@ -22,6 +22,8 @@ TAKEN = [
     ("explicit", "We should handle the Windows paths later."),
     ("explicit", "Next time we touch this module we should split it."),
     ("explicit", "not today, I need to think about whether categories should be cached"),
+    ("explicit", "tomorrow we add the xlsx variant"),
+    ("explicit", "We should remove the fallback in the next major release."),
     ("explicit", "Batch uploads are out of scope for this change."),
     ("explicit", "The pagination polish can wait until the next release."),
     ("explicit", "Park the pagination idea, the crash matters more."),
@@ -100,6 +102,7 @@ TAKEN = [
 # narration — none is a loose end.
 LEFT = [
     ("explicit", "It did not today, but it will fail tomorrow morning."),
+    ("explicit", "Tomorrow we found the bug in the parser."),
     ("explicit", "A follow-up email is sent by the signup service after registration."),
     ("explicit", "The later rows of the table come from the nightly backfill."),
     ("explicit", "I'll check the later rows of the export first."),

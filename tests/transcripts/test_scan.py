@@ -2577,6 +2577,7 @@ def test_a_reply_that_says_the_work_stopped_undone_leaves_the_request_open(
         ("no Maybe is fine. thanks that was helpful", True),
         ("just the chrome for now. i gotta go, thx", True),
         ("great. remind me to rerun it once the ci cache is cleared", True),
+        ("good, let's stop here for today. tomorrow we add the xlsx variant", True),
         # …words that do
         ("thanks! one more thing: can you add a summary print", False),
         ("ok im going to lunch, keep an eye on it", False),
@@ -3399,3 +3400,36 @@ def test_work_the_closing_reply_leaves_to_the_user_is_open(
                say(closing)]  # fmt: skip
     texts = [c.text for c in run(tmp_path, records).candidates]
     assert texts == ([left] if left else [])
+
+
+@pytest.mark.parametrize(
+    ("last", "put_off"),
+    [
+        ("good, let's stop here for today. tomorrow we add the xlsx variant",
+         "tomorrow we add the xlsx variant"),
+        ("great. remind me to drop the old composite index once this is in prod",
+         "remind me to drop the old composite index once this is in prod"),
+        # …but work asked for now is a request
+        ("good. tomorrow we add the xlsx variant, but first fix the header row", None),
+    ],
+)  # fmt: skip
+def test_last_words_that_only_put_work_off_are_listed_once_as_put_off(
+    tmp_path: Path, last: str, put_off: str | None
+) -> None:
+    said = say("Added `GET /export.csv`, streaming rows in batches of 1000.")
+    records = [user("add the csv export endpoint"), *_edit("t1", "api/export.py"), said, user(last)]
+    facts = run(tmp_path, records)
+    if put_off is None:
+        assert facts.unfinished is not None and facts.unfinished.text == last
+        return
+    assert facts.unfinished is None
+    assert [(c.type, c.text) for c in facts.candidates] == [("Deferred exploration", put_off)]
+
+
+def test_work_a_closing_reply_calls_worth_doing_separately_is_open(tmp_path: Path) -> None:
+    said = (
+        "One thing I noticed: `week_start()` has the same off-by-one bug — worth fixing separately."
+    )
+    records = [user("fix the off-by-one in month_start()"), *_edit("t1", "utils/date.py"),
+               say(f"Fixed: `month_start()` used a 0-based day. {said}")]  # fmt: skip
+    assert [c.text for c in run(tmp_path, records).candidates] == [said]
