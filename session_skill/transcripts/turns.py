@@ -470,7 +470,7 @@ class Turns:
                     and not _ASKS_WORK.search(said)
                 )
             )
-            and (before is None or _goes_on(said, before))
+            and (before is None or _goes_on(said, before) or self._prev_wanted_input())
         ):
             # "still broken", "didn't work", "same thing on firefox" say little alone: a few
             # words that ask for no work of their own — none was begun on them — are of the
@@ -492,6 +492,17 @@ class Turns:
             return Unfinished(f"{clip(redact(raw), 150)} — {joiner}: {clip(then, 150)}", why, ts,
                               seq, line or None, then if joiner == "stopped" else None)  # fmt: skip
         return Unfinished(clip(redact(raw), 300), why, ts, seq, line or None)
+
+    def _prev_wanted_input(self) -> bool:
+        """Did the reply to the request before end asking the user something — a question,
+        "send me its id", "try it" — so that a few words after it answer it ("INV-2231")?"""
+        closing = self._prev[1] if self._prev is not None else None
+        if not closing:
+            return False
+        from session_skill.transcripts.ending import hands_back
+
+        tail = closing[-300:]
+        return "?" in tail or _WANTS_INPUT.search(tail) is not None or hands_back(closing)
 
     def _before_that(self, writes: int, answered: bool) -> Unfinished | None:
         """The request before the user's last words, as its turn ended (`_prev`); when
@@ -684,6 +695,13 @@ _POINTS_BACK = Lazy(
       |isn'?t|broke|broken|no\s+longer|anymore|too|either|also|now|continue|continuing|keep
       |carry|resume|proceed|rest|remaining|next)\b""",
     re.IGNORECASE | re.VERBOSE,
+)
+
+
+# What a reply asks the user for: "send me its id", "paste the log", "let me know which".
+_WANTS_INPUT = Lazy(
+    r"\b(?:(?:send|paste|share|give|show|tell)\s+(?:me|us)|let\s+me\s+know|which\s+one)\b",
+    re.IGNORECASE,
 )
 
 

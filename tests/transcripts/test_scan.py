@@ -3433,3 +3433,22 @@ def test_work_a_closing_reply_calls_worth_doing_separately_is_open(tmp_path: Pat
     records = [user("fix the off-by-one in month_start()"), *_edit("t1", "utils/date.py"),
                say(f"Fixed: `month_start()` used a 0-based day. {said}")]  # fmt: skip
     assert [c.text for c in run(tmp_path, records).candidates] == [said]
+
+
+@pytest.mark.parametrize(
+    "asking",
+    ["To confirm which invoice you saw, send me its id.", "Which invoice was it?",
+     "Try it again with the cache cleared."],
+)  # fmt: skip
+def test_a_few_words_after_a_reply_that_asked_for_them_go_on_with_the_request(
+    tmp_path: Path, asking: str
+) -> None:
+    """ "INV-2231" names nothing of the request before it, but the reply before asked for
+    it: it goes on with that request, and is shown after it."""
+    said = say(f"Totals are rounded per line, then summed. {asking}")
+    records = [user("why is the invoice total off by a cent"), said, user("INV-2231")]
+    facts = run(tmp_path, records)
+    assert facts.unfinished is not None
+    text = facts.unfinished.text
+    assert text.startswith("why is the invoice total off by a cent — "), text
+    assert text.endswith("INV-2231"), text
