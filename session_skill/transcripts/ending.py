@@ -127,6 +127,7 @@ _LEFT_WORDS = recache.compile(
         "|pending|await|waiting|you'll|you will|you may|you might|you still|you want|you need"
         "|you also"
         "|you have|haven't|have not|i didn't|i did not|we didn't|we did not|separately"
+        "|check back|report back|keep an eye|approval|sign-off|signoff|sign off"
         "|n't covered|not covered|n't tested|not tested|n't handled"
         "|not handled|n't implemented|not implemented|n't wired|not wired|n't hooked|not hooked"
         "|n't documented|not documented|n't translated|not translated|n't locali|not locali"
@@ -184,6 +185,11 @@ _LEFT_OVER = Lazy(
       | \b(?:need|needs)\s+to\s+be\s+(?:done|handled|fixed|addressed|tackled)\s+separately\b
       | \b(?:will|'ll)\s+need\s+to\s+(?:\w+\s+){1,4}?separately\b
       | \bworth\s+(?:\w+ing\s+)?(?:separately|in\s+a\s+(?:separate|follow[- ]?up)\b)
+      # what the session waits on: "I'll check back when CI finishes", "it needs another
+      # approval from @maria before it can merge"
+      | \b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:check\s+back|report\s+back|keep\s+an\s+eye)\b
+      | \b(?:needs?|waiting\s+(?:on|for)|awaiting)\s+(?:an?\s+|another\s+|one\s+more\s+)?
+        (?:approval|sign[- ]?off)\b
       | \bthe\s+next\s+(?:step|thing\s+to\s+(?:try|do|check))\s+(?:would\s+be|is|will\s+be
         |could\s+be)\b
       | \b(?:one|the\s+only|the\s+last)\s+remaining\s+(?:issue|problem|failure|bug|gap|step

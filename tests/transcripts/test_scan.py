@@ -3452,3 +3452,24 @@ def test_a_few_words_after_a_reply_that_asked_for_them_go_on_with_the_request(
     text = facts.unfinished.text
     assert text.startswith("why is the invoice total off by a cent — "), text
     assert text.endswith("INV-2231"), text
+
+
+@pytest.mark.parametrize(
+    ("closing", "open_"),
+    [
+        ("Opened PR #123. CI is running; I'll check back when it finishes.",
+         "CI is running; I'll check back when it finishes."),
+        ("Pushed; it needs another approval from @maria before it can merge.",
+         "Pushed; it needs another approval from @maria before it can merge."),
+        ("Deployed to staging. Production needs a sign-off from marketing first.",
+         "Production needs a sign-off from marketing first."),
+        # …not what was looked at, nor an approval not needed
+        ("Pushed. I checked the logs; no approval is needed for this repo.", None),
+    ],
+)  # fmt: skip
+def test_what_a_closing_reply_waits_on_is_open(
+    tmp_path: Path, closing: str, open_: str | None
+) -> None:
+    records = [user("address the review comments on the auth PR"),
+               *_edit("t1", "auth/session.py"), say(closing)]  # fmt: skip
+    assert [c.text for c in run(tmp_path, records).candidates] == ([open_] if open_ else [])
