@@ -651,7 +651,8 @@ _OWN_STEP = Lazy(
 # thing", a clause that opens on a verb of doing.
 _ASKS_WORK = Lazy(
     r"""\b(?:can|could|would)\s+(?:you|u|we)\b|\bplease\b|\bpls\b|\bone\s+more\s+thing\b
-      |(?:^|[.!?;,]\s*)(?:(?:ok(?:ay)?|so|and|also|now|then|but|first|just)[,\s]+)*(?:add|fix|make|change
+      |(?:^|[.!?;,]\s*)(?:(?:ok(?:ay)?|so|and|also|now|then|but|first|just)[,\s]+)*
+        (?:add|fix|make|change
         |update|remove|delete|create|write|implement|run|deploy|push|commit|merge|move|rename
         |refactor|bump|revert|try|check|look|do|build|set|use|switch|keep\s+an\s+eye|start
         |stop|put|send|open|install|upgrade|test|translate|go\s+ahead|go\s+with)\b""",
@@ -734,6 +735,7 @@ def _asks_nothing_new(said: str) -> bool:
     return _DECLINED.search(text) is not None or _only_puts_off(text)
 
 
+_SENTENCES = Lazy(r"(?<=[.!?])\s+")
 # Stopping for now: "let's stop here for today", "let's call it a day".
 _STOP_HERE = Lazy(
     r"\b(?:let'?s|lets)\s+(?:stop|call\s+it|wrap\s+up)\s*(?:here|there|a\s+day)?"
@@ -758,9 +760,6 @@ def _only_puts_off(text: str) -> bool:
             return False
         put_off = True
     return put_off
-
-
-_SENTENCES = Lazy(r"(?<=[.!?])\s+")
 
 
 def could_be_goal(text: str) -> bool:
