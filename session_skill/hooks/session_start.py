@@ -167,7 +167,52 @@ def _automatic(
         return ""  # told already (another session got there first), or the store was busy
     context, message = notice(noticed, current if moved else None, env)
     message += skipped_note(noticed)
+    context, message = _with_unloaded_before(context, message, store, noticed, env)
     return _output(*_with_dump_beside(context, message, store, noticed, now, env))
+
+
+def _with_unloaded_before(
+    context: str, message: str, store: str, auto: Pending, env: Mapping[str, str]
+) -> tuple[str, str]:
+    """The notice of an automatic handover, and — when the ones it follows were automatic
+    too, held open items and were never loaded (their notices passed over) — those, the
+    nearest named: the newer handover does not carry their items, so they would drop out
+    of sight. At most `_UNLOADED_MAX` are read back along the `follows` links."""
+    from session_skill.handover import frontmatter
+    from session_skill.hooks.notices import captured
+
+    nearest, docs, items = "", 0, 0
+    before, seen = auto.meta.get("follows", ""), {auto.slug}
+    for _ in range(_UNLOADED_MAX):
+        before = before.strip().strip("\"'")
+        if not storepaths.valid_slug(before) or before in seen:
+            break
+        seen.add(before)
+        text = gates.read_doc(os.path.join(store, f"{before}.md"))
+        meta = frontmatter.read_meta(text) if text is not None else None
+        if text is None or meta is None or not frontmatter.is_false(meta.get("consumed")):
+            break
+        if meta.get("trigger", "").strip() not in (gates.AUTOMATIC, gates.PLAN):
+            break
+        nearest = nearest or before
+        docs += 1
+        items += captured(frontmatter.split(text).body)[1]
+        before = meta.get("follows", "")
+    if not items:
+        return context, message
+    from session_skill import agent
+
+    recall = agent.hint(f"recall {nearest}", env)
+    said = f"{items} open item{'' if items == 1 else 's'}"
+    more = f" and {docs - 1} more before that" if docs > 1 else ""
+    context += (
+        f"\n\nThe automatic handover before it, `{nearest}`{more}, holding {said}, was never "
+        f"loaded either, and the newer one does not carry those items; `{recall}` loads it."
+    )
+    return context, message + f"; before it `{nearest}`{more} ({said}), never loaded — `{recall}`"
+
+
+_UNLOADED_MAX = 5
 
 
 def _with_dump_beside(

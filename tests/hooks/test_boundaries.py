@@ -561,3 +561,41 @@ def test_a_greeting_answered_is_no_handover_and_the_waiting_dump_is_restored(
     assert end(root, hello) == ""
     assert latest(root) == "retry-work" and len(new_docs(root)) == 1
     assert "Retry the uploads." in _context(start(root))
+
+
+# -- automatic handovers passed over, one after another --------------------------------------
+def section(doc: Path, title: str) -> str:
+    from session_skill.handover.doc import section_content
+
+    return section_content(doc.read_text(encoding="utf-8"), title).strip()
+
+
+def _cleared(root: Path, tmp_path: Path, n: int, said: str) -> tuple[str, str]:
+    """A session that left a question open, cleared; the next session's notice."""
+    records = [_user(said), _say(f"Done. Should I also cover case {n}?", 2)]
+    transcript = _write(tmp_path / f"s{n}.jsonl", root, records)
+    hook_end.run(end_payload(root, transcript, session_id=f"s{n}"), env=dict(os.environ))
+    slug = latest(root)
+    assert slug is not None
+    return slug, _context(start(root))
+
+
+def test_automatic_handovers_never_loaded_before_the_pending_one_are_named(
+    root: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    """`auto notice`: each /clear's notice passed over, nothing recalled. The newest handover
+    does not carry the older ones' open items, so its notice names them — until loaded."""
+    first, said = _cleared(root, tmp_path, 0, "add retries to the uploader")
+    assert "never loaded" not in said
+    second, said = _cleared(root, tmp_path, 1, "add a --json flag to the report command")
+    items = len(section(store(root) / f"{first}.md", "Outstanding").splitlines())
+    assert f"The automatic handover before it, `{first}`, holding {items} open items, was" in said
+    third, said = _cleared(root, tmp_path, 2, "fix the week parser in reports")
+    assert (f"The automatic handover before it, `{second}` and 1 more before that, holding "
+            f"{2 * items} open items, was never loaded either") in said  # fmt: skip
+    assert f"`/session recall {second}` loads it." in said
+    assert meta(store(root) / f"{first}.md")["consumed"] == "false"
+    # …once one is loaded, it and those before it are not named again
+    assert cli("recall", second).code == 0
+    _, said = _cleared(root, tmp_path, 3, "bump the version to 2.4")
+    assert f"`{third}`, holding {items} open items" in said and f"`{first}`" not in said
