@@ -206,3 +206,37 @@ def test_auto_inject_restores_the_automatic_handover(tmux_world: World) -> None:
     text = second[0].read_text(encoding="utf-8")
     assert f"## Goal\n{REQUEST} (carried over from `{slug}`)\n" in text, text
     assert f"- {OPEN_TASK} (Unfinished task, left open in `{slug}`)" in text, text
+
+
+def test_a_notice_passed_over_is_named_again_at_the_next_clear(tmux_world: World) -> None:
+    """`auto notice`: the user passes over the notice, asks for other work, and clears again.
+    The second automatic handover does not hold the first one's open task, so the notice of
+    the second names the first, with its open items and the command that loads it."""
+    w = tmux_world
+    t = w.tui("--permission-mode", "acceptEdits")
+    do_work(w, t)
+    t.clear()
+    wait_until(w.latest, what="the first automatic handover")
+    first = w.latest()
+    t.wait_screen("clear says: session-skill: no /session dump", what="the first notice line")
+    w.mock.script(["Added --json to the report command. Should it include the totals row?"])
+    t.type("add a --json flag to the report command")
+    t.wait_screen("Should it include the totals row?", timeout=60)
+    t.wait_ready()
+    w.mock.script(["Hello again."])
+    mark = w.mock.mark()
+    t.clear()
+    wait_until(lambda: len(docs(w)) == 2, what="the second automatic handover")
+    second = w.latest()
+    assert second not in (None, first), (first, second)
+    assert frontmatter(w.store / f"{second}.md")["follows"] == first
+    assert OPEN_TASK not in (w.store / f"{second}.md").read_text(encoding="utf-8")
+    t.wait_screen("never loaded", what="the line naming the handover passed over")
+    t.type("hi")
+    req = w.mock.wait_main(since=mark)
+    notice = injected_context(req.body)
+    assert notice is not None, req.text()[:4000]
+    assert notice.startswith(f"`/session recall {second}` loads the automatic handover"), notice
+    assert f"The automatic handover before it, `{first}`, holding" in notice, notice
+    assert f"`/session recall {first}` loads it." in notice, notice
+    assert frontmatter(w.store / f"{first}.md")["consumed"] == "false"
