@@ -51,7 +51,7 @@ class Facts:
     unfinished: str = ""
     # What the reading left out and why (a PARKED.md that is not UTF-8…), for the user.
     skipped: list[str] = field(default_factory=list)
-    # Where it stopped, verbatim: the user's last request, the assistant's last paragraph.
+    # Where it stopped, verbatim: the user's last request, the assistant's last paragraphs.
     last_request: str = ""
     last_reply: str = ""
     recap: str = ""  # Claude Code's, for the user coming back after the last request

@@ -153,7 +153,7 @@ class TranscriptFacts:
     unfinished_is_latest: bool = False
     candidates: list[Candidate] = field(default_factory=list)
     # Where the conversation stopped, verbatim (redacted, clipped): the user's last request
-    # and the last paragraph the assistant wrote; what extraction misses is still there.
+    # and the last paragraphs the assistant wrote; what extraction misses is still there.
     last_request: str | None = None
     last_reply: str | None = None
     # Claude Code's recap for the user coming back, when it came after the last request:
@@ -526,7 +526,7 @@ class _Sweep:
             last_request=clip(redact(self.last_request[:4000]), _STOPPED_CHARS)
             if self.last_request
             else None,
-            last_reply=_last_paragraph(self.final_text) if self.final_text else None,
+            last_reply=_last_paragraphs(self.final_text) if self.final_text else None,
             recap=clip(redact(recap_text(self.recap)), _STOPPED_CHARS) if self.recap else None,
             plan=plan,
             settled=settled,
@@ -636,14 +636,27 @@ def _plan_exit(call: ToolCall) -> PlanExit | None:
     )
 
 
-def _last_paragraph(text: str) -> str | None:
-    """The last paragraph of prose in `text` (code blocks and tables left out), redacted."""
+def _last_paragraphs(text: str) -> str | None:
+    """The last paragraphs of prose in `text` (code blocks and tables left out), redacted:
+    as many whole paragraphs from the end as fit in `_STOPPED_CHARS` ("… " between them) —
+    the last one alone, clipped, when it does not fit by itself. What a closing text says
+    before its last paragraph ("The Windows build was not tried.", then "Want me to open the
+    PR?") is as much where the work stopped."""
     body = _FENCE.sub("\n\n", text[-16_000:])
+    kept: list[str] = []
+    room = _STOPPED_CHARS
     for para in reversed(PARAGRAPH_BREAK.split(body)):
         lines = [ln for ln in para.splitlines() if ln.strip() and not ln.lstrip().startswith("|")]
-        if lines and sum(len(ln.split()) for ln in lines) >= 3:
-            return clip(redact(" ".join(ln.strip() for ln in lines)), _STOPPED_CHARS)
-    return None
+        if not lines or sum(len(ln.split()) for ln in lines) < 3:
+            continue
+        said = redact(" ".join(ln.strip() for ln in lines))
+        if kept and len(said) + 3 > room:
+            break  # the paragraph before does not fit whole: the last ones are quoted
+        kept.insert(0, said)
+        room -= len(said) + 3
+        if room <= 0:
+            break
+    return clip(" … ".join(kept), _STOPPED_CHARS) if kept else None
 
 
 def _same_sentence(listed: str, sentence: str) -> bool:

@@ -3473,3 +3473,21 @@ def test_what_a_closing_reply_waits_on_is_open(
     records = [user("address the review comments on the auth PR"),
                *_edit("t1", "auth/session.py"), say(closing)]  # fmt: skip
     assert [c.text for c in run(tmp_path, records).candidates] == ([open_] if open_ else [])
+
+
+def test_where_it_stopped_quotes_the_last_paragraphs_that_fit(tmp_path: Path) -> None:
+    """What the closing text says before its last paragraph is as much where the work
+    stopped: whole paragraphs from the end, as many as fit in 400 characters — never the last
+    one cut for an earlier one."""
+    story = "Background: " + "the parser walks every row of the sheet, " * 12
+    ending = [
+        "Fixed the parser for empty rows.",
+        "The Windows build was not tried: there is no runner here.",
+        "Want me to open the PR?",
+    ]
+    facts = run(tmp_path, [user("fix the parser"), say("\n\n".join([story, *ending]))])
+    assert facts.last_reply == " … ".join(ending)
+    long = "The last paragraph says a lot " + "about the parser and its rows " * 20
+    facts = run(tmp_path, [user("fix the parser"), say(f"Short one first.\n\n{long}")])
+    assert facts.last_reply is not None and facts.last_reply.startswith("The last paragraph")
+    assert facts.last_reply.endswith("…") and len(facts.last_reply) <= 400
