@@ -280,6 +280,10 @@ class Loose:
         # The current turn's closing text (text, ts, line): its last text with no tool call
         # after it, or None.
         self.closing: tuple[str, str | None, int] | None = None
+        # Our own command's turn (`/session recall`, `$session sweep`): what the model says
+        # in it relays our output — a handover's Outstanding, the sweep's table — and is
+        # none of the session's loose ends, nor evidence that any landed.
+        self.own_turn = False
         self.pool: dict[str, Candidate] = {}
         self.ledger = Ledger()
         self.settled: list[Candidate] = []
@@ -314,6 +318,9 @@ class Loose:
             if self.clear_pending:
                 self._begin()
             self.ended_on_user = False
+            if self.own_turn:
+                self.closing = None
+                return
             self.closing = (event.text, event.ts, self.stats.line)
             self._read(event.text, event.ts, "assistant")
         elif isinstance(event, UserText):
@@ -363,6 +370,7 @@ class Loose:
         if event.is_command and not own:
             return None  # /model, /compact…: not an answer, and the turn is not over
         taken = self._close_turn(None if own else event, ended=False)
+        self.own_turn = own
         self.ended_on_user = not (own or event.is_command)
         if not own:
             # AskUserQuestion calls the user rejected: a message of theirs answers them.

@@ -108,7 +108,9 @@ _ACK = Lazy(
     re.IGNORECASE,
 )
 # The names our own skill is typed as (agent.skill() in each client).
-_OWN_COMMANDS = frozenset({"/session", "/session-skill:session"})
+_OWN_COMMANDS = frozenset(
+    {"/session", "/session-skill:session", "$session", "$session-skill:session"}
+)
 _OWN_CODEX = Lazy(r"^\s*\$session\b")
 
 

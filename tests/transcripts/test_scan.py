@@ -3491,3 +3491,18 @@ def test_where_it_stopped_quotes_the_last_paragraphs_that_fit(tmp_path: Path) ->
     facts = run(tmp_path, [user("fix the parser"), say(f"Short one first.\n\n{long}")])
     assert facts.last_reply is not None and facts.last_reply.startswith("The last paragraph")
     assert facts.last_reply.endswith("…") and len(facts.last_reply) <= 400
+
+
+def test_what_our_own_command_relays_is_not_the_sessions(tmp_path: Path) -> None:
+    """`/session recall` in Claude Code: the model relays the handover — its Outstanding,
+    what it Verified. None of it is a loose end of this session, and "Migrated the /payout
+    endpoint" there settles nothing the session left open."""
+    left = "The /payout endpoint is left for next time: it needs the ledger client."
+    relayed = (
+        "Recalled.\n\n## Outstanding\n- Write the failing test for an expired token "
+        "(Unfinished task)\n\n## Verified\n- Migrated the /payout endpoint to v2\n"
+    )
+    recall = _command("session", "recall", "Run session-skill dispatch.")
+    records = [user("Migrate the /refund and /payout endpoints to v2"),
+               say(f"Migrated /refund to v2. {left}"), *recall, say(relayed)]  # fmt: skip
+    assert [c.text for c in run(tmp_path, records).candidates] == [left]

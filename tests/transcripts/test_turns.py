@@ -156,6 +156,38 @@ def test_a_codex_session_typed_skill_is_not_the_goal(tmp_path: Path) -> None:
     assert analyze(path).goal == "Make login() reject expired tokens"
 
 
+RELAYED = (
+    "Recalled.\n\nHandover `main-2026-12-05T10-00-00Z`\n\n## Outstanding\n"
+    "- Write the failing test for an expired token (Unfinished task)\n\n"
+    "## Verified\n- Migrated the /payout endpoint to v2\n"
+)
+
+
+def test_the_turn_of_a_codex_typed_skill_is_not_the_sessions(tmp_path: Path) -> None:
+    """`$session recall` typed in Codex (the reader makes it a command named `$session`): the
+    reply relays our output — a handover's Outstanding, what it Verified — which is none of
+    the session's loose ends, no work done, and no reply to the session's last request."""
+
+    def typed(text: str, role: str = "user") -> dict[str, Any]:
+        kind = "input_text" if role == "user" else "output_text"
+        payload = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+        return {"type": "response_item", "payload": payload}
+
+    left = "The /payout endpoint is left for next time: it needs the ledger client."
+    items = [
+        {"type": "session_meta", "payload": {"id": "t1", "cwd": "/app"}},
+        typed("Migrate the /refund and /payout endpoints to v2"),
+        typed(f"Migrated /refund to v2. {left}", "assistant"),
+        typed("$session recall"),
+        typed(RELAYED, "assistant"),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps({"timestamp": "t", **i}) + "\n" for i in items))
+    facts = analyze(path)
+    assert [c.text for c in facts.candidates] == [left]
+    assert facts.last_reply == f"Migrated /refund to v2. {left}"
+
+
 # -- a plan's Goal: its title, and the sentence that says what it is about ------------------
 def test_a_plan_is_named_by_its_title_and_the_first_sentence_of_its_overview() -> None:
     from session_skill.transcripts.turns import plan_title
