@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from codex_harness import CodexWorld, make_world, rollouts_for_cwd, session_meta
+from codex_harness import CodexWorld, make_world, relay, rollouts_for_cwd, run_skill, session_meta
 from codex_mock import LoggedRequest, reply
 from e2e_harness import find_tmux, find_venv_bin
 from e2e_store import body, docs, docs_with, frontmatter, section, wait_until
@@ -148,6 +148,39 @@ def test_a_thread_that_carried_on_an_injected_handover_hands_over_its_goal_and_l
     assert frontmatter(doc)["restored_in"] == log.entry("SessionStart", source="clear")[
         "payload"]["session_id"], frontmatter(doc)  # fmt: skip
     assert left in section(body(doc), "Outstanding"), body(doc)
+    t.clear()
+    turn(w, t, log, "and now?", "Still here.")
+    (later,) = [p for p in docs(w.store) if p != doc]
+    assert section(body(later), "Goal") == f"{REQUEST} (carried over from `{doc.stem}`)"
+    assert f"- {left} (Deferred exploration, left open in `{doc.stem}`)" in body(later), body(later)
+    assert w.mock.errors == [] and log.errors() == ""
+
+
+def test_a_thread_that_recalled_a_handover_hands_over_what_it_left_open(
+    world: CodexWorld,
+) -> None:
+    """``auto notice``: the thread after /clear runs ``$session recall`` (recall records the
+    thread it restores into, from ``CODEX_THREAD_ID``) and goes on ("go on": no work named);
+    cleared in turn, its own handover carries the first one's Goal and the loose end nobody
+    took up (issue 19) — as with a handover the hook injected."""
+    w = world
+    log = install(w)
+    t = w.tui()
+    t.trust_hooks()
+    left = "I haven't added the test for expired tokens."
+    turn(w, t, log, REQUEST, f"Added expired() to token.py. {left}")
+    t.clear()
+    w.mock.script([run_skill(), relay("Recalled.\n\n")])
+    before = log.mark()
+    t.type("$session recall")
+    log.wait("Stop", since=before,
+             where=lambda p: str(p["last_assistant_message"]).startswith("Recalled."))  # fmt: skip
+    t.wait_ready()
+    (doc,) = docs(w.store)
+    thread = log.entry("SessionStart", source="clear")["payload"]["session_id"]
+    assert frontmatter(doc)["restored_in"] == thread, frontmatter(doc)
+    assert frontmatter(doc)["consumed"] == "true" and left in section(body(doc), "Outstanding")
+    turn(w, t, log, "go on", "Continuing.")
     t.clear()
     turn(w, t, log, "and now?", "Still here.")
     (later,) = [p for p in docs(w.store) if p != doc]
