@@ -129,6 +129,30 @@ def test_clear_without_a_dump_saves_the_old_thread_and_notices_once(world: Codex
     assert w.mock.errors == [] and log.errors() == ""
 
 
+LEFT = "I haven't added the test for expired tokens."
+
+
+def _left_open_and_cleared(w: CodexWorld) -> tuple[HookLog, Any]:
+    """A thread that did REQUEST, left LEFT open, and was cleared."""
+    log = install(w)
+    t = w.tui()
+    t.trust_hooks()
+    turn(w, t, log, REQUEST, f"Added expired() to token.py. {LEFT}")
+    t.clear()
+    return log, t
+
+
+def _cleared_again_carries(w: CodexWorld, t: Any, log: HookLog, doc: Path) -> None:
+    """The thread that carried on `doc`, cleared: its handover names the same work, carried
+    over, and keeps LEFT, saying where it was first left open."""
+    t.clear()
+    turn(w, t, log, "and now?", "Still here.")
+    (later,) = [p for p in docs(w.store) if p != doc]
+    assert section(body(later), "Goal") == f"{REQUEST} (carried over from `{doc.stem}`)"
+    assert f"- {LEFT} (Deferred exploration, left open in `{doc.stem}`)" in body(later), body(later)
+    assert w.mock.errors == [] and log.errors() == ""
+
+
 def test_a_thread_that_carried_on_an_injected_handover_hands_over_its_goal_and_loose_end(
     world: CodexWorld,
 ) -> None:
@@ -137,23 +161,13 @@ def test_a_thread_that_carried_on_an_injected_handover_hands_over_its_goal_and_l
     over, and keeps what the first left open and nobody did (issue 19)."""
     w = world
     w.session_skill("config", "set", "auto", "inject")
-    log = install(w)
-    t = w.tui()
-    t.trust_hooks()
-    left = "I haven't added the test for expired tokens."
-    turn(w, t, log, REQUEST, f"Added expired() to token.py. {left}")
-    t.clear()
+    log, t = _left_open_and_cleared(w)
     turn(w, t, log, "go on", "Continuing.")
     (doc,) = docs(w.store)
     assert frontmatter(doc)["restored_in"] == log.entry("SessionStart", source="clear")[
         "payload"]["session_id"], frontmatter(doc)  # fmt: skip
-    assert left in section(body(doc), "Outstanding"), body(doc)
-    t.clear()
-    turn(w, t, log, "and now?", "Still here.")
-    (later,) = [p for p in docs(w.store) if p != doc]
-    assert section(body(later), "Goal") == f"{REQUEST} (carried over from `{doc.stem}`)"
-    assert f"- {left} (Deferred exploration, left open in `{doc.stem}`)" in body(later), body(later)
-    assert w.mock.errors == [] and log.errors() == ""
+    assert LEFT in section(body(doc), "Outstanding"), body(doc)
+    _cleared_again_carries(w, t, log, doc)
 
 
 def test_a_thread_that_recalled_a_handover_hands_over_what_it_left_open(
@@ -164,12 +178,7 @@ def test_a_thread_that_recalled_a_handover_hands_over_what_it_left_open(
     cleared in turn, its own handover carries the first one's Goal and the loose end nobody
     took up (issue 19) — as with a handover the hook injected."""
     w = world
-    log = install(w)
-    t = w.tui()
-    t.trust_hooks()
-    left = "I haven't added the test for expired tokens."
-    turn(w, t, log, REQUEST, f"Added expired() to token.py. {left}")
-    t.clear()
+    log, t = _left_open_and_cleared(w)
     w.mock.script([run_skill(), relay("Recalled.\n\n")])
     before = log.mark()
     t.type("$session recall")
@@ -179,14 +188,9 @@ def test_a_thread_that_recalled_a_handover_hands_over_what_it_left_open(
     (doc,) = docs(w.store)
     thread = log.entry("SessionStart", source="clear")["payload"]["session_id"]
     assert frontmatter(doc)["restored_in"] == thread, frontmatter(doc)
-    assert frontmatter(doc)["consumed"] == "true" and left in section(body(doc), "Outstanding")
+    assert frontmatter(doc)["consumed"] == "true" and LEFT in section(body(doc), "Outstanding")
     turn(w, t, log, "go on", "Continuing.")
-    t.clear()
-    turn(w, t, log, "and now?", "Still here.")
-    (later,) = [p for p in docs(w.store) if p != doc]
-    assert section(body(later), "Goal") == f"{REQUEST} (carried over from `{doc.stem}`)"
-    assert f"- {left} (Deferred exploration, left open in `{doc.stem}`)" in body(later), body(later)
-    assert w.mock.errors == [] and log.errors() == ""
+    _cleared_again_carries(w, t, log, doc)
 
 
 # --- 6. /compact and automatic compaction --------------------------------------------------------
