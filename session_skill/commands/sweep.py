@@ -328,10 +328,7 @@ def sweep_command(
     parked_lines = []
     for n in parks:
         if id(every[n - 1]) not in still:
-            parked_lines.append(
-                f"#{n} is already parked (or was dropped): not parked again — "
-                f"{sweep.clip(every[n - 1].text, 80)}"
-            )
+            parked_lines.append(_already(n, every[n - 1], "not parked again"))
             continue
         text, cut = _park_text(every[n - 1])
         line = park_item(store, text, as_json=False, now=now).text
@@ -409,7 +406,6 @@ def _drop_picked(
     dropped.jsonl as the item it is, so no later sweep or handover offers it again."""
     from session_skill.store.slugs import item_slug
     from session_skill.times import format_time
-    from session_skill.transcripts.scan import clip
 
     lines = []
     store.ensure()
@@ -417,9 +413,7 @@ def _drop_picked(
         for n in picks:
             cand = every[n - 1]
             if id(cand) not in still:
-                lines.append(
-                    f"#{n} is already parked (or was dropped): not dropped — {clip(cand.text, 80)}"
-                )
+                lines.append(_already(n, cand, "not dropped"))
                 continue
             text = " ".join((cand.full or cand.text).split())
             slug = item_slug(text)
@@ -438,6 +432,13 @@ def _drop_picked(
             )
             lines.append(f"Dropped: {slug} (#{n}, never parked; not listed or handed over again)")
     return lines
+
+
+def _already(n: int, cand: Candidate, what: str) -> str:
+    """The line for a number whose candidate is parked or dropped already."""
+    from session_skill.transcripts.scan import clip
+
+    return f"#{n} is already parked (or was dropped): {what} — {clip(cand.text, 80)}"
 
 
 def _picks(spec: str, n: int, flag: str) -> list[int]:

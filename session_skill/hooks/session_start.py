@@ -189,14 +189,17 @@ def _with_unloaded_before(
             break
         seen.add(before)
         text = gates.read_doc(os.path.join(store, f"{before}.md"))
-        meta = frontmatter.read_meta(text) if text is not None else None
-        if text is None or meta is None or not frontmatter.is_false(meta.get("consumed")):
+        split = frontmatter.split(text) if text is not None else None
+        if split is None or not split.has_frontmatter:
+            break
+        meta = frontmatter.parse(split.lines)  # one split, as `pending` reads a doc
+        if not frontmatter.is_false(meta.get("consumed")):
             break
         if meta.get("trigger", "").strip() not in (gates.AUTOMATIC, gates.PLAN):
             break
         nearest = nearest or before
         docs += 1
-        items += captured(frontmatter.split(text).body)[1]
+        items += captured(split.body)[1]
         before = meta.get("follows", "")
     if not items:
         return context, message

@@ -165,22 +165,21 @@ def filter_known(candidates: Iterable[Candidate], known: Iterable[str]) -> list[
     near = _Scorer(len(candidates) * len(known) <= PURE_MAX * 10)
     known_texts = [(near.process(_ITEM_NOISE.sub(" ", k).replace("-", " ")), k) for k in known]
     known_texts = [(p, k) for p, k in known_texts if p]
+    stems: dict[str, set[str]] = {}  # a known text's, stemmed once however many it matches
     kept = []
     for cand in candidates:
         text = near.process(cand.text)
         hits = [k for p, k in known_texts if _near(text, p, near, 88, plain=True)]
         if hits:
             own = content_stems(cand.text)
-            if any(_one_names_all(own, content_stems(k.replace("-", " "))) for k in hits):
+            for k in hits:
+                if k not in stems:
+                    stems[k] = content_stems(k.replace("-", " "))
+            # the same item said shorter or longer: one of the two names all the other does
+            if any(own <= stems[k] or stems[k] <= own for k in hits):
                 continue
         kept.append(cand)
     return kept
-
-
-def _one_names_all(a: set[str], b: set[str]) -> bool:
-    """Does one of two texts name everything the other does (the same item, said shorter or
-    longer), rather than each naming something of its own ("payout" and "coupon")?"""
-    return a <= b or b <= a
 
 
 def render_table(candidates: list[Candidate], numbers: list[int] | None = None) -> str:
