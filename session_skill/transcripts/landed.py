@@ -45,7 +45,7 @@ _FRAMING = frozenset(
     "limitation alternatively alternative option approach idea worth trying exploring "
     "would could like want prefer proceed shall should also instead another separate "
     "pass step task work thing things stuff part bit something anything everything "
-    "question questions around got never wait".split()
+    "question questions around got never wait thanks thank thx".split()
 )
 # Common enough that sharing only these says nothing; they count, but not alone.
 _GENERIC = frozenset(

@@ -477,6 +477,8 @@ class Loose:
                         # against nothing: what a pointer means is the reader's to judge.
                         before = _sentence_before(text, sentence)
                         then = None if before else with_next_clause(sentence, shown)
+                        if then is not None and not subject(then):
+                            shown, then = then, None  # "not now, thanks": names nothing
                         if before or then:
                             shown = f"{before} {shown}" if before else str(then)
                         elif self._reply_to is not None:

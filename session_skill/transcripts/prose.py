@@ -69,7 +69,8 @@ _ANSWER_START = Lazy(
     r"^\s*(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay|go\s+ahead|go\s+for\s+it|do\s+it"
     r"|don'?t|please|proceed|continue|sounds|agreed?|correct|right|exactly|absolutely"
     r"|definitely|both|neither|either|option|the\s+(?:first|second|third|former|latter)"
-    r"|lgtm|approved?)(?!\w)|^\s*(?:\d+|[a-d])[).:]",
+    r"|lgtm|approved?|not\s+(?:(?:right\s+)?now|yet|today|for\s+now)|maybe\s+later)(?!\w)"
+    r"|^\s*(?:\d+|[a-d])[).:]",
     re.IGNORECASE,
 )
 # A counter-proposal answers a question as surely as a yes: the user chose another way.

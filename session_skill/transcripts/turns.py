@@ -727,17 +727,26 @@ def _asks_nothing_new(said: str) -> bool:
         return False
     found = _SIGNED_OFF.search(text)
     if found is not None and found.start() > 0:
-        return _ASKS_WORK.search(text[: found.start()]) is None
+        return not _asks(text[: found.start()])
     own = _OWN_STEP.match(text)
     if own is not None:  # what they do themselves, then maybe what they ask for
-        rest = re.split(r"[.;!?]\s|,\s+(?:then|and)\s", text[own.end() :], maxsplit=1)
-        return len(rest) < 2 or _ASKS_WORK.search(rest[1]) is None
-    if _ASKS_WORK.search(text) is not None:
+        rest = re.split(r"(?<=[.;!?])\s|,\s+(?:then|and)\s", text[own.end() :], maxsplit=1)
+        return len(rest) < 2 or not _asks(rest[1])
+    if _asks(text):
         return False
     return _DECLINED.search(text) is not None or _only_puts_off(text)
 
 
 _SENTENCES = Lazy(r"(?<=[.!?])\s+")
+# A question of the user's own: "not now, thanks. do the tests pass?"
+_OWN_QUESTION = Lazy(r"\w[^.!?\n]*\?")
+
+
+def _asks(text: str) -> bool:
+    """Do these words of the user's ask for work, or ask something?"""
+    return _ASKS_WORK.search(text) is not None or _OWN_QUESTION.search(text) is not None
+
+
 # Stopping for now: "let's stop here for today", "let's call it a day".
 _STOP_HERE = Lazy(
     r"\b(?:let'?s|lets)\s+(?:stop|call\s+it|wrap\s+up)\s*(?:here|there|a\s+day)?"

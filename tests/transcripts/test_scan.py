@@ -3363,6 +3363,23 @@ def test_an_offer_the_last_words_put_off_is_left_open_as_put_off(
     assert [(c.type, c.text) for c in facts.candidates] == [("Deferred exploration", shown)]
 
 
+def test_an_offer_put_off_and_then_a_question_is_one_row_and_the_question_waits(
+    tmp_path: Path,
+) -> None:
+    """In "not now, thanks. do the tests pass?" the decline answers the offer — one row, the
+    offer put off, not the offer "moved on" past and a bare "not now, thanks" beside it —
+    and the question after it, which nothing answered, is the open request."""
+    records = [user("profile the import job, it takes 40 minutes"), say(_OFFERED),
+               user("not now, thanks. do the tests pass?")]  # fmt: skip
+    facts = run(tmp_path, records)
+    put_off = [(c.type, c.text) for c in facts.candidates if c.type == "Deferred exploration"]
+    assert put_off == [("Deferred exploration",
+                        "Want me to batch the category lookups? — not now, thanks")]  # fmt: skip
+    assert not [c for c in facts.candidates if c.type == "Unanswered question"]
+    assert facts.unfinished is not None
+    assert facts.unfinished.text.endswith("not now, thanks. do the tests pass?")
+
+
 def test_an_offer_put_off_in_a_few_words_lands_when_the_work_is_done(tmp_path: Path) -> None:
     records = [user("profile the import job, it takes 40 minutes"), say(_OFFERED),
                user("maybe later"), say("Sure."),
