@@ -182,6 +182,9 @@ _LEFT_OVER = Lazy(
       | \b(?:everything|all)\s+(?:else\s+)?(?:is\s+)?done\s+except\b
       | \blast\s+(?:piece|step)\s+left\b
       | \b(?:is|are)\s+next\W*$ | \bnext,?\s+(?:i'd|we'd|i\s+would|we\s+should|we\s+could)\b
+      # the work the reply meant to do next: "I'll do those next.", "Next I'll port the digest"
+      | \b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+\s+){1,5}?next\W*$
+      | \bnext,?\s+(?:i'll|we'll|i\s+will|we\s+will)\b
       | \b(?:need|needs)\s+to\s+be\s+(?:done|handled|fixed|addressed|tackled)\s+separately\b
       | \b(?:will|'ll)\s+need\s+to\s+(?:\w+\s+){1,4}?separately\b
       | \bworth\s+(?:\w+ing\s+)?(?:separately|in\s+a\s+(?:separate|follow[- ]?up)\b)

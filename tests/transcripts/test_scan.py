@@ -3482,6 +3482,13 @@ def test_a_few_words_after_a_reply_that_asked_for_them_go_on_with_the_request(
          "Production needs a sign-off from marketing first."),
         # …not what was looked at, nor an approval not needed
         ("Pushed. I checked the logs; no approval is needed for this repo.", None),
+        # the work it meant to do next, and never did
+        ("Fixed `session.py`. The `reports` and `digest` jobs still use the old token — "
+         "I'll do those next.",
+         "The `reports` and `digest` jobs still use the old token — I'll do those next."),
+        ("Fixed `session.py`. The refresh logic is still in the view; next, we'll move it "
+         "into the client.",
+         "The refresh logic is still in the view; next, we'll move it into the client."),
     ],
 )  # fmt: skip
 def test_what_a_closing_reply_waits_on_is_open(
