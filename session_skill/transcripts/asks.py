@@ -19,7 +19,9 @@ not opening like an answer or a counter-proposal, and sharing none of what the o
 about. An offer about nothing in particular ("Want me to also fix this?") is taken up by
 whatever the user says next. Any offer needs a reply in words: a reply that is only a
 pasted run (a shell prompt and its output, a log) shows what happened and takes up no
-offer, extra work or not. A reply that opens on a question of the user's own ("is 1 really a
+offer, extra work or not. Nor do thanks, praise or a goodbye alone ("nice", "thanks, that's
+all for today") answer anything but a check on the work ("Does that look right?"): the user
+left the question as it was. A reply that opens on a question of the user's own ("is 1 really a
 bug?", "what's the apk size hit for coil?") answers nothing yet: what was asked waits for
 the message after the answer, and is open if the session ends first.
 """
@@ -157,6 +159,8 @@ _EXTRA = Lazy(
 
 def answers(ask: Ask, reply: str) -> bool:
     """Does the user's next message (`reply`) answer `ask`?"""
+    if len(reply) <= 80 and _THANKS_ONLY.match(reply) and not _CHECK_IN.search(ask.text):
+        return False  # "nice", "thanks, that's all for today": no answer to "Should …?"
     if not ask.offer:
         return True
     if only_pasted(reply):
@@ -173,6 +177,26 @@ def answers(ask: Ask, reply: str) -> bool:
         return True
     offered = ask.options + tuple(_OR.split(ask.text)[1:]) if " or " in ask.text else ask.options
     return any(content_stems(option) & said for option in offered)
+
+
+# Thanks, praise or a goodbye, and nothing else: no answer to what was asked — except to a
+# question that asks the user to confirm the work ("Does that look right?").
+_THANKS_ONLY = Lazy(
+    r"""^\W*(?:(?:thanks?|thank\s+you|thx|ty|cheers|nice|cool|awesome|sweet
+      |(?:great|nice|good)\s+(?:job|work)|well\s+done|so\s+much|a\s+lot|very\s+much
+      |(?:that's|that\s+is|that'll\s+be)\s+(?:all|it)(?:\s+for\s+(?:now|today|tonight))?
+      |(?:done|good\s+enough)\s+for\s+(?:now|today|tonight)|calling\s+it\s+a\s+day
+      |(?:good)?bye|good\s*night|see\s+(?:you|ya)(?:\s+(?:later|tomorrow))?
+      |[👍🙏🎉🙌])[\s!.,:)]*)+$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_CHECK_IN = Lazy(
+    r"""\b(?:does|do|did|is|was|are)\s+(?:that|this|it|everything|all\s+(?:of\s+)?(?:that|this))
+        \s+(?:look|sound|seem|work|what|ok|okay|right|good|fine|correct|as\s+expected)
+      | ^\W*(?:sounds?|looks?|seems?)\s+(?:good|ok|okay|right|fine)\b | \bmake\s+sense\b
+      | \b(?:ok|okay|good|fine|happy)\s+with\s+(?:this|that|it|these|those)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
 
 
 # A question of the user's own in reply: it asks about the work ("is 1 really a bug?",

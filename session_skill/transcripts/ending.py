@@ -523,15 +523,24 @@ def announced(text: str) -> str | None:
 # pass." Not a check it could not make ("I couldn't verify the email flow": the work is
 # done, the check is a caveat), nor a failure set aside as not the work's own ("… still
 # fails; it is pre-existing").
-_STOPPED = Lazy(
-    rf"""\b(?:stopped|stopping|stop)\s+(?:here|there|at\s+that\s+point)\b(?!\s+to\b)
-      | \bstill\s+(?:fails?|failing|broken|crash(?:es|ing)?|errors?|erroring)\b
-      | \b(?:is|are)\s+still\s+(?:red|blocked)\b
+# (Said to have given up, as against a state reported: "X still fails" may be known and
+# accepted, and a "thanks" after it finishes the request — `Turns._stopped_before_thanks`.)
+_GAVE_UP_WORDS = rf"""\b(?:stopped|stopping|stop)\s+(?:here|there|at\s+that\s+point)\b(?!\s+to\b)
       | \b(?:i|we)\s+(?:{_COULD_NOT})
-        \s+(?:(?:finish|complete|fix|build|install)\b|get\s+[^.?!\n]{{1,40}}?\s+{_TO_WORK})""",
+        \s+(?:(?:finish|complete|fix|build|install)\b|get\s+[^.?!\n]{{1,40}}?\s+{_TO_WORK})"""
+_GAVE_UP = Lazy(_GAVE_UP_WORDS, re.IGNORECASE | re.VERBOSE)
+_STOPPED = Lazy(
+    rf"""{_GAVE_UP_WORDS}
+      | \bstill\s+(?:fails?|failing|broken|crash(?:es|ing)?|errors?|erroring)\b
+      | \b(?:is|are)\s+still\s+(?:red|blocked)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 _STOP_WORDS = ("stop", "still", "couldn't", "could not", "can't", "cannot", "able to", "unable")
+
+
+def gave_up(sentence: str) -> bool:
+    """Does this sentence of `stopped`'s say the work was left off, not how it stands?"""
+    return _GAVE_UP.search(sentence) is not None
 
 
 def stopped(text: str) -> str | None:

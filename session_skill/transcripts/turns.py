@@ -213,6 +213,7 @@ class Turns:
         # text, ts, seq, line, and the question a short reply answers (or how to find it)
         self._request: tuple[str, str | None, int, int, Asked] | None = None
         self._prev: tuple[Any, ...] | None = None  # the request before it, as it ended
+        self._acked: tuple[Any, ...] | None = None  # the request a "thanks" closed, so
         self._before: str | None = None  # the request the last one followed
         # The request in hand as a node of its thread of work: (text, the question it
         # answers, its words up to 13, the node of the request before, how many before)
@@ -256,6 +257,7 @@ class Turns:
         elif self.mention_only and self.second_text is None and not ack:
             self.second_text = clip(redact(text[: 4 * _REQUEST_CHARS]), _REQUEST_CHARS)
         if ack:
+            self._acked = self._state() if self._request is not None else None
             self._request = None
             self._thread = None
             return
@@ -405,7 +407,7 @@ class Turns:
     def unfinished(self, writes: int = 0) -> Unfinished | None:
         """The last request, when its work did not finish; `writes` as for `user`."""
         if self._request is None:
-            return None
+            return self._stopped_before_thanks(writes)
         said, ts, seq, line, asked = self._request
         closing = self._closing
         then: str | None = None
@@ -524,6 +526,28 @@ class Turns:
             self._prev = prev
             self._asking_answered = False
 
+    def _stopped_before_thanks(self, writes: int) -> Unfinished | None:
+        """The request a "thanks" or an "ok" closed, when its reply said the work stopped
+        undone ("38 of 40 pass; the other two need a new dependency, so I stopped there."):
+        thanking for it finishes nothing. (Other ways a reply leaves work waiting — a question,
+        a check handed back, a failure reported as still there — are the thanks' to answer.)"""
+        from session_skill.transcripts.ending import gave_up
+
+        acked = self._acked
+        if acked is None:
+            return None
+        kept = self._state()
+        self._restore(acked)
+        self._acked = None
+        try:
+            found = self.unfinished(writes)
+        finally:
+            self._restore(kept)
+            self._acked = acked
+        if found is None or found.stopped is None or not gave_up(found.stopped):
+            return None
+        return found
+
     def _state(self) -> tuple[Any, ...]:
         """The request in hand and how its turn went: what `unfinished` reads."""
         return (self._request, self._closing, self._ended_on, self._interrupted,
@@ -558,6 +582,7 @@ class Turns:
         # The request before, as its turn ended: the work in hand, if the session ends on
         # words of the user's that ask for nothing new ("let me find one", "exact is enough").
         self._prev = self._state()
+        self._acked = None
         # Redacted and clipped only if it is reported: most requests are finished.
         self._before = self._request[0] if self._request is not None else None
         self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line, asked)

@@ -2568,6 +2568,56 @@ def test_a_reply_that_says_the_work_stopped_undone_leaves_the_request_open(
 
 
 @pytest.mark.parametrize(
+    ("closing", "open_"),
+    [
+        ("Upgraded. 38 of 40 tests pass; the other two need `pydantic-settings`, a new "
+         "dependency, so I stopped there.", True),
+        ("Fixed the parser. I couldn't get the Windows build to pass.", True),
+        # a failure reported as it stands may be known and let be: the thanks close it
+        ("Bumped to 0.4.0 and committed. `test_windows_paths` is still failing.", False),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("thanks", ["thanks", "ok", "great, thx!"])
+def test_thanks_for_a_reply_that_stopped_undone_leaves_the_request_open(
+    tmp_path: Path, closing: str, open_: bool, thanks: str
+) -> None:
+    records = [user("get the ios build working again"), *_edit("t1", "router.dart"),
+               say(closing), user(thanks)]  # fmt: skip
+    facts = run(tmp_path, records)
+    if not open_:
+        assert facts.unfinished is None
+        return
+    assert facts.unfinished is not None
+    assert facts.unfinished.why == "the reply says the work stopped undone"
+    assert facts.unfinished.text.startswith("get the ios build working again — stopped: ")
+    # …and thanks for a new request's reply is about that one
+    records += [user("add a --verbose flag"), *_edit("t2", "cli.py"), say("Added."), user(thanks)]
+    assert run(tmp_path, records).unfinished is None
+
+
+@pytest.mark.parametrize(
+    ("asked", "reply", "open_"),
+    [
+        ("Should the PDF include the company logo?", "nice", True),
+        ("Should the PDF include the company logo?", "thanks, that's all for today", True),
+        ("Which page size do you want, A4 or Letter?", "cool, thx", True),
+        # …but thanks do answer a check on the work, and words answer anything
+        ("Does that look right?", "nice, thanks", False),
+        ("Should the PDF include the company logo?", "yes", False),
+        ("Should the PDF include the company logo?", "ok", False),
+        ("Should the PDF include the company logo?", "now add a total row", False),
+    ],
+)  # fmt: skip
+def test_thanks_alone_answer_no_question(
+    tmp_path: Path, asked: str, reply: str, open_: bool
+) -> None:
+    records = [user("export invoices as pdf"), *_edit("t1", "invoices.py"),
+               say(f"Added `GET /invoices/{{id}}.pdf`. {asked}"), user(reply)]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert (asked in texts) is open_, texts
+
+
+@pytest.mark.parametrize(
     ("last", "nothing_new"),
     [
         # words that ask for nothing new: the request before them is the work in hand
