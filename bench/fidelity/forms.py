@@ -300,6 +300,8 @@ _DEFERRALS = [
     "pagination later. fix the crash first",
     "leave pagination for the next release, fix the crash",
     "fix the crash. we need pagination too next week, remind me",
+    "fix the crash, we'll deal w/ pagination some other time",
+    "pagination is for another day, fix the crash",
 ]
 _NOT_DEFERRALS = [
     "fix the crash, then add pagination",
@@ -309,6 +311,7 @@ _NOT_DEFERRALS = [
     "forget about pagination, we're dropping it. fix the crash",
     "fix the crash in the users table",
     "the crash came back two days later, fix it",
+    "the crash came back another time, on the other day's build. fix it",
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails"]
 _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good", "great job",

@@ -374,7 +374,9 @@ RULES: tuple[Rule, ...] = (
         DEFERRED,
         "time day",
         r"""\b(?:for|till|until|to)\s+(?:another|some\s+other|a\s+(?:later|future|different))
-            \s+(?:time|day|session|sprint|release)\b""",
+            \s+(?:time|day|session|sprint|release)\b
+          # "we'll deal w/ old names some other time"
+          | \bsome\s+other\s+(?:time|day)\b""",
     ),
     _rule(
         "aside",
