@@ -302,6 +302,7 @@ _DEFERRALS = [
     "fix the crash. we need pagination too next week, remind me",
     "fix the crash, we'll deal w/ pagination some other time",
     "pagination is for another day, fix the crash",
+    "fix the crash. pagination we'll do eventually",
 ]
 _NOT_DEFERRALS = [
     "fix the crash, then add pagination",
@@ -312,6 +313,7 @@ _NOT_DEFERRALS = [
     "fix the crash in the users table",
     "the crash came back two days later, fix it",
     "the crash came back another time, on the other day's build. fix it",
+    "the crash eventually goes away if I restart, but fix it properly",
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails"]
 _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good", "great job",

@@ -203,6 +203,15 @@ RULES: tuple[Rule, ...] = (
         before=r"\b(?:let's|lets|we'll|i'll|ill|we\s+(?:can|could|should|will)|i\s+(?:can|will)"
         r"|(?:can|could)\s+we)\b[^.?!\n]{0,60}?",
     ),
+    # "french we'll pay someone eventually": "eventually" closing a clause, as "later" does
+    _rule(
+        "explicit",
+        DEFERRED,
+        "eventually",
+        r"\beventually\b(?!\s*[a-z0-9(])",
+        before=r"\b(?:let's|lets|we'll|i'll|ill|we\s+(?:can|could|should|will)|i\s+(?:can|will)"
+        r"|(?:can|could)\s+we)\b[^.?!\n]{0,60}?",
+    ),
     # "tomorrow we add the xlsx variant": the day first, then who does it
     _rule(
         "explicit",
