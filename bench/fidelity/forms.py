@@ -206,6 +206,10 @@ _OPEN_CLOSINGS = [
     "Fixed the parser. I can also add a --verbose flag if that would help.",
     "Fixed the parser. I'm happy to wire it into the import command next.",
     "Fixed the parser. Not sure if you want the old parser removed; I left it in place.",
+    # a check reported failing as the work stands
+    "Fixed the parser.\n\n- ✅ `cargo build`\n- ⚠️ `cargo test` — 2 failures in `tests/proxy.rs`",
+    "Fixed the parser.\n\nTesting: `cargo test` (fails: linking needs `libssl-dev` here)",
+    "Fixed the parser.\n\n`npm test`: 112 passed, 2 failed.",
 ]
 # A closing text that asks the user something, wherever in it and however put.
 _ASKING_CLOSINGS = [
@@ -256,6 +260,9 @@ def _led(lead: str) -> str:
 
 
 _QUIET_CLOSINGS = [
+    "Fixed the parser and the 2 failing tests; `npm test`: 114 passed, 0 failed.",
+    "Fixed the parser. It reproduced locally in 7 of 30 runs before; none in 100 since.",
+    "Fixed the parser. To rerun: open DAG Runs, select the three failed runs, then Clear.",
     "Done: the parser handles nested quotes now, and all 42 tests pass.",
     "Fixed. The root cause was an off-by-one in the slice; the test covers it now.",
     "Committed and pushed as a1b2c3d; the PR is open at #12 and CI is green.",

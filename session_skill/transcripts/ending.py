@@ -145,9 +145,36 @@ _LEFT_WORDS = recache.compile(
         # "Once Sara has regenerated the certificate, re-run the failed workflow."
         "|, re-run|, rerun|, run |, merge|, deploy|, redeploy|, push|, restart|, apply"
         "|, rebuild|, retry|, trigger|, publish|, release|, rotate|, update|, enable"
-        "|, remove".split("|")
+        "|, remove|fail|error|❌|⚠".split("|")
     )
 )
+# A check the closing text reports failing now: "⚠️ `cargo test` — 2 failures in
+# tests/proxy.rs", "`cargo test` (fails: linking needs libssl-dev)", "3 tests fail on CI".
+_FAILS_NOW = Lazy(
+    r"""(?:^|\s)(?:❌|⚠️?)(?!\s*(?:none|no\b))
+      | \(\s*(?:fails?|failed|failing|errors?)\b
+      | \b(?:\d+|two|three|four|five|six|several|some|a\s+few)\s+(?:[\w`.-]+\s+){0,2}?
+        (?:failures?|failing|failed(?!\s+[a-z])|errors?|fail)\b
+        (?!\s+(?:before|earlier|previously)\b)
+      | \b(?:fails|failing)\s*(?:[:—–(]|\s-\s|\b(?:with|on|in|because|since|at)\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# …and what says it is no longer so, or never was: "fixed the 2 failures", "0 failed".
+_FAILS_NOT = Lazy(
+    r"""\b(?:fix(?:ed|es|ing)?|resolv(?:ed|es|ing)|address(?:ed|es|ing)|handl(?:ed|es|ing)
+      |no|zero|without|were|was|used\s+to|had|before|earlier|previously|expected\s+to\s+fail
+      |expected\s+failures?|should|would|will|if|when|whenever|unless)\b
+      | (?:^|\s)0\s""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _fails_now(sentence: str) -> bool:
+    """Does `sentence` report a check failing as the work stands?"""
+    found = _FAILS_NOW.search(sentence)
+    return found is not None and not _FAILS_NOT.search(sentence)
+
+
 # A failure the session saw and set aside as not its own: still broken.
 _SET_ASIDE = Lazy(
     r"""\b(?:pre-?existing|unrelated\s+to\s+(?:this|our|the|my|these))\b[^.!?\n]{0,80}?
@@ -439,7 +466,9 @@ def caveats(
     if not marks and not left:
         return found  # most closing texts: no word any of the patterns below needs
     for sentence, _item in _units(tail):
-        if not _is_prose(sentence) or sentence.rstrip().endswith(("?", ":")):
+        # (A check's result is rarely prose: "`npm test`: 112 passed, 2 failed.")
+        failing = ideas and left and len(sentence.split()) >= 3 and _fails_now(sentence)
+        if not failing and (not _is_prose(sentence) or sentence.rstrip().endswith(("?", ":"))):
             continue  # a question (`asks`), or a lead-in: what it introduces follows it
         said = sentence.lower()
         marked = classify(sentence, said) if marks else None
@@ -454,6 +483,7 @@ def caveats(
                     or _SET_ASIDE.search(sentence)
                     or _UNCHECKED.search(sentence)
                     or _LEFT_OVER.search(sentence)
+                    or failing
                 )
             ):
                 if _AS_DECIDED.search(sentence):
