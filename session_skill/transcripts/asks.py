@@ -17,13 +17,15 @@ offer of extra work — one that says "also", "too", "as well", "separately", "a
 step without taking it up, so it stays open when the reply says nothing of it — not short,
 not opening like an answer or a counter-proposal, and sharing none of what the offer is
 about. An offer about nothing in particular ("Want me to also fix this?") is taken up by
-whatever the user says next. Any offer needs a reply in words: a reply that is only a
-pasted run (a shell prompt and its output, a log) shows what happened and takes up no
-offer, extra work or not. Nor do thanks, praise or a goodbye alone ("nice", "thanks, that's
-all for today") answer anything but a check on the work ("Does that look right?"): the user
-left the question as it was. A reply that opens on a question of the user's own ("is 1 really a
-bug?", "what's the apk size hit for coil?") answers nothing yet: what was asked waits for
-the message after the answer, and is open if the session ends first.
+whatever the user says next — unless its sentence says what "this" is first ("`weekly.py`
+has the same bug — want me to fix it too?"): then the reply must say something of that.
+Any offer needs a reply in words: a reply that is only a pasted run (a shell prompt and its
+output, a log) shows what happened and takes up no offer, extra work or not. Nor do thanks,
+praise or a goodbye alone ("nice", "thanks, that's all for today") answer anything but a
+check on the work ("Does that look right?"): the user left the question as it was. A reply
+that opens on a question of the user's own ("is 1 really a bug?", "what's the apk size hit
+for coil?") answers nothing yet: what was asked waits for the message after the answer, and
+is open if the session ends first.
 """
 
 from __future__ import annotations
@@ -171,6 +173,8 @@ def answers(ask: Ask, reply: str) -> bool:
         return True
     wanted = {s for s in subject(_offered(ask.text)) if s not in GENERIC_STEMS}
     if len(wanted) < 2:
+        wanted |= _pointed_at(ask)
+    if len(wanted) < 2:
         return True  # "Want me to fix this?": the next instruction is the answer
     said = content_stems(reply)
     if wanted & said:
@@ -214,6 +218,19 @@ def asks_back(reply: str) -> bool:
     counter-proposal ("what about X?") nor a request ("can you …?")? It leaves the question
     it replies to open, to be answered by the message after it."""
     return "?" in reply[:200] and _ASKS_BACK.match(reply) is not None and not direct_reply(reply)
+
+
+# What an offer points back at: "… has the same bug — want me to fix it too?"
+_POINTER = Lazy(r"\b(?:it|this|that|them|these|those|there|the\s+same)\b", re.IGNORECASE)
+
+
+def _pointed_at(ask: Ask) -> set[str]:
+    """What an offer that names nothing itself ("want me to fix it too?") is about: the
+    words before it in its sentence ("I noticed `reports/weekly.py` has the same bug — …")."""
+    found = _OFFER.search(ask.text)
+    if found is None or found.start() == 0 or not _POINTER.search(ask.text[found.end() :]):
+        return set()
+    return {s for s in subject(ask.text[: found.start()]) if s not in GENERIC_STEMS}
 
 
 def _offered(text: str) -> str:

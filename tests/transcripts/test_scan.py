@@ -961,6 +961,27 @@ def test_question_answered_or_left(tmp_path: Path, reply: str, answered: bool) -
     assert rest == [("unfinished", f"the last request; {why}")]
 
 
+@pytest.mark.parametrize(
+    ("reply", "answered"),
+    [
+        ("run the full suite first", False),
+        ("sure, and the monthly one as well", True),
+        ("weekly.py is getting deleted next sprint, no need", True),
+    ],
+)
+def test_an_offer_naming_nothing_itself_is_about_what_it_points_back_at(
+    tmp_path: Path, reply: str, answered: bool
+) -> None:
+    """ "want me to fix it too?" names nothing itself: it is about the words before it in its
+    sentence, so an instruction that says nothing of them leaves it open."""
+    offer = "I noticed `reports/weekly.py` has the same bug — want me to fix it too?"
+    records = [user("fix the timezone bug in reports/daily.py"), *_edit("t1", "daily.py"),
+               say(f"Fixed: the day boundary uses the account's timezone. {offer}"),
+               user(reply), say("Done.")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert (offer not in texts) is answered, texts
+
+
 def test_question_before_an_options_list(tmp_path: Path) -> None:
     text = (
         "Two ways to do this. Which approach do you prefer for the cache?\n\n"
