@@ -367,6 +367,9 @@ _OPENERS = [
     ("https://github.com/acme/uploader/issues/42", True),
     ("https://acme.atlassian.net/browse/UP-12 can you take this one", True),
     ("https://github.com/acme/uploader", False),
+    # a question, answered with no change: the work asked after it is the session's
+    ("how does the upload client handle timeouts?", False),
+    ("quick question: why is the upload so slow on big files?", False),
 ]
 # (a command's prompt, typed with no arguments): the Goal names the work typed after it
 _COMMANDS = [

@@ -231,6 +231,9 @@ class Turns:
         self._plan_call: str | None = None  # the ExitPlanMode call that gave it
         self._proposed: str | None = None  # the last plan a Codex reply proposed
         self._goal: str | None = None  # the first request that could be the goal
+        # …when it only asked something ("how does the limiter pick its key?"): the file
+        # writes then, so a request of work after an answer that changed nothing replaces it
+        self._goal_asked: int | None = None
         self.recap_lead: str | None = None  # of Claude Code's latest recap (`recap`)
         self.thread_goal: str | None = None  # what `/goal` set (Codex, Claude Code), redacted
 
@@ -264,8 +267,14 @@ class Turns:
         if event.refusing and self._request is not None:
             # How to go on with the request in hand: the request is still what is asked.
             text = f"{self._request[0][:_REQUEST_CHARS]} — {text}"
-        if self._goal is None and could_be_goal(text):
-            self._goal = without_pastes(_THINK_WORD.sub("", text[: 4 * _REQUEST_CHARS]))
+        if (self._goal is None or self._goal_asked == writes) and could_be_goal(text):
+            asking = _ONLY_ASKS.match(text) is not None and "\n" not in text.strip()
+            if self._goal is None or not asking:
+                goal = without_pastes(_THINK_WORD.sub("", text[: 4 * _REQUEST_CHARS]))
+                if self._goal is not None and _POINTS_BACK.search(goal[:200]):
+                    goal = f"{self._goal} — {goal}"  # "… the bucket key? — make it use …"
+                self._goal = goal
+                self._goal_asked = writes if asking and self._goal_asked is None else -1
         words = len(text.split(None, 12))  # without splitting it all
         short = words <= 4
         # A reply of a few more words to the question the turn ended on ("segmented control,
@@ -796,6 +805,15 @@ def _only_puts_off(text: str) -> bool:
             return False
         put_off = True
     return put_off
+
+
+# A request that only asks how things are: "how does the rate limiter pick the bucket key?"
+# (not "can you …?", which asks for work).
+_ONLY_ASKS = Lazy(
+    rf"^\W*(?:(?:hey|hi|ok|so|and|also|but|quick\s+question)[,.!:\s]+)*(?:{QUESTION_WORDS})\b"
+    r"[^\n]*\?\W*$",
+    re.IGNORECASE,
+)
 
 
 def could_be_goal(text: str) -> bool:

@@ -2199,6 +2199,30 @@ def test_an_opener_or_a_pasted_error_is_not_the_goal(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("then", "goal"),
+    [
+        ("make it use the user id when logged in",
+         "how does the rate limiter pick its key? — make it use the user id when logged in"),
+        ("Add retry with backoff to the upload client",
+         "Add retry with backoff to the upload client"),
+        # …a second question is not the work
+        ("and where is the key logged?", "how does the rate limiter pick its key?"),
+    ],
+)  # fmt: skip
+def test_a_question_answered_with_no_change_gives_the_goal_to_the_work_asked_next(
+    tmp_path: Path, then: str, goal: str
+) -> None:
+    asked = [user("how does the rate limiter pick its key?"), say("The API key, else the IP.")]
+    facts = run(tmp_path, [*asked, user(then), *_edit("t1", "limiter.py"), say("Done.")])
+    assert facts.goal == goal
+    # …but a question whose answer changed files was the work
+    changed = [user("how does the rate limiter pick its key?"), *_edit("t0", "limiter.py"),
+               say("The API key, else the IP; I fixed a typo in it too.")]  # fmt: skip
+    facts = run(tmp_path, [*changed, user(then), *_edit("t1", "limiter.py"), say("Done.")])
+    assert facts.goal == "how does the rate limiter pick its key?"
+
+
+@pytest.mark.parametrize(
     ("first", "named"),
     [
         ("https://github.com/acme/uploader/issues/42", True),
