@@ -210,6 +210,10 @@ _OPEN_CLOSINGS = [
     "Fixed the parser.\n\n- ✅ `cargo build`\n- ⚠️ `cargo test` — 2 failures in `tests/proxy.rs`",
     "Fixed the parser.\n\nTesting: `cargo test` (fails: linking needs `libssl-dev` here)",
     "Fixed the parser.\n\n`npm test`: 112 passed, 2 failed.",
+    # a stopgap, a step due before the next release, a switch left off
+    "Pinned `sharp` to 0.32 — a temporary workaround until the upstream fix for node 22 lands.",
+    "Fixed the parser. **Note:** the migration must run before the next deploy.",
+    "Fixed the parser. The new parser is still off in production.",
 ]
 # A closing text that asks the user something, wherever in it and however put.
 _ASKING_CLOSINGS = [
@@ -260,6 +264,8 @@ def _led(lead: str) -> str:
 
 
 _QUIET_CLOSINGS = [
+    "Fixed the parser. The lock must be taken before writing, so I moved it up.",
+    "Fixed the parser. The old parser is still off, as agreed; the new one still offers CRLF.",
     "Fixed the parser and the 2 failing tests; `npm test`: 114 passed, 0 failed.",
     "Fixed the parser. It reproduced locally in 7 of 30 runs before; none in 100 since.",
     "Fixed the parser. To rerun: open DAG Runs, select the three failed runs, then Clear.",

@@ -44,7 +44,7 @@ _NOT_YET = Lazy(
     r"""(?:\bstill\s+(?:says|shows|has|have|points?|uses|needs?|refers|reads|references|lists
           |contains|mentions|open|pending|missing|broken|failing|red|blocked|unresolved|untested
           |unverified|uncommitted|untracked|unpushed|in\s+progress|to\s+do|todo|hangs?|empty
-          |stale|out\s+of\s+date|wrong|not\b)
+          |stale|out\s+of\s+date|wrong|not\b|off\b|disabled)
       | (?:\bnot|n't|\bnever)\s+(?:been\s+|be\s+)?(?:yet\s+)?(?:pushed|committed|merged|deployed
           |tested|verified|run|exercised|released|published|checked|confirmed|wired|implemented
           |covered|handled|supported|migrated|updated|fixed|done|finished|touched|changed
@@ -145,7 +145,7 @@ _LEFT_WORDS = recache.compile(
         # "Once Sara has regenerated the certificate, re-run the failed workflow."
         "|, re-run|, rerun|, run |, merge|, deploy|, redeploy|, push|, restart|, apply"
         "|, rebuild|, retry|, trigger|, publish|, release|, rotate|, update|, enable"
-        "|, remove|fail|error|❌|⚠".split("|")
+        "|, remove|fail|error|❌|⚠|temporar|stopgap|upstream|before".split("|")
     )
 )
 # A check the closing text reports failing now: "⚠️ `cargo test` — 2 failures in
@@ -224,6 +224,15 @@ _LEFT_OVER = Lazy(
         |could\s+be)\b
       | \b(?:one|the\s+only|the\s+last)\s+remaining\s+(?:issue|problem|failure|bug|gap|step
         |item|thing|piece|blocker|error|test)s?\s*(?::|—|–|\bis\b|\bare\b)
+      # a stopgap, to be undone: "a temporary workaround until the upstream fix lands"
+      | \btemporary\s+(?:workaround|hack|fix|patch|pin|measure|solution)\b | \bstopgap\b
+      | \buntil\s+(?:the\s+)?upstream\b
+      # a step due before the next release of the work: "the migration must run before the
+      # next deploy"
+      | \b(?:must|needs?\s+to|has\s+to|have\s+to)\s+(?:be\s+)?(?:\w+\s+){0,2}?before\s+
+        (?:the\s+next\s+|you\s+|we\s+|it\s+|this\s+)?(?:deploy|deploying|deployment|release
+        |releasing|merge|merging|merges|ship|ships|shipping|goes\s+live|going\s+live|rollout
+        |rolling\s+out|prod|production)\b
       | \b(?:i've|i\s+have)\s+stopped\s+here\b | \bi'll\s+stop\s+here\b
       | \b(?:i'm|i\s+am)\s+stopping\s+here\b""",
     re.IGNORECASE | re.VERBOSE,
@@ -248,7 +257,7 @@ _YOURS = Lazy(
 _AS_DECIDED = Lazy(
     r"""\b(?:as\s+you\s+(?:said|asked|requested|wanted|suggested|preferred)|as\s+requested
       |per\s+your\s+(?:request|call|instructions?|note)|by\s+your\s+(?:call|choice|request)
-      |at\s+your\s+request|like\s+you\s+(?:said|asked))\b""",
+      |at\s+your\s+request|like\s+you\s+(?:said|asked)|as\s+(?:agreed|discussed|planned))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # "Still passes" is done, not open.
