@@ -214,6 +214,7 @@ _OPEN_CLOSINGS = [
     "Pinned `sharp` to 0.32 — a temporary workaround until the upstream fix for node 22 lands.",
     "Fixed the parser. **Note:** the migration must run before the next deploy.",
     "Fixed the parser. The new parser is still off in production.",
+    "Wired the parser into the import. I need the sample file from your bank to test it.",
 ]
 # A closing text that asks the user something, wherever in it and however put.
 _ASKING_CLOSINGS = [
@@ -264,6 +265,7 @@ def _led(lead: str) -> str:
 
 
 _QUIET_CLOSINGS = [
+    "Fixed the parser. I needed the sample from the fixtures folder, which had the CRLF case.",
     "Fixed the parser. The lock must be taken before writing, so I moved it up.",
     "Fixed the parser. The old parser is still off, as agreed; the new one still offers CRLF.",
     "Fixed the parser and the 2 failing tests; `npm test`: 114 passed, 0 failed.",

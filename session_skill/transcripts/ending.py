@@ -136,7 +136,7 @@ _LEFT_WORDS = recache.compile(
         # …with a word between ("isn't fully covered", "isn't really tested"; "yet" is above)
         "|n't fully|not fully|n't really|not really"
         "|you should|you can now|remember to|forget to|for you to|to you|you're ready|you are ready"
-        "|your call|up to you|yours to|your side|need your|needs your|require|manual"
+        "|your call|up to you|yours to|your side|need your|needs your|from you|require|manual"
         "|pre-existing|preexisting|unrelated"
         "|couldn't|could not|can't|cannot|able to|unable|leaves|left|only|except|next"
         "|separately|stopped here|stopping here|stop here|once you|when you|after you"
@@ -245,6 +245,9 @@ _YOURS = Lazy(
       # "I'll leave the README's API section to you": work handed over
       | \b(?:leave|leaving|left)\s+(?!you\b)[^.?!\n]{1,60}?\s+to\s+you\b
       | your\s+call | up\s+to\s+you | yours\s+to | on\s+your\s+side | needs?\s+your
+      # "I need the DSN from your Sentry project to test it end to end"
+      | \b(?:i|we)(?:'ll|\s+will)?\s+(?:still\s+)?need\s+
+        (?:your\b|[^.?!\n]{1,60}?\bfrom\s+(?:you|your)\b)
       | requires?\s+(?:your|you\s+to|manual) | manual(?:ly)?\s+(?:step|test|check|run|verif)
       | (?:once|when|after)\s+you(?:'ve|\s+have)?\s+[^.?!\n]{1,60}?,\s*(?:i|we)\s+can\b
       # "Once Sara has regenerated the certificate, re-run the failed workflow."

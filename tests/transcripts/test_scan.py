@@ -3458,6 +3458,19 @@ def test_an_offer_the_last_words_put_off_is_left_open_as_put_off(
     assert [(c.type, c.text) for c in facts.candidates] == [("Deferred exploration", shown)]
 
 
+@pytest.mark.parametrize("typed", ["thats", "that's"])
+def test_a_deferral_typed_without_its_apostrophe_is_shown_with_what_it_puts_off(
+    tmp_path: Path, typed: str
+) -> None:
+    """ "but thats for later" names nothing — "thats" is "that's" — so it is shown with what
+    its sentence said before it, not alone."""
+    said = f"also the export button is broken on safari but {typed} for later"
+    records = [user(f"fix the csv export header. {said}"), *_edit("t1", "export.py"),
+               say("Fixed the header row."), user("thx")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert texts == [said], texts
+
+
 def test_an_offer_put_off_and_then_a_question_is_one_row_and_the_question_waits(
     tmp_path: Path,
 ) -> None:
