@@ -34,7 +34,7 @@ STOPWORDS = frozenset(
     "want was way well were what when where which while who why will with would yes yet you "
     "your yours shall might may i'll i'm i've we'll we're we've you'll you're don't doesn't "
     "didn't isn't aren't won't can't okay ok also maybe perhaps probably really actually "
-    # …as typed without the apostrophe
+    # pointers that name nothing, typed with the apostrophe or without
     "thats whats theres heres that's what's there's here's".split()
 )
 # Words that make a sentence a loose end, or frame a question, but say nothing about what.

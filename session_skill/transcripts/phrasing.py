@@ -53,6 +53,14 @@ _TERSE = (
 )
 
 
+# Who will do it, said before when: "let's do the backfill tomorrow", "we'll pay someone
+# eventually".
+_WE_WILL = (
+    r"\b(?:let's|lets|we'll|i'll|ill|we\s+(?:can|could|should|will)|i\s+(?:can|will)"
+    r"|(?:can|could)\s+we)\b[^.?!\n]{0,60}?"
+)
+
+
 def _rule(
     name: str, kind: str, words: str, pattern: str, flags: int = _I, before: str | None = None
 ) -> Rule:
@@ -200,8 +208,7 @@ RULES: tuple[Rule, ...] = (
         DEFERRED,
         "tomorrow week monday weekend",
         r"\b(?:tomorrow|next\s+week|on\s+monday|after\s+the\s+weekend|over\s+the\s+weekend)\b",
-        before=r"\b(?:let's|lets|we'll|i'll|ill|we\s+(?:can|could|should|will)|i\s+(?:can|will)"
-        r"|(?:can|could)\s+we)\b[^.?!\n]{0,60}?",
+        before=_WE_WILL,
     ),
     # "french we'll pay someone eventually": "eventually" closing a clause, as "later" does
     _rule(
@@ -209,8 +216,7 @@ RULES: tuple[Rule, ...] = (
         DEFERRED,
         "eventually",
         r"\beventually\b(?!\s*[a-z0-9(])",
-        before=r"\b(?:let's|lets|we'll|i'll|ill|we\s+(?:can|could|should|will)|i\s+(?:can|will)"
-        r"|(?:can|could)\s+we)\b[^.?!\n]{0,60}?",
+        before=_WE_WILL,
     ),
     # "tomorrow we add the xlsx variant": the day first, then who does it
     _rule(

@@ -213,7 +213,7 @@ class Turns:
         # text, ts, seq, line, and the question a short reply answers (or how to find it)
         self._request: tuple[str, str | None, int, int, Asked] | None = None
         self._prev: tuple[Any, ...] | None = None  # the request before it, as it ended
-        self._acked: tuple[Any, ...] | None = None  # the request a "thanks" closed, so
+        self._acked: tuple[Any, ...] | None = None  # the request a "thanks" closed, as it ended
         self._before: str | None = None  # the request the last one followed
         # The request in hand as a node of its thread of work: (text, the question it
         # answers, its words up to 13, the node of the request before, how many before)
@@ -524,16 +524,7 @@ class Turns:
         prev = self._prev
         if prev is None or prev[0] is None or prev[2] is None:
             return None
-        kept = self._state()
-        self._restore(prev)
-        self._prev = None
-        self._asking_answered = answered
-        try:
-            return self.unfinished(writes)
-        finally:
-            self._restore(kept)
-            self._prev = prev
-            self._asking_answered = False
+        return self._as_it_ended(prev, writes, answered)
 
     def _stopped_before_thanks(self, writes: int) -> Unfinished | None:
         """The request a "thanks" or an "ok" closed, when its reply said the work stopped
@@ -542,20 +533,28 @@ class Turns:
         a check handed back, a failure reported as still there — are the thanks' to answer.)"""
         from session_skill.transcripts.ending import gave_up
 
-        acked = self._acked
-        if acked is None:
+        if self._acked is None:
             return None
-        kept = self._state()
-        self._restore(acked)
-        self._acked = None
-        try:
-            found = self.unfinished(writes)
-        finally:
-            self._restore(kept)
-            self._acked = acked
+        found = self._as_it_ended(self._acked, writes)
         if found is None or found.stopped is None or not gave_up(found.stopped):
             return None
         return found
+
+    def _as_it_ended(
+        self, state: tuple[Any, ...], writes: int, answered: bool = False
+    ) -> Unfinished | None:
+        """`unfinished` of an earlier request, its turn's `state` as it ended (`_state`), as
+        if the session had ended there; the state in hand is put back after."""
+        kept = (self._state(), self._prev, self._acked)
+        self._restore(state)
+        self._prev = self._acked = None
+        self._asking_answered = answered
+        try:
+            return self.unfinished(writes)
+        finally:
+            self._restore(kept[0])
+            self._prev, self._acked = kept[1], kept[2]
+            self._asking_answered = False
 
     def _state(self) -> tuple[Any, ...]:
         """The request in hand and how its turn went: what `unfinished` reads."""
