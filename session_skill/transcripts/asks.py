@@ -38,6 +38,7 @@ from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
     _OR,
     QUESTION_WORDS,
+    THANKS,
     _units,
     direct_reply,
     only_pasted,
@@ -186,13 +187,8 @@ def answers(ask: Ask, reply: str) -> bool:
 # Thanks, praise or a goodbye, and nothing else: no answer to what was asked — except to a
 # question that asks the user to confirm the work ("Does that look right?").
 _THANKS_ONLY = Lazy(
-    r"""^\W*(?:(?:thanks?|thank\s+you|thx|ty|cheers|nice|cool|awesome|sweet
-      |(?:great|nice|good)\s+(?:job|work)|well\s+done|so\s+much|a\s+lot|very\s+much
-      |(?:that's|that\s+is|that'll\s+be)\s+(?:all|it)(?:\s+for\s+(?:now|today|tonight))?
-      |(?:done|good\s+enough)\s+for\s+(?:now|today|tonight)|calling\s+it\s+a\s+day
-      |(?:good)?bye|good\s*night|see\s+(?:you|ya)(?:\s+(?:later|tomorrow))?
-      |[👍🙏🎉🙌])[\s!.,:)]*)+$""",
-    re.IGNORECASE | re.VERBOSE,
+    rf"^\W*(?:(?:{THANKS}|(?:great|nice|good)\s+(?:job|work)|[👍🙏🎉🙌])[\s!.,:)]*)+$",
+    re.IGNORECASE,
 )
 _CHECK_IN = Lazy(
     r"""\b(?:does|do|did|is|was|are)\s+(?:that|this|it|everything|all\s+(?:of\s+)?(?:that|this))

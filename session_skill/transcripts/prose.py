@@ -73,6 +73,14 @@ _ANSWER_START = Lazy(
     r"|^\s*(?:\d+|[a-d])[).:]",
     re.IGNORECASE,
 )
+# Thanks, praise and a goodbye, as alternatives of a pattern: what `turns._ACK` (a message
+# that closes the work in hand) and `asks._THANKS_ONLY` (one that answers no question) share.
+THANKS = (
+    r"thanks?|thank\s+you|thx|ty|nice|cool|awesome|sweet|so\s+much|a\s+lot|very\s+much"
+    r"|well\s+done|cheers|(?:good)?bye|good\s*night|see\s+(?:you|ya)(?:\s+(?:later|tomorrow))?"
+    r"|(?:that's|that\s+is|that'll\s+be)\s+(?:all|it)(?:\s+for\s+(?:now|today|tonight))?"
+    r"|(?:good\s+enough|done)\s+for\s+(?:now|today|tonight)|calling\s+it\s+a\s+day"
+)
 # A counter-proposal answers a question as surely as a yes: the user chose another way.
 _COUNTER_START = Lazy(
     r"^\s*(?:how\s+about|what\s+about|what\s+if|why\s+(?:don'?t|not)\b|instead\b|rather\b"

@@ -51,6 +51,7 @@ from session_skill.transcripts.prose import (
     _ANSWER_START,
     _FENCE,
     QUESTION_WORDS,
+    THANKS,
     clip,
     mostly_pasted,
     redact,
@@ -89,21 +90,17 @@ _FIRST_SENTENCE = Lazy(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
 _RECAP_TAIL = Lazy(r"\s*\((?:disable|turn\s+off)\s+recaps\s+in\s+/config\)\s*$", re.IGNORECASE)
 _RECAP_LABEL = Lazy(r"^(?:overall\s+)?goal\s*:\s*", re.IGNORECASE)
 _ACK = Lazy(
-    r"^\s*(?:(?:thanks?|thank\s+you|thx|ty|great|nice|perfect|cool|awesome|excellent|good"
+    rf"^\s*(?:(?:{THANKS}|great|perfect|excellent|good"
     r"|lgtm|ok(?:ay)?|sounds\s+good|looks\s+good|works(?:\s+(?:great|now|fine))?"
     r"|(?:it|that)\s+(?:worked|works|fixed\s+it|did\s+it|did\s+the\s+trick)|nailed\s+it"
     r"|(?:(?:it's|it\s+is)\s+)?(?:working|fixed)(?:\s+now)?|all\s+(?:working|green|passing)"
-    r"|got\s+it|understood|wonderful|amazing|brilliant|sweet"
-    r"|so\s+much|a\s+lot|very\s+much|all\s+good|yay"
+    r"|got\s+it|understood|wonderful|amazing|brilliant|all\s+good|yay"
     # a job well done, and a goodbye: "great job", "that's all for today", "bye"
-    r"|(?:good|great|nice|awesome)\s+(?:job|work)|well\s+done|cheers|(?:good)?bye|good\s*night"
-    r"|see\s+(?:you|ya)(?:\s+(?:later|tomorrow))?|cya|(?:that's|that\s+is|that'll\s+be)\s+"
-    r"(?:all|it)(?:\s+for\s+(?:now|today|tonight))?|(?:we're|we\s+are|i'm|i\s+am)\s+done"
+    r"|(?:good|great|nice|awesome)\s+(?:job|work)|cya|(?:we're|we\s+are|i'm|i\s+am)\s+done"
     r"(?:\s+(?:here|for\s+(?:now|today|tonight)))?|[👍🙏🎉✅🙌💯❤️👌]"
     # what the user does next themselves: "great, pushing", "merged, thanks", "sent"
     r"|pushing|merging|deploying|shipping|releasing|pushed|merged|deployed|shipped|released"
-    r"|sent|applied|(?:good\s+enough|done)\s+for\s+(?:now|today|tonight)|calling\s+it\s+a\s+day"
-    r"|looks\s+(?:great|right|fine)|lgtm"
+    r"|sent|applied|looks\s+(?:great|right|fine)"
     r")[\s!.,:)]*)+$",
     re.IGNORECASE,
 )
