@@ -215,6 +215,14 @@ _OPEN_CLOSINGS = [
     "Fixed the parser. **Note:** the migration must run before the next deploy.",
     "Fixed the parser. The new parser is still off in production.",
     "Wired the parser into the import. I need the sample file from your bank to test it.",
+    # what the work looked for and did not find, work done in part, or waiting on something
+    "Looked into it: I wasn't able to find where the config is loaded.",
+    "Sped up the parser. The small-file benchmark shows a 3% regression I couldn't explain.",
+    "Fixed the crash. This is only a partial fix — the root cause is in the tokenizer.",
+    "Opened #57 as a draft until the screenshots are added.",
+    "Stubbed the v2 routes. Once #42 is merged I can rebase this and fill in the handlers.",
+    "The migration for the email index is written but not applied to any database.",
+    "Fixed the race. Follow-up: give each worker its own temp dir.",
 ]
 # A closing text that asks the user something, wherever in it and however put.
 _ASKING_CLOSINGS = [
@@ -290,6 +298,9 @@ _QUIET_CLOSINGS = [
     "Fixed the crash. The only remaining failure was a flaky test, which I fixed too.",
     "Fixed the crash. Once I had the fixture, I could reproduce it; the test covers it now.",
     "Fixed the crash. I considered adding a cache, but the lookups are fast enough.",
+    "Renamed it everywhere; I couldn't find any other callers of the old name.",
+    "Fixed the crash. Once the lock is released, the next writer goes ahead as before.",
+    "Fixed the crash; the follow-up tests from the review pass too.",
 ]
 _DEFERRALS = [
     "let's do the pagination later, first fix the crash",

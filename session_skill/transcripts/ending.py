@@ -56,6 +56,10 @@ _NOT_YET = Lazy(
       | \b(?:doesn't|does\s+not|don't|do\s+not)\s+(?:cover|handle|support|include|address)\b
           [^.?!\n]{0,40}\byet\b
       | \bnot\s+yet\b | \byet\s+to\b
+      # "The migration is written but not applied."
+      | \bbut\s+not\s+(?:yet\s+)?(?:applied|run|pushed|merged|deployed|released|published
+          |committed|tested|verified|wired|hooked\s+up|enabled|registered|installed|executed
+          |migrated)\b
       | \b(?:untracked|uncommitted|unpushed|unmerged|unverified|untested|unexercised)\b
       | \b(?:remains?|stays?)\s+(?:open|pending|untracked|uncommitted|unverified|a\s+stub
           |a\s+placeholder|unresolved|to\s+be)\b | \bremains?\s+(?:a\s+)?to-?do\b
@@ -145,7 +149,8 @@ _LEFT_WORDS = recache.compile(
         # "Once Sara has regenerated the certificate, re-run the failed workflow."
         "|, re-run|, rerun|, run |, merge|, deploy|, redeploy|, push|, restart|, apply"
         "|, rebuild|, retry|, trigger|, publish|, release|, rotate|, update|, enable"
-        "|, remove|fail|error|❌|⚠|temporar|stopgap|upstream|before".split("|")
+        "|, remove|fail|error|❌|⚠|temporar|stopgap|upstream|before|but not|partial|draft"
+        "|once ".split("|")
     )
 )
 # A check the closing text reports failing now: "⚠️ `cargo test` — 2 failures in
@@ -195,6 +200,12 @@ _UNCHECKED = Lazy(
         (?:{_COULD_NOT}|was\s+not\s+able\s+to|weren't\s+able\s+to)
         \s+(?:(?:be\s+)?(?:\w+\s+)?(?:verif(?:y|ied)|run|test(?:ed)?|reproduc(?:e|ed)|confirm(?:ed)?
         |exercis(?:e|ed)|check(?:ed)?)\b
+        # what the work set out to find and did not: "I wasn't able to find where the config
+        # is loaded", "a 3% regression that I couldn't explain"
+        # — not "I can't find an external caller" (a finding: there is none)
+        |(?:explain|figure\s+out|determine)\b
+        |(?:find|locate|identify|track\s+down|pin\s+down)\s+(?:where|why|how|what|which|when
+          |whether|who|the\s+(?:\w+\s+)?(?:cause|source|reason|root|culprit|origin|leak|bug))\b
         |get\s+[^.?!\n]{{1,60}}?\s+{_TO_WORK})""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -233,6 +244,14 @@ _LEFT_OVER = Lazy(
         (?:the\s+next\s+|you\s+|we\s+|it\s+|this\s+)?(?:deploy|deploying|deployment|release
         |releasing|merge|merging|merges|ship|ships|shipping|goes\s+live|going\s+live|rollout
         |rolling\s+out|prod|production)\b
+      # work done in part, or not ready to take in: "This is a partial fix: …", "Opened #57
+      # as a draft until the screenshots are added."
+      | \bpartial\s+(?:fix|solution|workaround|implementation|port|migration)\b
+      | \bpartially\s+(?:fixed|fixes|addressed|resolved|implemented|done|migrated|ported)\b
+      | \b(?:as\s+a\s+draft|in\s+draft|draft\s+(?:pr|pull\s+request|mr|merge\s+request))\b
+      # what the session waits on to go on: "Once #42 is merged I can rebase this."
+      | ^\W*once\s+(?!(?:i|we|you)\b)[^,.?!\n]{3,80}?(?:,\s*|\s+)(?:i|we)(?:\s+can\b(?!not)|'ll\b
+        |\s+will\b|\s+could\b)
       | \b(?:i've|i\s+have)\s+stopped\s+here\b | \bi'll\s+stop\s+here\b
       | \b(?:i'm|i\s+am)\s+stopping\s+here\b""",
     re.IGNORECASE | re.VERBOSE,

@@ -135,7 +135,9 @@ RULES: tuple[Rule, ...] = (
               follow[- ]?up\b
           | follow[- ]?up\s+(?:pr|pull\s+request|commit|change|issue|ticket|task|work|session
               |fix|patch|item|iteration|pass)s?\b
-          | (?:i'll|we'll|i\s+will|we\s+will|let's|can|could|should)\s+follow\s+up\s+on\b)""",
+          | (?:i'll|we'll|i\s+will|we\s+will|let's|can|could|should)\s+follow\s+up\s+on\b
+          # "Follow-up: open an issue to give each worker its own dir."
+          | ^\W*follow[- ]?ups?\s*[:—–])""",
     ),
     _rule(
         "explicit",
