@@ -216,6 +216,22 @@ def asks_back(reply: str) -> bool:
     return "?" in reply[:200] and _ASKS_BACK.match(reply) is not None and not direct_reply(reply)
 
 
+# A reply that asks for something to come first ("wait, first show me which ones", "before
+# that, run the tests"): what it was asked waits for the message after that.
+_FIRST = Lazy(
+    r"""^\W*(?:(?:hm+|wait|hold\s+on|hang\s+on|ok(?:ay)?|sure|yes|yeah)[,.!\s]+)*(?:but\s+)?
+      (?:first\b(?![,:]?\s*(?:one|option|choice|approach|way|version|variant|pick|two|three
+        |item|idea|thing|of|$))|before\s+(?:that|this|you\s+do(?:\s+that|\s+this|\s+it)?|doing\s+(?:that|this|it)
+      |we\s+do\s+(?:that|this|it))\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def puts_first(reply: str) -> bool:
+    """Does the user's reply ask for something to be done before what it was asked?"""
+    return _FIRST.match(reply) is not None
+
+
 # What an offer points back at: "… has the same bug — want me to fix it too?"
 _POINTER = Lazy(r"\b(?:it|this|that|them|these|those|there|the\s+same)\b", re.IGNORECASE)
 

@@ -28,7 +28,7 @@ from itertools import pairwise
 
 from session_skill.records import replace
 from session_skill.transcripts.anchors import ANCHOR_FORMS, DONE_WORDS, TRIGGERS
-from session_skill.transcripts.asks import Ask, answers, asks, asks_back
+from session_skill.transcripts.asks import Ask, answers, asks, asks_back, puts_first
 from session_skill.transcripts.candidates import (
     DEFERRED,
     DIVERGING,
@@ -513,9 +513,9 @@ class Loose:
         self.turns += 1
         self._work_on_list_done(text)
         taken: str | None = None
-        # A reply that asks a question of its own answers none: what was asked waits for
-        # the message after the answer to it.
-        back = reply is not None and asks_back(reply.text)
+        # A reply that asks a question of its own, or for something to come first, answers
+        # none: what was asked waits for the message after the answer to it.
+        back = reply is not None and (asks_back(reply.text) or puts_first(reply.text))
         left: list[tuple[Ask, str | None, int]] = []
         for ask, at, where in carried + [(ask, ts, line) for ask in asks(text)]:
             if back:

@@ -2731,7 +2731,11 @@ def test_an_unfinished_go_ahead_is_shown_with_the_request_its_thread_began_with(
         ("is 1 really a bug? we save in a transaction", True),
         ("what's the apk size hit for coil?", True),
         ("wait, does the changelog say the timeout change can break people?", True),
+        # …or asks for something to come first
+        ("wait, first show me the diff again", True),
+        ("before that, run the full suite", True),
         # …an answer, a counter-proposal or a request answers it
+        ("first one", False),
         ("yes, fix them on the branch", False),
         ("what about fixing only the first two?", False),
         ("can you check the other branch too?", False),
