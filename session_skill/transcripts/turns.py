@@ -670,12 +670,18 @@ _DECLINED = Lazy(
         (?:is|are|'s|s)\s+(?:enough|fine|ok(?:ay)?|good(?:\s+enough)?)\b
       | \bnot\s+needed\b | \bleave\s+it(?:\s+as\s+is)?\W*$ | ^\W*(?:no|nah|nope)\W*$
       | ^\W*(?:(?:no|nah|nope)[,.!\s]+)?(?:not\s+(?:(?:right\s+)?now|today|tonight|yet
-          |this\s+(?:week|sprint))|(?:maybe\s+)?later)\b""",
+          |this\s+(?:week|sprint))|(?:maybe\s+)?later)\b
+      # "nvm, it's fine", "that's fine", "no need", "don't bother", "fine as is"
+      | ^\W*(?:(?:no|nah|nope|ok(?:ay)?|oh|ah|hmm+)[,.!\s]+)?(?:nvm|never\s*mind|no\s+need
+          |not\s+necessary|no\s+thanks?|no\s+thank\s+you|don'?t\s+bother|forget\s+(?:it|about\s+it)
+          |(?:that'?s|thats|it'?s|its|that\s+is|it\s+is)\s+(?:fine|ok(?:ay)?|enough|good(?:\s+enough)?)
+          |(?:fine|good|ok(?:ay)?)\s+as\s+(?:is|it\s+is))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 _OWN_STEP = Lazy(
     r"""^\W*(?:(?:ok(?:ay)?|sure|cool|alright|hmm+|idk)[,.!\s]+)*
       (?:let\s+me\s+(?!know\b)|i'll\s+|ill\s+|i\s+will\s+|gonna\s+|i'm\s+going\s+to\s+
+      |will\s+do\b
       |(?:ping|tell)\s+me\s+when\b|let\s+me\s+know\s+when\b|keep\s+me\s+posted)""",
     re.IGNORECASE | re.VERBOSE,
 )

@@ -2673,7 +2673,17 @@ def test_thanks_alone_answer_no_question(
         ("just the chrome for now. i gotta go, thx", True),
         ("great. remind me to rerun it once the ci cache is cleared", True),
         ("good, let's stop here for today. tomorrow we add the xlsx variant", True),
+        # …an offer declined, or a step the user takes on
+        ("nvm, it's fine", True),
+        ("that's fine", True),
+        ("no need", True),
+        ("never mind", True),
+        ("don't bother", True),
+        ("fine as is", True),
+        ("no thanks", True),
+        ("will do", True),
         # …words that do
+        ("that's fine, but add a fuzzier check", False),
         ("thanks! one more thing: can you add a summary print", False),
         ("ok im going to lunch, keep an eye on it", False),
     ],
