@@ -223,6 +223,7 @@ _OPEN_CLOSINGS = [
     "Stubbed the v2 routes. Once #42 is merged I can rebase this and fill in the handlers.",
     "The migration for the email index is written but not applied to any database.",
     "Fixed the race. Follow-up: give each worker its own temp dir.",
+    "Created the release branch and bumped the version. I'll wait for your go-ahead to push.",
 ]
 # A closing text that asks the user something, wherever in it and however put.
 _ASKING_CLOSINGS = [

@@ -150,7 +150,7 @@ _LEFT_WORDS = recache.compile(
         "|, re-run|, rerun|, run |, merge|, deploy|, redeploy|, push|, restart|, apply"
         "|, rebuild|, retry|, trigger|, publish|, release|, rotate|, update|, enable"
         "|, remove|fail|error|❌|⚠|temporar|stopgap|upstream|before|but not|partial|draft"
-        "|once ".split("|")
+        "|once |wait|go-ahead|goahead".split("|")
     )
 )
 # A check the closing text reports failing now: "⚠️ `cargo test` — 2 failures in
@@ -249,7 +249,11 @@ _LEFT_OVER = Lazy(
       | \bpartial\s+(?:fix|solution|workaround|implementation|port|migration)\b
       | \bpartially\s+(?:fixed|fixes|addressed|resolved|implemented|done|migrated|ported)\b
       | \b(?:as\s+a\s+draft|in\s+draft|draft\s+(?:pr|pull\s+request|mr|merge\s+request))\b
-      # what the session waits on to go on: "Once #42 is merged I can rebase this."
+      # what the session waits on to go on: "Once #42 is merged I can rebase this.", "I'll
+      # wait for your go-ahead before pushing." (Not CI still running: the written sets'
+      # labellers call "CI is running" no loose end, nor "test again once the deploy
+      # completes".)
+      | \b(?:i'll|i\s+will|we'll|we\s+will)\s+wait\s+(?:for|on|until)\b | \byour\s+go-?ahead\b
       | ^\W*once\s+(?!(?:i|we|you)\b)[^,.?!\n]{3,80}?(?:,\s*|\s+)(?:i|we)(?:\s+can\b(?!not)|'ll\b
         |\s+will\b|\s+could\b)
       | \b(?:i've|i\s+have)\s+stopped\s+here\b | \bi'll\s+stop\s+here\b
