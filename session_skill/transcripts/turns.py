@@ -837,6 +837,8 @@ def could_be_goal(text: str) -> bool:
         return False  # "update from our parent branch": the chore before the work
     if words < 12 and _ANSWER_START.match(text):
         rest = _AFTER_ANSWER.sub("", bare)
+        if rest == bare:
+            rest = _ANSWER_WORDS.sub("", bare)  # "ok add the csv export": no comma after "ok"
         if rest == bare or len(rest.split()) < 3 or _SHORT_WORK.match(rest) is None:
             return False  # "ok sounds good, go ahead": a reply, not the work's name
         # "right. finish the french strings": the answer, then a request that names work
@@ -845,6 +847,10 @@ def could_be_goal(text: str) -> bool:
 
 # The answer a reply opens on ("right.", "ok,", "yes —"), and the words that join what follows.
 _AFTER_ANSWER = Lazy(r"^[^.!?;,—–]*[.!?;,—–]\s+(?:(?:and|also|then|but)\s+)*", re.IGNORECASE)
+_ANSWER_WORDS = Lazy(
+    r"^\W*(?:(?:ok(?:ay)?|yes|yeah|yep|yup|sure|alright|right|great|cool|good|perfect|nice)\s+)+",
+    re.IGNORECASE,
+)
 # A link to an issue, a pull or merge request, a ticket: the work it names (GitHub, GitLab,
 # Jira's browse/KEY-1, Linear's issue/KEY-1).
 _TICKET = Lazy(r"https?://\S+?/(?:issues?|pull|pulls|merge_requests|browse)/[\w-]*\d")

@@ -2367,6 +2367,9 @@ def test_an_opener_that_names_work_is_the_goal(tmp_path: Path, request_: str) ->
         "right. finish the french strings. settings billing errors",
         "ok, fix the flaky upload test in ci",
         "yes — and add retry with backoff to the uploader",
+        # …with no mark after the answer word
+        "ok now add the export to csv",
+        "yes fix the flaky upload test in ci",
     ],
 )
 def test_a_reply_that_goes_on_to_name_work_is_the_goal(tmp_path: Path, request_: str) -> None:
