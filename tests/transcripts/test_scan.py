@@ -3614,6 +3614,12 @@ def test_a_few_words_after_a_reply_that_asked_for_them_go_on_with_the_request(
         ("Fixed `session.py`. The refresh logic is still in the view; next, we'll move it "
          "into the client.",
          "The refresh logic is still in the view; next, we'll move it into the client."),
+        # what it waits on to go on: the wait named, not a pointer back at the sentence before
+        ("Stubbed the handlers. Once #42 is merged I can rebase this and fill them in.",
+         "Once #42 is merged I can rebase this and fill them in."),
+        ("Fixed `session.py`. You'll need to rotate the token on the runner. Once that's in, "
+         "I can deploy the fix.",
+         "You'll need to rotate the token on the runner."),
     ],
 )  # fmt: skip
 def test_what_a_closing_reply_waits_on_is_open(
