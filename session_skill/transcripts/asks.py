@@ -216,6 +216,22 @@ def asks_back(reply: str) -> bool:
     return "?" in reply[:200] and _ASKS_BACK.match(reply) is not None and not direct_reply(reply)
 
 
+# A bare yes or no: it answers one question, the last one put.
+_BARE = Lazy(
+    r"^\W*(?:yes|yeah|yep|yup|sure|ok(?:ay)?|no|nope|nah|please|go\s+ahead|do\s+it)"
+    r"(?:[\s,.!]+(?:please|thanks?|go\s+ahead|do\s+it))*\W*$",
+    re.IGNORECASE,
+)
+
+
+def answers_one(ask: Ask, reply: str) -> bool:
+    """Does a bare "yes" or "no" (`reply`) to the offer a message ends on leave `ask`, a
+    question the message asked before it ("Should it stream for large tables? … Want me to
+    add tests for it?"), unanswered? It answers a check on the work ("Does that look
+    right?") too, and an offer; a decision asked for, no."""
+    return not ask.offer and _BARE.match(reply) is not None and not _CHECK_IN.search(ask.text)
+
+
 # A reply that asks for something to come first ("wait, first show me which ones", "before
 # that, run the tests"): what it was asked waits for the message after that.
 _FIRST = Lazy(

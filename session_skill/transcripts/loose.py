@@ -28,7 +28,14 @@ from itertools import pairwise
 
 from session_skill.records import replace
 from session_skill.transcripts.anchors import ANCHOR_FORMS, DONE_WORDS, TRIGGERS
-from session_skill.transcripts.asks import Ask, answers, asks, asks_back, puts_first
+from session_skill.transcripts.asks import (
+    Ask,
+    answers,
+    answers_one,
+    asks,
+    asks_back,
+    puts_first,
+)
 from session_skill.transcripts.candidates import (
     DEFERRED,
     DIVERGING,
@@ -517,9 +524,18 @@ class Loose:
         # none: what was asked waits for the message after the answer to it.
         back = reply is not None and (asks_back(reply.text) or puts_first(reply.text))
         left: list[tuple[Ask, str | None, int]] = []
-        for ask, at, where in carried + [(ask, ts, line) for ask in asks(text)]:
+        here = asks(text)
+        for ask, at, where in carried + [(ask, ts, line) for ask in here]:
             if back:
                 self.carried.append((ask, at, where))
+            elif (
+                reply is not None
+                and where == line
+                and here[-1].offer
+                and ask is not here[-1]
+                and answers_one(ask, reply.text)
+            ):
+                left.append((ask, at, where))  # "yes" took up the offer, and answered no more
             elif reply is not None and answers(ask, reply.text):
                 taken = taken or ask.text
             else:

@@ -2666,6 +2666,30 @@ def test_thanks_alone_answer_no_question(
 
 
 @pytest.mark.parametrize(
+    ("closing", "reply", "open_"),
+    [
+        ("Should it stream for large tables? For now it loads everything.\n\n"
+         "Want me to add tests for it?", "yes", True),
+        ("Should it stream for large tables? For now it loads everything.\n\n"
+         "Want me to add tests for it?", "sure, go ahead", True),
+        # …answered in words, or a check on the work, or no offer the "yes" took up
+        ("Should it stream for large tables? For now it loads everything.\n\n"
+         "Want me to add tests for it?", "yes, and make it stream", False),
+        ("Does that look right? Want me to add tests for it?", "yes", False),
+        ("Should it stream for large tables? Should it gzip the output?", "yes", False),
+    ],
+)  # fmt: skip
+def test_a_bare_yes_to_an_offer_answers_no_question_before_it(
+    tmp_path: Path, closing: str, reply: str, open_: bool
+) -> None:
+    asked = closing.split("?")[0] + "?"
+    records = [user("add the export endpoint"), *_edit("t1", "export.py"), say(closing),
+               user(reply), *_edit("t2", "test_export.py"), say("Added 4 tests.")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert (asked in texts) is open_, texts
+
+
+@pytest.mark.parametrize(
     ("last", "nothing_new"),
     [
         # words that ask for nothing new: the request before them is the work in hand
