@@ -330,6 +330,16 @@ _DEFERRALS = [
     "fix the crash, we'll deal w/ pagination some other time",
     "pagination is for another day, fix the crash",
     "fix the crash. pagination we'll do eventually",
+    "fix the crash; pagination we'll figure out after the launch",
+    "fix the crash first, pagination is phase 2",
+    "fix the crash. ignore pagination for this release",
+    "fix the crash. pagination is a v2 thing",
+    "fix the crash. we'll get to pagination another day",
+    "fix the crash. pagination goes on the backlog",
+    "fix the crash — not touching pagination until the redesign lands",
+    "fix the crash. remind me about pagination next week",
+    "fix the crash. hold pagination until marketing signs off",
+    "fix the crash. pagination: parked",
 ]
 _NOT_DEFERRALS = [
     "fix the crash, then add pagination",
@@ -341,6 +351,10 @@ _NOT_DEFERRALS = [
     "the crash came back two days later, fix it",
     "the crash came back another time, on the other day's build. fix it",
     "the crash eventually goes away if I restart, but fix it properly",
+    "fix the crash; it started after lunch when the cron ran, after the launch",
+    "fix the crash. we already shipped pagination in phase 2",
+    "fix the crash in the v2 endpoint; the lock is held until the write finishes",
+    "hold on, until when is the token valid? fix the crash",
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails"]
 _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good", "great job",

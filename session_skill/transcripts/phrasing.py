@@ -228,6 +228,21 @@ RULES: tuple[Rule, ...] = (
         r"""^\W*(?:tomorrow|next\s+week|on\s+monday|after\s+the\s+weekend),?\s+
             (?:we|i|let's|lets)\s+(?!(?:did|was|were|had|found|saw)\b)\w""",
     ),
+    # "pagination we'll figure out after the launch", "pagination after lunch"
+    _rule(
+        "explicit",
+        DEFERRED,
+        "lunch launch demo holidays break freeze",
+        r"\bafter\s+(?:lunch|the\s+launch|launch|the\s+demo|the\s+holidays|the\s+break|the\s+freeze)\b",
+        before=_WE_WILL,
+    ),
+    _rule(
+        "explicit",
+        DEFERRED,
+        "lunch launch demo holidays break freeze",
+        r"""^\W*(?:[a-z][\w/-]*\s+){1,3}after\s+(?:lunch|the\s+launch|launch|the\s+demo
+            |the\s+holidays|the\s+break|the\s+freeze)\W*$""",
+    ),
     _rule("explicit", DEFERRED, "wait", r"\b(?:can|could)\s+wait\b"),
     _rule("explicit", DEFERRED, "now", r"\bnot\s+(?:right\s+)?now\b"),
     # "not today, I need to think about caching instead" (as "not now" does; "not today, but
@@ -275,6 +290,14 @@ RULES: tuple[Rule, ...] = (
         "later",
         r"\b(?:can|could|will|'ll|should)\s+(?:come|happen|go\s+in|wait\s+until)\s+later\b",
     ),
+    # "pagination is phase 2", "that's a v2 thing", "post-launch"
+    _rule(
+        "explicit",
+        DEFERRED,
+        "phase v2 post-launch postlaunch post-mvp post-release",
+        r"""\b(?:is|are|'s|as)\s+(?:a\s+|an\s+)?(?:phase\s*(?:2|two|ii)|v2|post-?(?:launch|mvp|release))
+            (?:\s+(?:thing|item|feature|work|task|problem|concern))?\W*$""",
+    ),
     _rule(
         "explicit",
         DEFERRED,
@@ -299,8 +322,9 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "explicit",
         DEFERRED,
-        "now moment being today",
-        r"\bfor\s+(?:now|the\s+moment|the\s+time\s+being|today)\b",
+        "now moment being today release sprint pr iteration milestone version round",
+        r"""\bfor\s+(?:now|the\s+moment|the\s+time\s+being|today|this\s+(?:release|sprint|pr
+            |iteration|milestone|version|round))\b""",
         before=rf"\b{_LEAVE}\b[^.?!\n]{{0,60}}?\W",
     ),
     _rule(
@@ -363,7 +387,7 @@ RULES: tuple[Rule, ...] = (
         "gerund",
         DEFERRED,
         "postponing postponed postpone deferring deferred defer punt punting punted parking "
-        "parked shelving shelved shelve hold holding",
+        "parked shelving shelved shelve hold holding touching",
         rf"""(?:(?:^|[;,]\s*|\b(?:i'm|we're|i\s+am|we\s+are)\s+)
             (?:postponing|deferring|punting(?:\s+on)?|parking|shelving|holding\s+off\s+on)
             \s+{_DET}
@@ -372,7 +396,11 @@ RULES: tuple[Rule, ...] = (
           | \b(?:is|are|stays?|remains?)\s+(?:parked|deferred|postponed|shelved)\b
             (?!\s+(?:in|at|on|outside|inside|near|by|behind|next\s+to)\b)
           | \bhold(?:ing)?\s+off\s+(?:on|with)\b
-          | \bon\s+hold\b)""",
+          | \bon\s+hold\b
+          # "pagination: parked", "not touching pagination until the redesign lands", "hold
+          # the export until marketing signs off"
+          | [:—–]\s*(?:parked|deferred|postponed|shelved|on\s+hold)\W*$
+          | \b(?:not\s+touching|hold(?!\s+(?:on|up)\b))\b[^.?!\n]{{1,50}}?\buntil\b)""",
     ),
     # -- caveat: a standing warning left open ("Heads-up: the ARM build is still red")
     _rule(
@@ -395,6 +423,8 @@ RULES: tuple[Rule, ...] = (
           # "we'll deal w/ old names some other time"
           | \bsome\s+other\s+(?:time|day)\b""",
     ),
+    # "we'll get to pagination another day"
+    _rule("aside", DEFERRED, "time day", r"\banother\s+(?:day|time)\b", before=_WE_WILL),
     _rule(
         "aside",
         DEFERRED,
@@ -408,7 +438,7 @@ RULES: tuple[Rule, ...] = (
         "aside",
         DEFERRED,
         "remind",
-        r"\bremind\s+(?:me|us)\b(?:\s+(?:to|later|tomorrow|next\s+time)\b|\s*(?:[.!]|$))",
+        r"\bremind\s+(?:me|us)\b(?:\s+(?:to|about|of|later|tomorrow|next\s+time)\b|\s*(?:[.!]|$))",
     ),
     # "leave it for the next run", "leave that for another day"
     _rule(
@@ -435,7 +465,7 @@ RULES: tuple[Rule, ...] = (
         "aside",
         DEFERRED,
         "backlog roadmap parking todo",
-        r"""\b(?:put|add|throw|move|log)\b[^.?!\n]{0,60}?\b(?:on|to|in|into)
+        r"""\b(?:put|add|throw|move|log|goes|go|belongs?|stays?)\b[^.?!\n]{0,60}?\b(?:on|to|in|into)
             \s+(?:the|our|my)\s+(?:backlog|todo\s+list|roadmap|parking\s+lot)\b""",
     ),
     # -- TODO: a marker only in capitals and as a note ("TODO:", "left a TODO"), never
