@@ -358,7 +358,8 @@ _NOT_DEFERRALS = [
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails"]
 _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good", "great job",
-           "that's all for today", "we're done here, bye!", "👍"]  # fmt: skip
+           "that's all for today", "we're done here, bye!", "👍", "sweet, that’s all",
+           "thanks, that’s enough for now", "🚀"]  # fmt: skip
 _QUESTIONS = [
     "why does the login test fail?",
     "what's the best way to cache the parsed config?",

@@ -78,7 +78,7 @@ _ANSWER_START = Lazy(
 THANKS = (
     r"thanks?|thank\s+you|thx|ty|nice|cool|awesome|sweet|so\s+much|a\s+lot|very\s+much"
     r"|well\s+done|cheers|(?:good)?bye|good\s*night|see\s+(?:you|ya)(?:\s+(?:later|tomorrow))?"
-    r"|(?:that's|that\s+is|that'll\s+be)\s+(?:all|it)(?:\s+for\s+(?:now|today|tonight))?"
+    r"|(?:that's|that\s+is|that'll\s+be)\s+(?:all|it|enough)(?:\s+for\s+(?:now|today|tonight))?"
     r"|(?:good\s+enough|done)\s+for\s+(?:now|today|tonight)|calling\s+it\s+a\s+day"
 )
 # A counter-proposal answers a question as surely as a yes: the user chose another way.

@@ -97,7 +97,7 @@ _ACK = Lazy(
     r"|got\s+it|understood|wonderful|amazing|brilliant|all\s+good|yay"
     # a job well done, and a goodbye: "great job", "that's all for today", "bye"
     r"|(?:good|great|nice|awesome)\s+(?:job|work)|cya|(?:we're|we\s+are|i'm|i\s+am)\s+done"
-    r"(?:\s+(?:here|for\s+(?:now|today|tonight)))?|[👍🙏🎉✅🙌💯❤️👌]"
+    r"(?:\s+(?:here|for\s+(?:now|today|tonight)))?|[👍🙏🎉✅🙌💯❤️👌🚀🔥💪✨🥳👏🤝🙂😊😄]"
     # what the user does next themselves: "great, pushing", "merged, thanks", "sent"
     r"|pushing|merging|deploying|shipping|releasing|pushed|merged|deployed|shipped|released"
     r"|sent|applied|looks\s+(?:great|right|fine)"
@@ -249,7 +249,8 @@ class Turns:
             return self._start(text, event.ts, seq, line, writes=writes)
         if self._proposed is not None and self.plan_title is None and implements_plan(text):
             self.plan_title = plan_title(self._proposed) or None  # Codex's plan, carried out
-        ack = len(text) <= 80 and _ACK.match(text) is not None
+        # (Read with a plain apostrophe: "sweet, that’s all" typed with smart quotes.)
+        ack = len(text) <= 80 and _ACK.match(text.replace("\u2019", "'")) is not None
         if self.first_text is None:
             head = redact(text[: 4 * _REQUEST_CHARS])
             self.first_text = clip(head, _REQUEST_CHARS)
@@ -660,7 +661,7 @@ _OWN_ASK = Lazy(
 _SIGNED_OFF = Lazy(
     r"""(?:^|[.!,;:]\s*|\s)(?:(?:ok(?:ay)?|anyway|alright)[,\s]+)?(?:thanks?|thx|ty|thank\s+you
       |cheers|bye|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+go|(?:that's|thats)\s+(?:it|all)
-      |done\s+for\s+(?:now|today)|see\s+(?:you|ya))
+      |(?:that's|thats)\s+enough|done\s+for\s+(?:now|today)|see\s+(?:you|ya))
       (?:[\s,]+(?:so\s+much|a\s+lot|that\s+was\s+(?:helpful|great|useful)|for\s+(?:now|today
         |the\s+help|your\s+help)))*[\s!.🙏👍]*$""",
     re.IGNORECASE | re.VERBOSE,
@@ -675,13 +676,17 @@ _DECLINED = Lazy(
       | ^\W*(?:(?:no|nah|nope|ok(?:ay)?|oh|ah|hmm+)[,.!\s]+)?(?:nvm|never\s*mind|no\s+need
           |not\s+necessary|no\s+thanks?|no\s+thank\s+you|don'?t\s+bother|forget\s+(?:it|about\s+it)
           |(?:that'?s|thats|it'?s|its|that\s+is|it\s+is)\s+(?:fine|ok(?:ay)?|enough|good(?:\s+enough)?)
-          |(?:fine|good|ok(?:ay)?)\s+as\s+(?:is|it\s+is))\b""",
+          |(?:fine|good|ok(?:ay)?)\s+as\s+(?:is|it\s+is))\b
+      # "yep, next week": the work put off, nothing asked now
+      | ^\W*(?:(?:yes|yep|yeah|ok(?:ay)?|sure)[,.!\s]+)?(?:next\s+(?:week|sprint|month|time)
+          |tomorrow|another\s+(?:day|time))\W*$""",
     re.IGNORECASE | re.VERBOSE,
 )
 _OWN_STEP = Lazy(
     r"""^\W*(?:(?:ok(?:ay)?|sure|cool|alright|hmm+|idk)[,.!\s]+)*
       (?:let\s+me\s+(?!know\b)|i'll\s+|ill\s+|i\s+will\s+|gonna\s+|i'm\s+going\s+to\s+
-      |will\s+do\b
+      # "will do", "ok will schedule it": the "I" left out
+      |will\s+(?!(?:you|u|it|this|that|there|we|they|i)\b)[a-z]
       |(?:ping|tell)\s+me\s+when\b|let\s+me\s+know\s+when\b|keep\s+me\s+posted)""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -758,7 +763,7 @@ def _goes_on(said: str, before: str) -> bool:
 
 def _asks_nothing_new(said: str) -> bool:
     """Do the user's last words, which nothing answered, ask for no new work?"""
-    text = said.strip()
+    text = said.strip().replace("\u2019", "'")
     if len(text) > 200 or "\n" in text:
         return False
     found = _SIGNED_OFF.search(text)

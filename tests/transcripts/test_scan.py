@@ -2709,6 +2709,8 @@ def test_a_bare_yes_to_an_offer_answers_no_question_before_it(
         ("fine as is", True),
         ("no thanks", True),
         ("will do", True),
+        ("ok will schedule it", True),
+        ("yep, next week", True),
         # …words that do
         ("that's fine, but add a fuzzier check", False),
         ("thanks! one more thing: can you add a summary print", False),
