@@ -47,8 +47,10 @@ SETS = Path(__file__).resolve().parent / "written"
 # loose ends are raised mid-session — n marked held out before either was scored; "v" and
 # its dev twin "u" the same way for the fifth round: how sessions end, and whether the last
 # request was finished; "w" and "x", both held out, written after the fifth round from one
-# prompt of ordinary sessions of every length: the check of all the rounds together).
-HELD_OUT = frozenset({"b", "h", "n", "s", "v", "w", "x"})
+# prompt of ordinary sessions of every length: the check of all the rounds together; "z"
+# and its dev twin "y", on 2026-12-06, from one prompt: how the closing reply reports the
+# state of the work — z marked held out before either was written).
+HELD_OUT = frozenset({"b", "h", "n", "s", "v", "w", "x", "z"})
 _ROOT = forms._APP  # the project the sessions work in
 
 
