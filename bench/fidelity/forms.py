@@ -224,6 +224,9 @@ _OPEN_CLOSINGS = [
     "The migration for the email index is written but not applied to any database.",
     "Fixed the race. Follow-up: give each worker its own temp dir.",
     "Created the release branch and bumped the version. I'll wait for your go-ahead to push.",
+    "Fixed the leak. There's a second, slower climb in memory that I didn't chase.",
+    "Switched the grid to next/image. The detail page has the same raw tags; I'll convert "
+    "those next in the same way.",
 ]
 # A closing text that asks the user something, wherever in it and however put.
 _ASKING_CLOSINGS = [
@@ -246,7 +249,7 @@ _LEFT_LEADS = [
     "Suggested next steps:", "Up next:", "What's next:", "Still needed:", "Left for later:",
     "Ideas for later:", "Blocked:", "What I didn't do:", "Things to verify:", "Manual steps:",
     "Before merging:", "Action items:", "For you to do:", "You'll need to:", "Nice to have:",
-    "Possible improvements:", "Recommendations:", "Limitations:",
+    "Possible improvements:", "Recommendations:", "Limitations:", "Not checked:",
 ]  # fmt: skip
 _DONE_LEADS = [
     "Changes:", "What I did:", "Summary:", "Files changed:", "Verified:", "Fixed:",

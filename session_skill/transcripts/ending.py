@@ -78,7 +78,8 @@ _UNDONE = Lazy(
           |checked|built|implemented|written|wired|hooked|updated|migrated|documented|translated
           |handled|covered|tried|measured|benchmarked|profiled|fixed|addressed|looked\s+at|done
           |set\s+up|configured|seen|exercised|validated|confirmed|localized|localised)\b
-      | \b(?:i|we)\s+(?:didn't|did\s+not)\s+(?:\w+ly\s+)?(?:add|test|run|verify|check|build
+      | \b(?:i|we)\s+(?:didn't|did\s+not)\s+(?:\w+ly\s+)?(?:chase|pursue|investigate|dig\s+into
+          |look\s+into|add|test|run|verify|check|build
           |implement|write|wire|hook|update|migrate|document|translate|handle|cover|try|measure
           |benchmark|profile|fix|address|look\s+at|do|set\s+up|configure|exercise|validate
           |confirm|localize|localise)\b
@@ -222,6 +223,8 @@ _LEFT_OVER = Lazy(
       | \b(?:is|are)\s+next\W*$ | \bnext,?\s+(?:i'd|we'd|i\s+would|we\s+should|we\s+could)\b
       # the work the reply meant to do next: "I'll do those next.", "Next I'll port the digest"
       | \b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+\s+){1,5}?next\W*$
+      | \b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+\s+){1,5}?next\s+(?:in\s+the\s+same\s+way
+        |the\s+same\s+way|as\s+well|too|if\s+you)\b
       | \bnext,?\s+(?:i'll|we'll|i\s+will|we\s+will)\b
       | \b(?:need|needs)\s+to\s+be\s+(?:done|handled|fixed|addressed|tackled)\s+separately\b
       | \b(?:will|'ll)\s+need\s+to\s+(?:\w+\s+){1,4}?separately\b
@@ -320,7 +323,8 @@ _DONE = Lazy(
 _OPEN_LEAD = Lazy(
     r"""\b(?:still\s+open|left\s+open|open\s+from\s+before|not\s+(?:yet\s+)?done|still\s+to\s+do
       |left\s+to\s+do|handle\s+separately|(?:untuned|unverified|untested|unresolved)\b
-      |parked|not\s+(?:yet\s+)?(?:implemented|wired|tested|verified|handled|addressed|covered)
+      |parked|not\s+(?:yet\s+)?(?:implemented|wired|tested|verified|handled|addressed|covered
+        |checked|tried|run|measured)
       |outstanding|remaining\s+(?:work|items|tasks|steps|issues|gaps)|pending|next\s+up
       |you\s+(?:may|might)\s+(?:want|need)\s+to|needs?\s+your|known\s+(?:issues|gaps|limitations)
       |follow[- ]?ups?\s*(?:for\s+later)?\s*:|loose\s+ends?|open\s+(?:items|threads|points)
