@@ -247,11 +247,12 @@ _LEFT_OVER = Lazy(
         (?:the\s+next\s+|you\s+|we\s+|it\s+|this\s+)?(?:deploy|deploying|deployment|release
         |releasing|merge|merging|merges|ship|ships|shipping|goes\s+live|going\s+live|rollout
         |rolling\s+out|prod|production)\b
-      # work done in part, or not ready to take in: "This is a partial fix: …", "Opened #57
-      # as a draft until the screenshots are added."
+      # work done in part, or not ready to take in till something is: "This is a partial
+      # fix: …", "Opened #57 as a draft until the screenshots are added." (A draft PR alone
+      # is where the work is, not what is left: "Draft PR #1021 is open: …", `y`.)
       | \bpartial\s+(?:fix|solution|workaround|implementation|port|migration)\b
       | \bpartially\s+(?:fixed|fixes|addressed|resolved|implemented|done|migrated|ported)\b
-      | \b(?:as\s+a\s+draft|in\s+draft|draft\s+(?:pr|pull\s+request|mr|merge\s+request))\b
+      | \bdraft\b[^.?!\n]{0,40}?\b(?:until|till)\b
       # what the session waits on to go on: "Once #42 is merged I can rebase this.", "I'll
       # wait for your go-ahead before pushing." (Not CI still running: the written sets'
       # labellers call "CI is running" no loose end, nor "test again once the deploy
