@@ -47,6 +47,7 @@ from session_skill.transcripts.candidates import (
 from session_skill.transcripts.ending import caveats, inline_lists, open_lists, unticked
 from session_skill.transcripts.events import WRITE_TOOLS
 from session_skill.transcripts.landed import (
+    GENERIC_STEMS,
     Ledger,
     content_stems,
     might_settle,
@@ -416,6 +417,19 @@ class Loose:
         candidate = loose_end(shown, DEFERRED, why, ts, self.stats.line, "user-deferral")
         self._add(candidate, about=subject(asked))
 
+    def _listed_just_before(self, sentence: str) -> bool:
+        """Is the step the user takes on ("ok I'll ping Dana for approval") one the reply
+        before already left open ("… needs approval from someone on the platform team")? It
+        is listed there, once."""
+        if self.last_closed is None:
+            return False
+        line = self.last_closed[2]
+        own = subject(sentence).keys() - GENERIC_STEMS
+        return bool(own) and any(
+            c.line == line and 3 * len(own & subject(c.text).keys()) >= len(own)
+            for c in self.pool.values()
+        )  # a third of its words: "ping Dana for approval", not "the docs team" for "team"
+
     def _read(self, text: str, ts: str | None, role: str) -> None:
         """Scan one message: the loose ends it raises, and those it shows have landed."""
         if role == "assistant":
@@ -443,7 +457,7 @@ class Loose:
             # The user taking a step on themselves ("ill push and open the pr myself", "i'll
             # send them to the translation agency"): theirs to do, not the session's.
             for sentence, _ in sentences(text[:_SCAN_CHARS]):
-                if _MINE.search(sentence):
+                if _MINE.search(sentence) and not self._listed_just_before(sentence):
                     why = f"the user took it on{_at(ts)}"
                     said = _as_typed(sentence, self._typed_as)
                     self._add(loose_end(said, DEFERRED, why, ts, self.stats.line, "user-deferral"))

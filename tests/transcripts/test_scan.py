@@ -3461,6 +3461,21 @@ def test_a_step_the_user_takes_on_is_theirs_to_do(
     assert bool(found) is taken_on, found
 
 
+def test_a_step_the_user_takes_on_that_the_reply_left_open_is_listed_once(
+    tmp_path: Path,
+) -> None:
+    """ "ok I'll ping Dana for approval" after "… needs approval from someone on the
+    platform team": one loose end, listed where the reply left it."""
+    left = "Planned. The run needs approval from someone on the platform team before it applies."
+    records = [user("Bump the staging RDS instance"), *_edit("t1", "rds.tf"), say(left),
+               user("ok I'll ping Dana for approval. ty")]  # fmt: skip
+    assert [c.rule for c in run(tmp_path, records).candidates] == ["caveat"]
+    # …a step the reply did not name is the user's own
+    records[-1] = user("ok I'll send the release notes to the docs team. ty")
+    rules = [c.rule for c in run(tmp_path, records).candidates]
+    assert rules == ["caveat", "user-deferral"], rules
+
+
 def test_the_reply_before_the_users_unanswered_last_words_is_read_as_the_last(
     tmp_path: Path,
 ) -> None:
