@@ -227,6 +227,7 @@ _OPEN_CLOSINGS = [
     "Fixed the leak. There's a second, slower climb in memory that I didn't chase.",
     "Switched the grid to next/image. The detail page has the same raw tags; I'll convert "
     "those next in the same way.",
+    "Wired the parser into the import; whether to keep the old one is yours to decide.",
 ]
 # A closing text that asks the user something, wherever in it and however put.
 _ASKING_CLOSINGS = [
@@ -306,6 +307,7 @@ _QUIET_CLOSINGS = [
     "Fixed the crash. Once the lock is released, the next writer goes ahead as before.",
     "Fixed the crash; the follow-up tests from the review pass too.",
     "Draft PR #12 is open: the description says what changed and how it was tested.",
+    "Merged main in. I renamed yours to `0057_invoice_lines.py` so the migrations stay in order.",
 ]
 _DEFERRALS = [
     "let's do the pagination later, first fix the crash",

@@ -272,7 +272,10 @@ _YOURS = Lazy(
       | (?:ready|left)\s+for\s+you\s+to | (?:when|whenever|once)\s+you(?:'re|\s+are)?\s+ready
       # "I'll leave the README's API section to you": work handed over
       | \b(?:leave|leaving|left)\s+(?!you\b)[^.?!\n]{1,60}?\s+to\s+you\b
-      | your\s+call | up\s+to\s+you | yours\s+to | on\s+your\s+side | needs?\s+your
+      | your\s+call | up\s+to\s+you | on\s+your\s+side | needs?\s+your
+      # "it's yours to decide" — not "I renamed yours to `0057_invoice_lines.py`"
+      | yours\s+to\s+(?:decide|do|choose|handle|make|pick|run|merge|review|own|keep|take|finish
+        |call|judge|test|try)\b
       # "I need the DSN from your Sentry project to test it end to end"
       | \b(?:i|we)(?:'ll|\s+will)?\s+(?:still\s+)?need\s+
         (?:your\b|[^.?!\n]{1,60}?\bfrom\s+(?:you|your)\b)
