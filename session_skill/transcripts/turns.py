@@ -796,6 +796,14 @@ _STOP_HERE = Lazy(
 )
 
 
+# A sentence that ends by accepting how things are: "we only ship English, fine."
+_CONCEDED = Lazy(
+    r"[,;—–-]\s*(?:that's\s+|thats\s+|it's\s+|its\s+)?(?:fine|ok(?:ay)?|good|agreed|noted"
+    r"|makes\s+sense)\W*$",
+    re.IGNORECASE,
+)
+
+
 def _only_puts_off(text: str) -> bool:
     """Words that only thank, stop for now and put work off ("good, let's stop here for
     today. tomorrow we add the xlsx variant", "great. remind me to drop the old index once
@@ -807,6 +815,8 @@ def _only_puts_off(text: str) -> bool:
     for sentence in _SENTENCES.split(text):
         if not sentence.strip() or _ACK.match(sentence) or _STOP_HERE.search(sentence):
             continue
+        if _CONCEDED.search(sentence):
+            continue  # "we only ship English, fine.": an answer that settles, asks nothing
         hit = classify(sentence)
         if hit is None or hit[1] != DEFERRED:
             return False

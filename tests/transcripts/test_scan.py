@@ -2711,6 +2711,7 @@ def test_a_bare_yes_to_an_offer_answers_no_question_before_it(
         ("will do", True),
         ("ok will schedule it", True),
         ("yep, next week", True),
+        ("we only ship English, fine. the reports can wait for next sprint", True),
         # …words that do
         ("that's fine, but add a fuzzier check", False),
         ("thanks! one more thing: can you add a summary print", False),
