@@ -237,8 +237,9 @@ def answers_one(ask: Ask, reply: str) -> bool:
 _FIRST = Lazy(
     r"""^\W*(?:(?:hm+|wait|hold\s+on|hang\s+on|ok(?:ay)?|sure|yes|yeah)[,.!\s]+)*(?:but\s+)?
       (?:first\b(?![,:]?\s*(?:one|option|choice|approach|way|version|variant|pick|two|three
-        |item|idea|thing|of|$))|before\s+(?:that|this|you\s+do(?:\s+that|\s+this|\s+it)?|doing\s+(?:that|this|it)
-      |we\s+do\s+(?:that|this|it))\b)""",
+        |item|idea|thing|of|$))
+      |before\s+(?:that|this|you\s+do(?:\s+(?:that|this|it))?|(?:doing|we\s+do)\s+(?:that|this|it))
+      \b)""",
     re.IGNORECASE | re.VERBOSE,
 )
 

@@ -71,8 +71,12 @@ def assistant_text(
 ) -> AssistantText:
     """The assistant's text, its typographic apostrophe made plain: Codex writes "isn’t",
     "I’ll", "What’s left", and every phrase the sweep reads is spelt "isn't"."""
-    plain = text.replace("\u2019", "'") if "\u2019" in text else text
-    return AssistantText(plain, ts, msg_id, more)
+    return AssistantText(plain(text), ts, msg_id, more)
+
+
+def plain(text: str) -> str:
+    """`text` with its typographic apostrophe made plain ("isn’t" → "isn't")."""
+    return text.replace("\u2019", "'") if "\u2019" in text else text
 
 
 @record

@@ -44,6 +44,7 @@ from session_skill.transcripts.events import (
     ToolCall,
     ToolResult,
     UserText,
+    plain,
 )
 from session_skill.transcripts.landed import STOPWORDS
 from session_skill.transcripts.lazyre import Lazy
@@ -250,7 +251,7 @@ class Turns:
         if self._proposed is not None and self.plan_title is None and implements_plan(text):
             self.plan_title = plan_title(self._proposed) or None  # Codex's plan, carried out
         # (Read with a plain apostrophe: "sweet, that’s all" typed with smart quotes.)
-        ack = len(text) <= 80 and _ACK.match(text.replace("\u2019", "'")) is not None
+        ack = len(text) <= 80 and _ACK.match(plain(text)) is not None
         if self.first_text is None:
             head = redact(text[: 4 * _REQUEST_CHARS])
             self.first_text = clip(head, _REQUEST_CHARS)
@@ -675,7 +676,7 @@ _DECLINED = Lazy(
       # "nvm, it's fine", "that's fine", "no need", "don't bother", "fine as is"
       | ^\W*(?:(?:no|nah|nope|ok(?:ay)?|oh|ah|hmm+)[,.!\s]+)?(?:nvm|never\s*mind|no\s+need
           |not\s+necessary|no\s+thanks?|no\s+thank\s+you|don'?t\s+bother|forget\s+(?:it|about\s+it)
-          |(?:that'?s|thats|it'?s|its|that\s+is|it\s+is)\s+(?:fine|ok(?:ay)?|enough|good(?:\s+enough)?)
+          |(?:that'?s|it'?s|that\s+is|it\s+is)\s+(?:fine|ok(?:ay)?|enough|good(?:\s+enough)?)
           |(?:fine|good|ok(?:ay)?)\s+as\s+(?:is|it\s+is))\b
       # "yep, next week": the work put off, nothing asked now
       | ^\W*(?:(?:yes|yep|yeah|ok(?:ay)?|sure)[,.!\s]+)?(?:next\s+(?:week|sprint|month|time)
@@ -763,7 +764,7 @@ def _goes_on(said: str, before: str) -> bool:
 
 def _asks_nothing_new(said: str) -> bool:
     """Do the user's last words, which nothing answered, ask for no new work?"""
-    text = said.strip().replace("\u2019", "'")
+    text = plain(said.strip())
     if len(text) > 200 or "\n" in text:
         return False
     found = _SIGNED_OFF.search(text)
@@ -798,7 +799,7 @@ _STOP_HERE = Lazy(
 
 # A sentence that ends by accepting how things are: "we only ship English, fine."
 _CONCEDED = Lazy(
-    r"[,;—–-]\s*(?:that's\s+|thats\s+|it's\s+|its\s+)?(?:fine|ok(?:ay)?|good|agreed|noted"
+    r"[,;—–-]\s*(?:that'?s\s+|it'?s\s+)?(?:fine|ok(?:ay)?|good|agreed|noted"
     r"|makes\s+sense)\W*$",
     re.IGNORECASE,
 )
