@@ -258,7 +258,7 @@ _LEFT_OVER = Lazy(
       # labellers call "CI is running" no loose end, nor "test again once the deploy
       # completes".)
       | \b(?:i'll|i\s+will|we'll|we\s+will)\s+wait\s+(?:for|on|until)\b | \byour\s+go-?ahead\b
-      | ^\W*once\s+(?!(?:i|we|you|it|that|this|they|these|those|that's|it's|thats|its)\b)
+      | ^\W*once\s+(?!(?:i|we|you|it|its|that|thats|this|they|these|those)\b)
         [^,.?!\n]{3,80}?(?:,\s*|\s+)(?:i|we)(?:\s+can\b(?!not)|'ll\b
         |\s+will\b|\s+could\b)
       | \b(?:i've|i\s+have)\s+stopped\s+here\b | \bi'll\s+stop\s+here\b

@@ -228,7 +228,7 @@ RULES: tuple[Rule, ...] = (
         r"""^\W*(?:tomorrow|next\s+week|on\s+monday|after\s+the\s+weekend),?\s+
             (?:we|i|let's|lets)\s+(?!(?:did|was|were|had|found|saw)\b)\w""",
     ),
-    # "pagination we'll figure out after the launch", "pagination after lunch"
+    # "pagination we'll figure out after the launch", "the pagination work after lunch"
     _rule(
         "explicit",
         DEFERRED,
