@@ -539,14 +539,15 @@ class Loose:
         back = reply is not None and (asks_back(reply.text) or puts_first(reply.text))
         left: list[tuple[Ask, str | None, int]] = []
         here = asks(text)
+        offer = here[-1] if here and here[-1].offer else None  # the offer the reply ends on
         for ask, at, where in carried + [(ask, ts, line) for ask in here]:
             if back:
                 self.carried.append((ask, at, where))
             elif (
                 reply is not None
+                and offer is not None
                 and where == line
-                and here[-1].offer
-                and ask is not here[-1]
+                and ask is not offer
                 and answers_one(ask, reply.text)
             ):
                 left.append((ask, at, where))  # "yes" took up the offer, and answered no more

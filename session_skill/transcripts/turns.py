@@ -661,8 +661,8 @@ _OWN_ASK = Lazy(
 # team", "ok ping me when done").
 _SIGNED_OFF = Lazy(
     r"""(?:^|[.!,;:]\s*|\s)(?:(?:ok(?:ay)?|anyway|alright)[,\s]+)?(?:thanks?|thx|ty|thank\s+you
-      |cheers|bye|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+go|(?:that's|thats)\s+(?:it|all)
-      |(?:that's|thats)\s+enough|done\s+for\s+(?:now|today)|see\s+(?:you|ya))
+      |cheers|bye|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+go|(?:that's|thats)\s+(?:it|all|enough)
+      |done\s+for\s+(?:now|today)|see\s+(?:you|ya))
       (?:[\s,]+(?:so\s+much|a\s+lot|that\s+was\s+(?:helpful|great|useful)|for\s+(?:now|today
         |the\s+help|your\s+help)))*[\s!.🙏👍]*$""",
     re.IGNORECASE | re.VERBOSE,
