@@ -106,7 +106,7 @@ def iter_events(
     # stats.line and stats.offset are set just before a line's events are handed out: they
     # are read while an event is handled, and most lines yield none.
     try:
-        with open(path, "rb") as fh:
+        with open(path, "rb", buffering=1 << 20) as fh:
             if start:
                 fh.seek(start)
             for raw in fh:
