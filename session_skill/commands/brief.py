@@ -119,10 +119,9 @@ def brief(
         out += ["### Open tasks (triage before dumping: finish, mark done, or carry over)"]
         out += [f"- {t}" for t in obs.pending_tasks] + [""]
     out += ["### Outstanding candidates (carry the ones still open into ## Outstanding)"]
-    # Unfinished tasks are listed above under "Open tasks"; don't show them twice.
-    cands = [
-        f"- {c['text']} ({c['type']})" for c in obs.candidates if c["type"] != "Unfinished task"
-    ]
+    # The task list's items and the unfinished request are listed above under "Open
+    # tasks"; not twice. (A step left unticked, a check of the plan never run, are not.)
+    cands = [f"- {c['text']} ({c['type']})" for c in obs.candidates if c["n"] not in obs.in_tasks]
     cands += [f"- **{it.slug}** — {it.summary} (parked)" for it in parked]
     out += cands or ["(none observed)"]
     out += [

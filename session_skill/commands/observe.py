@@ -27,6 +27,7 @@ class Observed(Record):
         "weights",
         "candidates",
         "pending_tasks",
+        "in_tasks",
         "first_request",
         "goal_guessed",
         "restored",
@@ -60,12 +61,14 @@ class Observed(Record):
         skipped: list[str] | None = None,  # what the reading left out, and why
         goal_guessed: bool = False,  # first_request is only the first words typed
         restored: tuple[str, str] | None = None,  # (slug, body): the handover carried on
+        in_tasks: set[int] | None = None,  # the candidates (`n`) pending_tasks shows
     ) -> None:
         self.git = git
         self.written = written or []
         self.weights = weights or {}
         self.candidates = candidates or []
         self.pending_tasks = pending_tasks or []
+        self.in_tasks = in_tasks or set()
         self.first_request = first_request
         self.goal_guessed = goal_guessed
         self.restored = restored
@@ -110,6 +113,7 @@ def observe(
         weights=facts.weights,
         candidates=facts.candidates,
         pending_tasks=facts.pending_tasks,
+        in_tasks=facts.in_tasks,
         first_request=facts.first_request,
         goal_guessed=facts.goal_guessed,
         restored=facts.restored,

@@ -41,6 +41,9 @@ class Facts:
     # Open tasks, the work in hand first: tasks in progress and the last request when the
     # transcript shows it unfinished (the newer of the two leads), then pending tasks.
     pending_tasks: list[str] = field(default_factory=list)
+    # The numbers (`n`) of the candidates `pending_tasks` shows already: the task list's
+    # items and the unfinished request — not a step left unticked or a check never run.
+    in_tasks: set[int] = field(default_factory=set)
     # The session's goal: the first request, a slash command's arguments or purpose; and
     # whether it is only the first words typed, nothing having named the work.
     first_request: str = ""
@@ -233,6 +236,7 @@ def facts_for(
         candidates=sweep.to_json(cands),
         items=cands,
         pending_tasks=_open_tasks(tf.pending_tasks, unfinished, tf.unfinished_is_latest),
+        in_tasks={n for n, c in enumerate(cands, 1) if c.rule in _AS_TASKS},
         first_request=tf.goal or tf.first_user_request or "",
         goal_guessed=tf.goal_guessed,
         restored=restored,
@@ -267,6 +271,9 @@ def _left_out(path: Path, stats: ReadStats | None, quick: bool) -> list[str]:
                 "the plan, commits and requests only, not for loose ends"
             )
     return said
+
+
+_AS_TASKS = frozenset({"task-list", "unfinished"})  # the rules of what `_open_tasks` lists
 
 
 def _open_tasks(tasks: Sequence[object], unfinished: str, latest: bool) -> list[str]:

@@ -70,6 +70,33 @@ def test_the_brief_and_the_extractive_doc_list_the_same_candidates(
     assert _section(body, "Outstanding") == f"- {listed[0]} (Deferred exploration)"
 
 
+def test_the_brief_shows_every_open_task_once(
+    project: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    """The task list's items and the unfinished request are the brief's Open tasks; a step
+    the closing text left unticked is an Outstanding candidate. It was hidden from the model
+    as if listed under Open tasks, which it was not."""
+    from tests.transcripts.test_scan import call, result, say, user
+
+    records = [
+        user("add the csv export to the reports page"),
+        call("t1", "TaskCreate", subject="Wire the export button", description="d"),
+        result("t1"),
+        call("e1", "Edit", file_path="/app/reports.py", old_string="a", new_string="b"),
+        result("e1"),
+        say("Added the CSV export.\n\n- [x] Add the endpoint\n- [ ] Run the e2e tests\n"),
+        user("now add the same export to the invoices page"),  # and the session ends
+    ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    brief = cli("dump", "--brief", "--transcript", str(transcript)).out
+    tasks = brief.split("### Open tasks")[1].split("\n\n")[0]
+    outstanding = brief.split("### Outstanding candidates")[1].split("\n\n")[0]
+    assert "Wire the export button" in tasks and "same export to the invoices" in tasks
+    assert "- Run the e2e tests (Unfinished task)" in outstanding.splitlines()
+    assert "Wire the export" not in outstanding and "invoices" not in outstanding
+
+
 def test_the_extractive_doc_fits_the_cap_whatever_the_session_left(
     project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
 ) -> None:
