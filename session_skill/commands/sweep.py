@@ -222,12 +222,21 @@ def facts_for(
         restored = restored_into(store, tf.session_id, path)
     cands = list(tf.candidates)
     skipped = _left_out(path, tf.stats, quick)
+    tasks = list(tf.pending_tasks)
+    request = tf.unfinished
     if filtered:
         known = known_texts(store, skipped if quick else None)
         cands = sweep.filter_known(cands, known)
+        # A task or the unfinished request the user parked or dropped is no open task to
+        # hand over either ("not listed or handed over again"): not the doc's Next step.
+        gone = {c.full for c in tf.candidates if c.rule in _AS_TASKS}
+        gone -= {c.full for c in cands if c.rule in _AS_TASKS}
+        if gone:
+            tasks = [t for t in tasks if t.text not in gone]
+            request = None if request is not None and request.text in gone else request
     unfinished = ""
-    if tf.unfinished is not None:
-        unfinished = f"Finish the last request: “{tf.unfinished.text}” ({tf.unfinished.why})"
+    if request is not None:
+        unfinished = f"Finish the last request: “{request.text}” ({request.why})"
     return Facts(
         path=path,
         session_id=tf.session_id or session_id,
@@ -235,7 +244,7 @@ def facts_for(
         weights=dict(tf.written_weights),
         candidates=sweep.to_json(cands),
         items=cands,
-        pending_tasks=_open_tasks(tf.pending_tasks, unfinished, tf.unfinished_is_latest),
+        pending_tasks=_open_tasks(tasks, unfinished, tf.unfinished_is_latest),
         in_tasks={n for n, c in enumerate(cands, 1) if c.rule in _AS_TASKS},
         first_request=tf.goal or tf.first_user_request or "",
         goal_guessed=tf.goal_guessed,

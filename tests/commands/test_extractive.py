@@ -97,6 +97,37 @@ def test_the_brief_shows_every_open_task_once(
     assert "Wire the export" not in outstanding and "invoices" not in outstanding
 
 
+def test_a_task_the_user_dropped_is_no_open_task(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    """`sweep --drop` promises "not listed or handed over again": the doc's Next step and
+    the brief's Open tasks named the dropped task, and the dropped last request, still."""
+    from tests.transcripts.test_scan import call, result, say, user
+
+    records = [
+        user("add the csv export to the reports page"),
+        call("t1", "TaskCreate", subject="Wire the export button", description="d"),
+        result("t1"),
+        call("t2", "TaskCreate", subject="Write the export docs", description="d"),
+        result("t2"),
+        say("Added the CSV export."),
+        user("also make the invoices page export to xlsx"),  # and the session ends
+    ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    shown = json.loads(cli("sweep", "--transcript", str(transcript), "--json").out)["candidates"]
+    number = {c["text"]: c["n"] for c in shown}
+    request = next(t for t in number if "xlsx" in t)
+    drop = f"{number['Wire the export button']},{number[request]}"
+    assert cli("sweep", "--transcript", str(transcript), "--drop", drop).code == 0
+    body = _extractive(cli, store_dir, transcript)
+    assert _section(body, "Next step") == "Write the export docs"
+    assert "Wire the export" not in body and "xlsx" not in _section(body, "Outstanding")
+    brief = cli("dump", "--brief", "--transcript", str(transcript)).out
+    tasks = brief.split("### Open tasks")[1].split("\n\n")[0]
+    assert tasks.splitlines()[1:] == ["- Write the export docs"]
+
+
 def test_the_extractive_doc_fits_the_cap_whatever_the_session_left(
     project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
 ) -> None:
