@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 
 from session_skill.commands.output import Output, dumps
-from session_skill.errors import SessionError
+from session_skill.errors import ChoiceNeeded, SessionError
 from session_skill.store.parked import (
     Item,
     Parked,
@@ -24,6 +24,11 @@ MAX_IDEA = 1000
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # What surrounds an item when a line is copied back from PARKED.md or `list`: a bullet
 # marker, `list`'s number and its stale mark (these two only before a `**slug**`).
+# A slug the idea gives itself, a dash after it: `**retry-backoff** — …` (SPEC §7.5). A bold
+# label alone is the user's words, kept as typed ("**Note:** the retry loop swallows
+# errors", "**Important** fix the cache"): read as a slug, a second idea under the same
+# label replaced the first in place, and the first was lost.
+_GIVEN_SLUG = re.compile(r"^\*\*([^*\n]{1,120})\*\*\s*(?:[—–]+|-+(?=\s))\s*(.*)$")
 _COPIED = re.compile(
     r"^(?:[-*] (?:\[[ xX]\] )?)?(?:\d{1,9}\. (?=(?:⚠ stale )?\*\*))?(?:⚠ stale (?=\*\*))?"
 )
@@ -50,10 +55,9 @@ def park(store: Store, idea: str, *, as_json: bool, now: datetime) -> Output:
     text = fold(strip_raised(_COPIED.sub("", text, count=1))).rstrip()
     if not text:
         raise SessionError("nothing to park: give the idea as text (or on stdin)")
-    from session_skill.store.parked import _SLUG
     from session_skill.store.slugs import item_slug
 
-    explicit = _SLUG.match(text)
+    explicit = _GIVEN_SLUG.match(text)
     if explicit and explicit.group(2).strip():
         slug, summary = explicit.group(1).strip(), explicit.group(2).strip()
         if not valid_slug(slug) or len(slug) > 60:
@@ -69,7 +73,10 @@ def park(store: Store, idea: str, *, as_json: bool, now: datetime) -> Output:
         parked = store.read_parked()
         action = "Parked"
         kept: list[str] = []
+        added: list[str] = []
         same = parked.find_slug(slug)
+        if same is not None and explicit and len(parked.with_slug(slug)) > 1:
+            _ask_which(store, parked, text, slug, as_json, now)
         if same is not None and explicit:
             summary, kept = _keep_parts(same.summary, summary)
             if summary.rstrip(" .") == same.summary:
@@ -79,21 +86,63 @@ def park(store: Store, idea: str, *, as_json: bool, now: datetime) -> Output:
         else:
             dup = _near_duplicate(parked, summary)
             if dup is not None:
-                return _exists(dup, len(parked.items), as_json)
-            slug = _free_slug(parked, slug)
-            parked.append(bullet(slug, summary, now.date().isoformat()))
+                summary, added = _add_parts(dup.summary, summary)
+                if not added:
+                    return _exists(dup, len(parked.items), as_json)
+                # The same idea, parked again with a reason or a next step: they are kept.
+                slug, action = dup.slug, "Updated"
+                parked.replace(dup, bullet(slug, summary, dup.raised or now.date().isoformat()))
+            else:
+                slug = _free_slug(parked, slug)
+                parked.append(bullet(slug, summary, now.date().isoformat()))
         store.write_parked(parked)
         n = len(parked.items)
     if as_json:
-        return Output(dumps({"action": action.lower(), "slug": slug, "open": n, "kept": kept}))
+        found = {"action": action.lower(), "slug": slug, "open": n, "kept": kept}
+        return Output(dumps({**found, "added": added} if added else found))
     keeping = f", keeping its {' and '.join(k + ':' for k in kept)}" if kept else ""
-    return Output(f"{action}: {slug} ({n} open){keeping}")
+    adding = f", adding its {' and '.join(k + ':' for k in added)}" if added else ""
+    return Output(f"{action}: {slug} ({n} open){keeping}{adding}")
 
 
 def _exists(item: Item, open_n: int, as_json: bool) -> Output:
     if as_json:
         return Output(dumps({"action": "exists", "slug": item.slug, "open": open_n, "kept": []}))
     return Output(f"Already parked as {item.slug} ({open_n} open)")
+
+
+def _add_parts(old: str, new: str) -> tuple[str, list[str]]:
+    """The parked text `old` with the `Why:` / `Next:` that `new`, the same idea parked
+    again, says and `old` does not (a second reason joins the first: no words are lost);
+    and the labels added to."""
+    _idea, parts = split_parts(new)
+    old_idea, merged = split_parts(old)
+    added = []
+    for key, value in parts.items():
+        if value and value.lower() not in merged.get(key, "").lower():
+            merged[key] = "; ".join(t for t in (merged.get(key, ""), value) if t)
+            added.append(key)
+    return (join_parts(old_idea, merged), added) if added else (old, [])
+
+
+def _ask_which(
+    store: Store, parked: Parked, idea: str, slug: str, as_json: bool, now: datetime
+) -> None:
+    """Two hand-written items share the slug an edit names: which one is the user's to say
+    (exit 4, the items numbered as `drop` numbers them), and nothing is parked."""
+    from session_skill import agent
+    from session_skill.commands.listing import item_json, show_numbers
+    from session_skill.commands.output import choice_json, shown
+
+    pairs = show_numbers(store, parked.items, fresh=False, shown=parked.with_slug(slug))
+    question = f"Which item did you mean to edit by {shown(idea)}?"
+    why = f"'{slug}' is the slug of {len(pairs)} parked items; nothing parked"
+    if as_json:
+        found = [item_json(n, it, now) for n, it in pairs]
+        raise ChoiceNeeded(why, stdout=choice_json(question, found))
+    lines = [question, *(f"{n}. **{it.slug}** — {it.summary[:120]}" for n, it in pairs)]
+    lines.append(f"→ give the idea a slug of its own, or {agent.hint('drop #N')} one of these first")
+    raise ChoiceNeeded(why, stdout="\n".join(lines))
 
 
 def _keep_parts(old: str, new: str) -> tuple[str, list[str]]:

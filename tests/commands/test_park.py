@@ -186,3 +186,71 @@ def test_park_never_rewrites_a_fenced_bullet(project: Path, store_dir: Path, cli
         + fenced
         + f"- **sample** — a real item of that name. Raised: {TODAY}.\n"
     )
+
+
+# -- a bold label is the user's words, not a slug to edit (found by a user's try) ------------
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("**Note:** the retry loop swallows errors", "**Note:** staging DB password rotates"),
+        ("**Important** fix the cache eviction bug", "**Important** check the nightly logs"),
+        ("**TODO**: a", "**TODO**: b"),
+    ],
+)
+def test_a_bold_label_keeps_both_ideas_verbatim(
+    project: Path, store_dir: Path, cli: RunCli, first: str, second: str
+) -> None:
+    """Read as `**slug**`, the second idea replaced the first in place ("Updated: note"), and
+    the first was gone: only `**slug** —`, a dash after it, names a slug (SPEC §7.5)."""
+    for idea in (first, second):
+        r = cli("park", idea)
+        assert r.code == 0 and r.out.startswith("Parked: "), r
+    bullets = _bullets(store_dir)
+    assert len(bullets) == 2
+    assert [b.split("** — ", 1)[1].rsplit(". Raised:", 1)[0] for b in bullets] == [
+        first.rstrip("."),
+        second.rstrip("."),
+    ]
+
+
+def test_an_edit_of_a_slug_two_items_share_asks(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    lines = ("- **dup** — first one about cache. Raised: 2026-12-01.",
+             "- **dup** — second one about logs. Raised: 2026-12-02.")  # fmt: skip
+    p = _parked(store_dir, *lines)
+    before = p.read_bytes()
+    r = cli("park", "**dup** — third one")
+    assert r.code == 4, r
+    assert r.err == "error: 'dup' is the slug of 2 parked items; nothing parked\n"
+    assert r.out.splitlines()[:3] == [
+        "Which item did you mean to edit by '**dup** — third one'?",
+        "1. **dup** — first one about cache",
+        "2. **dup** — second one about logs",
+    ]
+    assert p.read_bytes() == before
+    data = json.loads(cli("park", "--json", "**dup** — third one").out)
+    assert data["action"] == "choose" and [c["n"] for c in data["candidates"]] == [1, 2]
+    assert cli("drop", "#2").code == 0  # the numbers shown are the ones drop takes
+    assert _bullets(store_dir) == [lines[0]]
+
+
+def test_the_same_idea_parked_again_keeps_its_new_why_and_next(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """A near-duplicate is not added twice — but the reason and the next step it brings were
+    dropped with "Already parked as …" (SPEC §7.5: `Why:` / `Next:` parts are kept)."""
+    assert cli("park", "revisit retry backoff strategy for uploads").code == 0
+    r = cli("park", "revisit retry backoff strategy for uploads. Why: p99 spikes. Next: try linear")
+    assert (r.code, r.out) == (
+        0, "Updated: revisit-retry-backoff-strategy-for (1 open), adding its Why: and Next:\n"
+    )
+    r = cli("park", "revisit retry backoff strategy for uploads. Why: p99 spikes")
+    assert r.out == "Already parked as revisit-retry-backoff-strategy-for (1 open)\n"
+    data = json.loads(cli("park", "--json", "revisit retry backoff strategy for uploads. "
+                                            "Why: users complain").out)  # fmt: skip
+    assert (data["action"], data["added"]) == ("updated", ["Why"])
+    assert _bullets(store_dir) == [
+        "- **revisit-retry-backoff-strategy-for** — revisit retry backoff strategy for uploads. "
+        f"Why: p99 spikes; users complain. Next: try linear. Raised: {TODAY}."
+    ]
