@@ -385,9 +385,9 @@ def _extractive_body(
         # Approved with "clear context": the plan is the work (issue 20), kept inside the cap.
         where = f" (`{plan.path}`)" if plan.path else ""
         goal = _clip(f"Carry out the approved plan “{plan.title}”{where}.", GOAL_CHARS)
-    parts = ["## Goal", goal, ""]
+    parts = ["## Goal", _as_line(goal), ""]
     if plan is not None:
-        parts += ["## Plan", _clip_block(plan.text, plan_chars), ""]
+        parts += ["## Plan", _as_block(_clip_block(plan.text, plan_chars)), ""]
     outstanding = [f"- {c['text']} ({c['type']}{_since(c)})" for c in obs.candidates[:items]]
     more = len(obs.candidates) - items
     if more > 0:
@@ -420,8 +420,44 @@ def _extractive_body(
         )
     else:
         nxt = "No open item was found: confirm the goal is met, then take the next request"
-    parts += ["## Next step", _clip(nxt, 300), ""]
+    parts += ["## Next step", _as_line(_clip(nxt, 300)), ""]
     return "\n".join(parts)
+
+
+# What opens a Markdown block at the start of a line: a heading, a code fence.
+_BLOCK_START = re.compile(r"^[ \t]*(?:#|`{3}|~{3})")
+_HEADING = re.compile(r"^(#{1,6})(?=[ \t]|$)")
+
+
+def _as_line(text: str) -> str:
+    """The user's words on a line of their own, kept as text: a request pasted from an issue
+    ("## Describe the bug …") or opening on a fence ("~~~ error: …") made the doc's Goal a
+    heading, or a fence hiding the sections after it, and the doc was refused."""
+    return "\\" + text.lstrip(" \t") if _BLOCK_START.match(text) else text
+
+
+def _as_block(text: str) -> str:
+    """A plan kept inside its section: its headings two levels down (its own "## Files
+    touched" is no section of the doc), and a fence the clip left open closed."""
+    from session_skill.handover.fences import FENCE_OPEN, closes_fence
+
+    lines = []
+    fence = ""
+    for line in text.splitlines():
+        if fence:
+            fence = "" if closes_fence(line, fence) else fence
+        elif (opened := FENCE_OPEN.match(line)) is not None:
+            fence = opened.group(1)
+        else:
+            line = _HEADING.sub(r"##\1", line)
+        lines.append(line)
+    if fence:  # closed before the clip's note, when there is one
+        at = len(lines) - 1 if lines and lines[-1] == _PLAN_CUT else len(lines)
+        lines.insert(at, fence)
+    return "\n".join(lines)
+
+
+_PLAN_CUT = "… (the rest of the plan is in its file)"
 
 
 def _clip_block(text: str, n: int) -> str:
@@ -432,7 +468,7 @@ def _clip_block(text: str, n: int) -> str:
     cut = text[:n].rsplit("\n", 1)[0].rstrip()
     if len(cut) < n // 2:
         cut = _at_word(text[:n])
-    return cut + "\n… (the rest of the plan is in its file)"
+    return f"{cut}\n{_PLAN_CUT}"
 
 
 def _clip(text: str, n: int) -> str:

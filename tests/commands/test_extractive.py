@@ -128,6 +128,70 @@ def test_a_task_the_user_dropped_is_no_open_task(
     assert tasks.splitlines()[1:] == ["- Write the export docs"]
 
 
+@pytest.mark.parametrize(
+    "first",
+    [
+        "## Describe the bug\nLogin fails with a 500 when the email has a plus sign.",
+        "~~~\nerror: linker failed\n~~~\nwhy?",
+        "```\n" + "E   AssertionError: expected 200 got 500 " * 20 + "\n```\nwhat is wrong?",
+    ],
+)
+def test_a_request_pasted_as_markdown_is_the_goal_not_a_section(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path, first: str
+) -> None:
+    """A first request pasted from an issue ("## Describe the bug") made the Goal a heading
+    of its own, and one opening on a fence hid the sections after it: the doc had no Goal or
+    no Next step, and was refused — the automatic handover too, so /clear saved nothing."""
+    from tests.transcripts.test_scan import call, result, say, user
+
+    records = [
+        user(first),
+        call("e1", "Edit", file_path="/app/app.py", old_string="a", new_string="b"),
+        result("e1"),
+        say("Fixed: the login now accepts plus signs."),
+    ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    body = _extractive(cli, store_dir, transcript)
+    titles = [s.title for s in handover.split_sections(body) if s.title]
+    assert titles == ["Goal", "Files touched", "Where it stopped", "Next step"]
+    assert " ".join(first.split())[:30] in _section(body, "Goal").lstrip("\\")
+
+
+def test_a_plan_stays_inside_its_section(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    """The approved plan's own headings ("## Files touched") were sections of the doc, the
+    tool's table merged into the plan's list; and a plan clipped inside its code block left
+    the fence open, hiding Next step: no handover at all after the plan approval."""
+    from tests.transcripts.test_scan import call, result, user
+
+    code = "\n".join(f"    value_{i} = compute(input_{i}, option={i})" for i in range(120))
+    plan = (
+        "# Add email validation\n\n## Goal\nReject malformed emails.\n\n## Files touched\n"
+        f"- src/forms.py\n\n## Changes\n```python\ndef pipeline(inputs):\n{code}\n```\n\n"
+        "## Next step\nStart with the validator.\n"
+    )
+    records = [
+        user("Plan the change"),
+        call("e1", "Edit", file_path="/app/src/forms.py", old_string="a", new_string="b"),
+        result("e1"),
+        call("p1", "ExitPlanMode", plan=plan),
+        result("p1", "The user doesn't want to proceed with this tool use.", error=True),
+        user("[Request interrupted by user for tool use]"),
+    ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    body = _extractive(cli, store_dir, transcript)
+    titles = [s.title for s in handover.split_sections(body) if s.title]
+    assert titles[:3] == ["Goal", "Plan", "Files touched"] and titles[-1] == "Next step"
+    assert len(titles) == len(set(titles))
+    shown = _section(body, "Plan").splitlines()
+    assert shown[:5] == ["### Add email validation", "", "#### Goal", "Reject malformed emails.", ""]
+    assert shown[-2:] == ["```", "… (the rest of the plan is in its file)"]
+    assert _section(body, "Next step").startswith("Implement the approved plan")
+
+
 def test_the_extractive_doc_fits_the_cap_whatever_the_session_left(
     project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
 ) -> None:
@@ -162,7 +226,7 @@ def test_the_extractive_doc_fits_the_cap_whatever_the_session_left(
     assert outstanding[-1].startswith("- … and ") and "`session-skill sweep`" in outstanding[-1]
     # The plan of one long paragraph keeps its words, cut between two of them.
     plan = _section(body, "Plan").splitlines()
-    assert plan[0] == "# Billing migration" and plan[2].startswith("word0 word1 ")
+    assert plan[0] == "### Billing migration" and plan[2].startswith("word0 word1 ")
     assert plan[2].split()[-1] in words.split() and plan[-1].startswith("… (the rest")
     for line in _section(body, "Where it stopped").splitlines():
         assert line.endswith("…”") and not line.endswith(" …”")

@@ -78,7 +78,7 @@ def test_a_plan_approved_with_clear_context_is_saved_as_the_plan(
     assert m["trigger"] == "plan-approval" and m["plan_file"].endswith("quiet-river.md")
     text = doc.read_text()
     assert "## Goal\nCarry out the approved plan “Add retry backoff”" in text
-    assert "## Plan\n# Add retry backoff\n\n1. Wrap the HTTP call" in text
+    assert "## Plan\n### Add retry backoff\n\n1. Wrap the HTTP call" in text  # two levels down
     assert "## Next step\nImplement the approved plan “Add retry backoff”, step by step" in text
     # The plan is the next session's work, and the request it answers is still to do: open,
     # not "the transcript ends in the middle of the work".
