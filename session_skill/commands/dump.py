@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -280,8 +281,15 @@ def _count(n: int, noun: str) -> str:
 
 
 def _bullets(body: str, title: str) -> int:
+    """The items of a section: its bullets, and the items an extractive doc's "… and N more"
+    line stands for (not one item: the handover notice said 16 where 21 were open)."""
     content = handover.section_content(body, title)
-    return sum(1 for line in content.splitlines() if re.match(r"^\s*[-*] ", line))
+    n = 0
+    for line in content.splitlines():
+        if re.match(r"^\s*[-*] ", line):
+            more = _MORE.match(line)
+            n += int(more[1]) if more else 1
+    return n
 
 
 def _merge_files(body: str, obs: Observed, root: Path) -> tuple[str, int]:
@@ -316,9 +324,11 @@ def _section_counts(body: str, total: int, count: object, method: str) -> str:
 
 
 # -- extractive -----------------------------------------------------------------
-# (outstanding items, characters of the plan, of each "Where it stopped" line): the first
-# that fits the cap; the last fits any session (its Goal and files table are capped too).
-_FIT = ((15, 3000, 400), (10, 2000, 300), (6, 1200, 200), (3, 600, 120))
+# (outstanding items — None: every one —, characters of the plan, of each "Where it stopped"
+# line): the first that fits the cap; the last fits any session (its Goal and files table
+# are capped too).
+_FIT = ((None, 3000, 400), (15, 3000, 400), (10, 2000, 300), (6, 1200, 200), (3, 600, 120))
+_MORE = re.compile(r"^- … and (\d+) more: ")
 
 
 def extractive_doc(store: Store, req: DumpRequest, observed: Observed | None = None) -> Output:
@@ -374,7 +384,7 @@ def _since(candidate: dict[str, str]) -> str:
 
 
 def _extractive_body(
-    obs: Observed, goal: str, items: int, plan_chars: int, stopped_chars: int
+    obs: Observed, goal: str, items: int | None, plan_chars: int, stopped_chars: int
 ) -> str:
     # The goal as the sweep reads it: the first request, or the opening slash command's
     # arguments or purpose; a lone @file mention completed by what the assistant took on;
@@ -388,10 +398,15 @@ def _extractive_body(
     parts = ["## Goal", _as_line(goal), ""]
     if plan is not None:
         parts += ["## Plan", _as_block(_clip_block(plan.text, plan_chars)), ""]
-    outstanding = [f"- {c['text']} ({c['type']}{_since(c)})" for c in obs.candidates[:items]]
-    more = len(obs.candidates) - items
+    listed = obs.candidates if items is None else obs.candidates[:items]
+    outstanding = [f"- {c['text']} ({c['type']}{_since(c)})" for c in listed]
+    more = len(obs.candidates) - len(listed)
     if more > 0:
-        outstanding.append(f"- … and {more} more: `session-skill sweep` lists them all")
+        # A command the next session can run: its own sweep reads its own transcript.
+        sweep = "session-skill sweep"
+        if obs.transcript is not None:
+            sweep += f" --transcript {shlex.quote(str(obs.transcript))}"
+        outstanding.append(f"- … and {more} more: `{sweep}` lists them all")
     if outstanding:
         parts += ["## Outstanding", *outstanding, ""]
     # Where it stopped, verbatim: what extraction misses is still in front of the next session.

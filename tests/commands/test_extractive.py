@@ -192,6 +192,30 @@ def test_a_plan_stays_inside_its_section(
     assert _section(body, "Next step").startswith("Implement the approved plan")
 
 
+def test_every_open_item_that_fits_the_cap_is_handed_over(
+    project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
+) -> None:
+    """21 open tasks in a doc of ~300 tokens: the doc kept 15 and pointed at a `sweep` that,
+    run in the next session, reads that session's transcript, not this one."""
+    from tests.transcripts.test_scan import call, result, say, user
+
+    records = [user("import the legacy data")]
+    for i in range(21):
+        records += [call(f"t{i}", "TaskCreate", subject=f"Importer step {i}", description="d"),
+                    result(f"t{i}")]  # fmt: skip
+    records.append(say("Set up the tasks."))
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    r = cli("dump", "--extractive", "--transcript", str(transcript), "--json")
+    out = json.loads(r.out)
+    body = _extractive(cli, store_dir, transcript)
+    rows = _section(body, "Outstanding").splitlines()
+    assert [row for row in rows if row.startswith("- Importer step")] == [
+        f"- Importer step {i} (Unfinished task)" for i in range(21)
+    ]
+    assert out["outstanding"] == 21 and out["tokens"] <= 1500
+
+
 def test_the_extractive_doc_fits_the_cap_whatever_the_session_left(
     project: Path, store_dir: Path, cli: RunCli, tmp_path: Path
 ) -> None:
@@ -223,7 +247,13 @@ def test_the_extractive_doc_fits_the_cap_whatever_the_session_left(
     assert doc is not None
     body = doc.body
     outstanding = _section(body, "Outstanding").splitlines()
-    assert outstanding[-1].startswith("- … and ") and "`session-skill sweep`" in outstanding[-1]
+    # The rest named by a command the next session can run: its own sweep reads its own
+    # transcript; and counted as what they are, not as one more item.
+    more = int(outstanding[-1].split()[3])
+    assert outstanding[-1] == (
+        f"- … and {more} more: `session-skill sweep --transcript {transcript}` lists them all"
+    )
+    assert out["outstanding"] == len(outstanding) - 1 + more == len(areas) + 1
     # The plan of one long paragraph keeps its words, cut between two of them.
     plan = _section(body, "Plan").splitlines()
     assert plan[0] == "### Billing migration" and plan[2].startswith("word0 word1 ")
