@@ -67,7 +67,7 @@ _ASSIGNMENT = recache.compile(
         )\b
         (?P<close>["']?)
         (?P<sep>\s*(?<![=!<>])[:=](?!=)\s*)
-        (?P<value>"[^"\n]*"|'[^'\n]*'|[^\s,;'"}\])]+)
+        (?P<value>"[^"\n]*"|'[^'\n]*'|[^\s,;'"`}\])]+)
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -92,12 +92,17 @@ def _kind_of(word: str) -> str:
 
 def _stands_in(value: str) -> bool:
     """Is this value no secret: too short, a placeholder, a reference (`$DB_PASS`,
-    `<password>`, `{{ secret }}`), or masked already?"""
+    `<password>`, `{{ secret }}`), a call (`session.get_token()`, `hash_password(raw)`: the
+    code that makes one), or masked already?"""
     return (
         len(value) < 3
         or value.lower() in _NOT_SECRET
         or value.startswith(("$", "[REDACTED", "<", "{{", "%("))
+        or _CALL.match(value) is not None
     )
+
+
+_CALL = recache.compile(r"[A-Za-z_][\w.]*\(")
 
 
 def _mask_assignment(match: re.Match[str]) -> str:

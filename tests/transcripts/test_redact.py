@@ -130,6 +130,8 @@ NEGATIVES = [
     "The secret to good tests is small fixtures.",
     "Rotate the token later; it is out of scope.",
     "passwords = load_passwords()",
+    "Later we should replace `token = session.get_token()` with the cached lookup.",
+    "password = hash_password(raw)",
     "access key rotation is scheduled for Monday",
     "already masked: password = [REDACTED:password]",
     "the password is wrong, try the reset link",
@@ -222,3 +224,10 @@ def test_redact_is_idempotent_and_masks_every_secret(parts: list[str]) -> None:
         # A secret glued to other word characters is another token; check the clean ones.
         if secret in text.split():
             assert secret not in once.split()
+
+
+def test_a_code_span_stays_whole() -> None:
+    """The value ended at the span's closing backtick, which went with it: the rest of the
+    line read as code."""
+    out = redact("rename the field `secret: rotation_policy_v2` in the schema")
+    assert out == "rename the field `secret: [REDACTED:secret]` in the schema"
