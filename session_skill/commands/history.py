@@ -84,7 +84,12 @@ def _newest_of(branch: str | None, docs: list[DocInfo], store: Store) -> DocInfo
     wanted = branch if branch is not None else current_branch(store.root)
     if wanted is None:  # not a git checkout: the newest doc's story
         return docs[0]
-    found = next((d for d in docs if d.branch == wanted), None)
+    mine = [d for d in docs if d.branch == wanted]
+    # The story's head: the newest that no other handover of the branch follows — not a
+    # doc rewritten with `dump NAME --replace`, newer now, which keeps its place in the
+    # chain (the story began and ended there, the rest "not linked").
+    followed = {d.meta.get("follows", "").strip().strip("'\"") for d in mine}
+    found = next((d for d in mine if d.slug not in followed), mine[0] if mine else None)
     if found is None:
         counts: dict[str, int] = {}
         for d in docs:

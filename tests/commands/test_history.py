@@ -47,6 +47,25 @@ def test_three_dumps_read_as_a_story(three_dumps: Path, cli: RunCli) -> None:
     assert cli("history", "--branch", "main").out == r.out
 
 
+def test_a_rewritten_handover_keeps_the_story_whole(
+    three_dumps: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dump plan --replace` rewrites the oldest, which keeps its place in the chain but is
+    newest now: the story began there and ended at once, `ship` and `build` "not linked"."""
+    monkeypatch.setenv("SESSION_SKILL_NOW", "2026-11-29T12:00:00Z")
+    again = DOC.format(goal="Plan the parser, again.")
+    assert cli("dump", "plan", "--replace", "--file", "-", input=again).code == 0
+    monkeypatch.setenv("SESSION_SKILL_NOW", "2026-11-29T18:30:00Z")
+    r = cli("history")
+    assert r.code == 0, r
+    assert r.out.splitlines()[:4] == [
+        "## History — main: 3 handovers, newest first",
+        "1. `ship` · 9 h · not consumed — Ship the parser.",
+        "2. `build` · 1 d · not consumed — Build the parser.",
+        "3. `plan` · 6 h · not consumed — Plan the parser, again.",
+    ]
+
+
 def test_from_a_slug_back(three_dumps: Path, cli: RunCli) -> None:
     r = cli("history", "build")
     assert r.code == 0, r
