@@ -85,6 +85,13 @@ def claim(store: str, session_id: str) -> Claim | None:
 
 
 def _make_dirs(store: str) -> list[str]:
+    """The store's own folders, made for the marker: never the project folder it sits in
+    (a payload's `cwd` naming one that does not exist made `/nonexistent/dir` whole)."""
+    project = store
+    for _ in storepaths.STORE_PARTS:
+        project = os.path.dirname(project)
+    if not os.path.isdir(project):
+        return []
     made: list[str] = []
     folder = store
     while folder and not os.path.lexists(folder):

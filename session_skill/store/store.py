@@ -75,8 +75,12 @@ class Store:
             raise StoreError(f"{self.dir} exists and is not a directory")
 
     def ensure(self) -> None:
-        """Create the store from `state_template/` (missing files only)."""
+        """Create the store from `state_template/` (missing files only) — in a project folder
+        that exists: a hook's `cwd` or `CLAUDE_PROJECT_DIR` naming one that does not made
+        the whole path, `/nonexistent/dir/.claude/state/session`, to hold a handover."""
         self.check()
+        if not self.dir.is_dir() and not self.root.is_dir():
+            raise StoreError(f"{self.root}: no such directory; no store made there")
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             tpl = template_dir()

@@ -390,6 +390,22 @@ def test_an_unusable_store_is_one_line_and_exit_0(root: Path, tmp_path: Path, su
     assert "not a directory" in r.err
 
 
+def test_a_project_folder_that_does_not_exist_is_never_made(
+    root: Path, tmp_path: Path, sub: RunCli
+) -> None:
+    """A payload's `cwd` naming a folder that is not there (deleted while the session ran, a
+    payload of another machine): the capture made the whole path, `/nonexistent/dir`, to
+    hold a handover. It says why it saved nothing, in one line, and exits 0."""
+    gone = tmp_path / "gone" / "dir"
+    payload = end_payload(gone, work_transcript(root, tmp_path))
+    r = sub("hook", "session-end", input=payload, cwd=tmp_path)
+    assert r.code == 0 and r.out == ""
+    assert r.err == f"session-skill hook session-end: {gone}: no such directory; no store made there\n"
+    assert not (tmp_path / "gone").exists()
+    r = sub("park", "an idea", cwd=tmp_path, env={"CLAUDE_PROJECT_DIR": str(gone)})
+    assert r.code == 1 and not (tmp_path / "gone").exists()
+
+
 def test_main_never_fails(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
