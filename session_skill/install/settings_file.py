@@ -5,7 +5,9 @@ read with a refusal naming the file, written back in the style they had.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,7 @@ def read_json(path: Path, shown: str) -> dict[str, Any]:
     if raw is None or not raw.strip():
         return {}
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        data = json.loads(raw.decode("utf-8-sig"), parse_constant=_not_json)
     except UnicodeDecodeError:
         raise SessionError(f"{shown} is not UTF-8 text: not touching it") from None
     except json.JSONDecodeError as exc:
@@ -39,7 +41,15 @@ def read_json(path: Path, shown: str) -> dict[str, Any]:
         ) from None
     if not isinstance(data, dict):
         raise SessionError(f"{shown} does not hold a JSON object: not touching it")
+    if not os.access(path, os.W_OK) or not os.stat(path).st_mode & stat.S_IWUSR:
+        # Read-only on purpose (root may write it all the same): it is the user's to change.
+        raise SessionError(f"{shown} is read-only: not touching it")
     return data
+
+
+def _not_json(word: str) -> Any:
+    """`NaN`, `Infinity`: Python reads them, the clients' JSON parsers do not."""
+    raise json.JSONDecodeError(f"{word} is not JSON", word, 0)
 
 
 class JsonStyle:

@@ -33,7 +33,7 @@ class Step:
                 # A symlinked file (dotfiles) is written through, keeping the link.
                 target = self.path.resolve() if self.path.is_symlink() else self.path
                 target.parent.mkdir(parents=True, exist_ok=True)
-                fileio.atomic_write(target, self.data)
+                fileio.atomic_write(target, self.data, keep_mode=True)
         except OSError as exc:
             raise SessionError(f"cannot {self.what}: {exc.strerror or exc}") from None
 

@@ -33,10 +33,18 @@ def is_tmp_name(name: str) -> bool:
     return name.startswith(".") and TMP_MARK in name
 
 
-def _write_new(path: str | Path, data: bytes) -> None:
-    """Create `path` (it must not exist, nor be a link), write all of `data`, fsync, close."""
+def _write_new(path: str | Path, data: bytes, like: os.stat_result | None = None) -> None:
+    """Create `path` (it must not exist, nor be a link), write all of `data`, fsync, close.
+    `like`: the file it replaces, whose permissions (and owner, where allowed) it keeps."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     try:
+        if like is not None:
+            os.fchmod(fd, stat.S_IMODE(like.st_mode))  # the umask does not apply
+            if (like.st_uid, like.st_gid) != (os.getuid(), os.getgid()):
+                try:
+                    os.fchown(fd, like.st_uid, like.st_gid)
+                except OSError:
+                    pass  # only root may give a file away
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
@@ -45,11 +53,19 @@ def _write_new(path: str | Path, data: bytes) -> None:
         os.close(fd)
 
 
-def atomic_write(path: _P, data: bytes) -> None:
-    """Write `data` to `path` so that readers see the old file or the new one, never a part."""
+def atomic_write(path: _P, data: bytes, *, keep_mode: bool = False) -> None:
+    """Write `data` to `path` so that readers see the old file or the new one, never a part.
+    `keep_mode`: the file keeps its permissions and owner (a user's settings.json is 0600
+    because it holds tokens: the new file was 0644)."""
     tmp = tmp_name(path)
+    like = None
+    if keep_mode:
+        try:
+            like = os.stat(path)
+        except OSError:
+            pass
     try:
-        _write_new(tmp, data)
+        _write_new(tmp, data, like)
         os.replace(tmp, path)
     except BaseException:
         try:

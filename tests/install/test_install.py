@@ -257,6 +257,8 @@ def test_changed_interpreter_is_replaced_not_duplicated(
             '{"hooks": {"SessionStart": {}}}',
             '.claude/settings.json: "hooks.SessionStart" is not a JSON list: not touching it',
         ),
+        # Python reads these; the clients' JSON parsers do not: "installed" would be false.
+        ('{"a": NaN}', ".claude/settings.json is not valid JSON (line 1): not touching it"),
     ],
 )
 def test_unusable_settings_are_refused_untouched(
@@ -769,3 +771,28 @@ def test_a_config_dir_under_home_is_shown_under_home(
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".config" / "claude"))
     r = cli("install", "--user", "--dry-run")
     assert "  - write ~/.config/claude/skills/session/SKILL.md" in r.out, r
+
+
+def test_a_settings_file_keeps_its_permissions(project: Path, home: Path) -> None:
+    """settings.json is where a user puts tokens (`env`): kept 0600, a rewrite made it 0644,
+    readable by all, install and uninstall alike."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"env": {"GITHUB_TOKEN": "ghp_x"}}')
+    settings.chmod(0o600)
+    do_install(project, home)
+    assert "SessionEnd" in settings.read_text() and settings.stat().st_mode & 0o777 == 0o600
+    do_uninstall(project, home)
+    assert "SessionEnd" not in settings.read_text() and settings.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_read_only_settings_file_is_refused_untouched(project: Path, home: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"model": "opus"}')
+    settings.chmod(0o444)
+    before = snapshot(project, home)
+    with pytest.raises(SessionError) as err:
+        do_install(project, home)  # as root too, who could write it all the same
+    assert err.value.message == ".claude/settings.json is read-only: not touching it"
+    assert snapshot(project, home) == before
