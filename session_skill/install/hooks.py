@@ -45,18 +45,24 @@ def hook_command(python: str | None = None, agent: str = "claude") -> str:
     Codex gives a hook no variable of its own, so its command says which client runs it
     (`SESSION_SKILL_AGENT=codex`): the hook's messages then name `$session`."""
     python = python or sys.executable or "python3"
-    command = f"{shlex.quote(python)} {HOOK_MARK}"
-    parent = _package_path_if_not_importable(python)
+    parent, safe = _probe(python)
+    # `-P` (Python 3.11+): the project the hook runs in is not searched first — its own
+    # `session_skill/` (a fork, another version) ran in place of the installed package.
+    command = f"{shlex.quote(python)}{' -P' if safe else ''} {HOOK_MARK}"
     if parent:
         command = f"PYTHONPATH={shlex.quote(parent)} {command}"
     return f"SESSION_SKILL_AGENT=codex {command}" if agent == "codex" else command
 
 
-def _package_path_if_not_importable(python: str) -> str | None:
+def _probe(python: str) -> tuple[str | None, bool]:
     """Our package's parent folder when `python` cannot import this very package by itself
-    (a checkout run without `pip install`): the hook runs from the project directory."""
+    (a checkout run without `pip install`: the hook runs from the project directory); and
+    whether `python` takes `-P`."""
     ours = Path(__file__).resolve().parents[1]
-    probe = "import session_skill, sys; sys.stdout.write(session_skill.__file__)"
+    probe = (
+        "import sys; sys.stdout.write(str(sys.version_info >= (3, 11)) + ' '); sys.stdout.flush()"
+        "; import session_skill; sys.stdout.write(session_skill.__file__)"
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH")}
     try:
         found = subprocess.run(
@@ -67,11 +73,13 @@ def _package_path_if_not_importable(python: str) -> str | None:
             cwd=os.path.abspath(os.sep),
             timeout=30,
         )
-        if found.returncode == 0 and Path(found.stdout.strip()).resolve().parent == ours:
-            return None
+        said, _, where = found.stdout.strip().partition(" ")
+        safe = said == "True"
+        if found.returncode == 0 and Path(where).resolve().parent == ours:
+            return None, safe
     except (OSError, subprocess.SubprocessError):
-        pass
-    return str(ours.parent)
+        safe = False
+    return str(ours.parent), safe
 
 
 def install_hook(place: Place, command: str) -> list[Step]:

@@ -153,8 +153,22 @@ def test_fresh_project(project: Path, home: Path, command: str) -> None:
 
 def test_command_is_this_interpreter_by_absolute_path(command: str) -> None:
     assert MARK in command
-    python = command.split(" -m ")[0].split(" ")[-1].strip("'")
+    python = command.split(" -P -m ")[0].split(" ")[-1].strip("'")
     assert os.path.isabs(python) and os.path.samefile(python, sys.executable)
+
+
+def test_the_project_the_hook_runs_in_cannot_stand_in_for_the_package(
+    command: str, tmp_path: Path
+) -> None:
+    """`python -m` searched the working directory first: a project holding a `session_skill/`
+    of its own (a fork, another version) ran that code in every hook of a `--user` install."""
+    fake = tmp_path / "session_skill"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("")
+    (fake / "__main__.py").write_text('print("the project\'s own code ran")')
+    r = subprocess.run(["sh", "-c", command], input=b"{}", capture_output=True, cwd=tmp_path,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=60)  # fmt: skip
+    assert (r.returncode, r.stdout) == (0, b"")
 
 
 def test_foreign_hooks_and_keys_are_kept_in_order(project: Path, home: Path, command: str) -> None:
@@ -565,7 +579,7 @@ def test_checkout_without_install_gets_pythonpath(tmp_path: Path) -> None:
     python = str(venv / "bin" / "python")
     command = inst_hooks.hook_command(python)
     repo = Path(inst_plan.__file__).resolve().parents[2]
-    assert command == f"PYTHONPATH={repo} {python} {MARK}"
+    assert command == f"PYTHONPATH={repo} {python} -P {MARK}"
     r = subprocess.run(
         ["bash", "-c", command], input=b"{}", capture_output=True, cwd=tmp_path, timeout=60
     )
