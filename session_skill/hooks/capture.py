@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 
 from session_skill.hooks.pending import DOC_LIMIT, LOCK_WAIT, PLAN
@@ -308,13 +309,54 @@ def take_failure(store: str) -> tuple[str, str] | None:
     return (session_id, message) if message else None
 
 
-def captured_already(store: str, session_id: str, triggers: tuple[str, ...]) -> bool:
-    """Does a recent doc hold this session's automatic capture (one of `triggers`)?"""
-    return any(
-        meta.get("session_id", "").strip() == session_id
-        and meta.get("trigger", "").strip() in triggers
-        for _, meta in recent_metas(store)
-    )
+def captured_already(
+    store: str, session_id: str, triggers: tuple[str, ...], transcript: str | None = None
+) -> bool:
+    """Does a recent doc hold this session's automatic capture (one of `triggers`) — of its
+    `transcript` as it stands? A session resumed after its capture (the same id, the same
+    file) and given a new request since is not captured: its next /clear was saved never."""
+    for _, meta in recent_metas(store):
+        if meta.get("session_id", "").strip() != session_id:
+            continue
+        if meta.get("trigger", "").strip() not in triggers:
+            continue
+        read = meta.get(READ_BYTES, "").strip()
+        if transcript is None or not read.isdigit() or not _asked_since(transcript, int(read)):
+            return True
+    return False
+
+
+READ_BYTES = "transcript_bytes"  # how much of the transcript the capture read
+_GREW_MAX = 4 << 20  # grown by this much, it holds new work; not scanned
+_USER_RECORD = re.compile(rb'"type":\s*"user"')
+_META = re.compile(rb'"isMeta":\s*true')
+
+
+def _asked_since(transcript: str, offset: int) -> bool:
+    """Does the transcript hold a request the user typed after `offset`? (Not any growth:
+    a record the client adds about the /clear itself is no new work.)"""
+    try:
+        with open(os.path.expanduser(transcript), "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size <= offset:
+                return False
+            if size - offset > _GREW_MAX:
+                return True
+            fh.seek(offset)
+            for line in fh:
+                if b'"user_message"' in line:  # Codex: a prompt typed
+                    return True
+                if (
+                    _USER_RECORD.search(line)
+                    and b'"tool_result"' not in line
+                    and b"<command-name>" not in line
+                    and b"<local-command" not in line
+                    and not _META.search(line)
+                ):
+                    return True  # Claude Code: the user's words, not a tool's result
+    except OSError:
+        return False
+    return False
 
 
 def recent_metas(
@@ -352,6 +394,10 @@ def write_doc(
     from session_skill.times import utcnow
 
     store = Store(Path(root))
+    try:  # what a later capture of this session (resumed, cleared again) is measured by
+        meta = (*meta, (READ_BYTES, os.stat(os.path.expanduser(transcript)).st_size))
+    except OSError:
+        pass
     observed = observe(
         store, transcript=transcript, session_id=session_id, with_sweep=True, quick=True
     )

@@ -122,7 +122,7 @@ def capture_once(root: str, store: str, ending: Ending, env: Mapping[str, str]) 
     if held is None:
         return ""  # another hook is capturing this very session
     triggers = (AUTOMATIC, PLAN)
-    if capture.captured_already(store, ending.session_id, triggers):
+    if capture.captured_already(store, ending.session_id, triggers, ending.transcript):
         capture.release(held)
         return ""
     return capture.detached(lambda: _capture(root, ending, env), held)

@@ -315,7 +315,7 @@ def _capture_codex_thread(root: str, store: str, start: _Start, env: Mapping[str
     if held is None:
         return
     try:
-        if capture.captured_already(store, thread, (gates.AUTOMATIC,)):
+        if capture.captured_already(store, thread, (gates.AUTOMATIC,), rollout):
             return
         capture.write_doc(root, session_id=thread, transcript=rollout, trigger=gates.AUTOMATIC)
     except Exception as exc:  # noqa: BLE001 - the restore below must still run

@@ -227,6 +227,29 @@ def test_an_explicit_dump_of_this_session_wins(root: Path, tmp_path: Path) -> No
     assert latest(root) == "auth-work"
 
 
+def test_a_resumed_session_cleared_again_is_saved_again(root: Path, tmp_path: Path) -> None:
+    """`claude --resume` goes on in the same file under the same id: its first capture made
+    the second /clear, after new work, look captured already, and nothing was saved. Growth
+    that is no request of the user's (the record of a /clear) still captures nothing twice."""
+    transcript = work_transcript(root, tmp_path)
+    assert end(root, transcript)
+    assert end(root, transcript) == ""  # a second hook for the same /clear: once
+    with transcript.open("a", encoding="utf-8") as fh:
+        command = "<command-name>/clear</command-name>"
+        fh.write(json.dumps(_record("user", 40, root, **_user(command)[1])) + "\n")
+    assert end(root, transcript) == ""
+    assert len(new_docs(root)) == 1
+    with transcript.open("a", encoding="utf-8") as fh:
+        for n, (kind, fields) in enumerate(
+            [_user("now switch the payment provider to Stripe"), _say("Stripe is wired in.", 42)],
+            41,
+        ):
+            fh.write(json.dumps(_record(kind, n, root, **fields)) + "\n")
+    assert "saved as" in json.loads(end(root, transcript))["systemMessage"]
+    docs = new_docs(root)
+    assert len(docs) == 2 and any("Stripe" in body(d) for d in docs)
+
+
 def test_another_sessions_pending_doc_does_not_stop_it(root: Path, tmp_path: Path) -> None:
     write_doc(store(root), "other-work", extra="session_id: someone-else\n")
     (store(root) / "LATEST").write_text("other-work\n")
