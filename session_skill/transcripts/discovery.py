@@ -178,26 +178,26 @@ _PREVIOUS_MAX = 60  # rollouts looked at, newest first, for the thread /clear le
 
 
 def previous_codex_rollout(new_rollout: str, project_root: str) -> tuple[str, str] | None:
-    """(rollout, thread id) of the Codex thread of this project that came before the one
-    `new_rollout` starts — what Codex's `/clear` left, its SessionStart(clear) naming only
-    the new thread (seen, 0.171.0). Found under the sessions folder holding `new_rollout`
-    (`sessions/YYYY/MM/DD/`), newest first, by `session_meta.cwd` (the project root or a
-    directory inside it), in plain strings but for reading a rollout's first record."""
+    """(rollout, thread id) of the Codex thread of this project that `/clear` left — its
+    SessionStart(clear) names only the new thread (seen, 0.171.0). Found under the sessions
+    folder holding `new_rollout` by `session_meta.cwd` (the project root or a directory
+    inside it): of this project's rollouts the one written last, not the one begun last —
+    another terminal's thread begun later and idle since, or a thread resumed (`codex
+    resume` writes on in its first day's folder), was taken for it. Two threads of one
+    project busy at once in two terminals still cannot be told apart."""
     day = os.path.dirname(os.path.abspath(new_rollout))
     sessions = os.path.dirname(os.path.dirname(os.path.dirname(day)))
     if os.path.basename(sessions) != "sessions":
         return None
-    found: list[tuple[str, str]] = []
+    found: list[tuple[float, str, str]] = []
     for year in _listdir_desc(sessions)[:2]:
-        for month in _listdir_desc(os.path.join(sessions, year))[:2]:
-            for date in _listdir_desc(os.path.join(sessions, year, month))[:3]:
-                folder = os.path.join(sessions, year, month, date)
-                found += [(n, os.path.join(folder, n)) for n in _listdir_desc(folder)
-                          if n.startswith("rollout-") and n.endswith(".jsonl")]  # fmt: skip
-    found.sort(reverse=True)  # the names start with the thread's time
+        for month in _listdir_desc(os.path.join(sessions, year))[:3]:
+            for date in _listdir_desc(os.path.join(sessions, year, month))[:31]:
+                found += _rollouts(os.path.join(sessions, year, month, date))
+    found.sort(reverse=True)  # written last first (its name, the thread's start, breaks ties)
     wanted = _same_dir_keys(project_root)
     new = os.path.abspath(new_rollout)
-    for name, path in found[:_PREVIOUS_MAX]:
+    for _, name, path in found[:_PREVIOUS_MAX]:
         if os.path.abspath(path) == new:
             continue
         thread = _THREAD.search(name)
@@ -207,6 +207,23 @@ def previous_codex_rollout(new_rollout: str, project_root: str) -> tuple[str, st
         if _same_dir_keys(cwd) & wanted or _within(cwd, wanted):
             return path, thread.group(1)
     return None
+
+
+def _rollouts(folder: str) -> list[tuple[float, str, str]]:
+    """(mtime, name, path) of the rollouts in one day's folder."""
+    found = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith("rollout-") and name.endswith(".jsonl"):
+                    try:
+                        found.append((entry.stat().st_mtime, name, entry.path))
+                    except OSError:
+                        continue
+    except OSError:
+        pass
+    return found
 
 
 def _listdir_desc(folder: str) -> list[str]:

@@ -283,6 +283,31 @@ def test_codex_clear_captures_the_thread_it_left_once(root: Path, tmp_path: Path
     assert len([p for p in store(root).glob("*.md") if p.name != "PARKED.md"]) == 1
 
 
+def test_codex_clear_captures_the_thread_written_last_not_begun_last(
+    root: Path, tmp_path: Path
+) -> None:
+    """The thread /clear left is this project's rollout written last: one begun later in
+    another terminal and idle since was taken for it (by the name, the thread's start), and
+    so was any thread begun after a `codex resume`d one, whose rollout is in its first
+    day's folder. The thread left was never saved."""
+    payload, env = _codex_clear(root, tmp_path)
+    sessions = tmp_path / "codex" / "sessions"
+    idle = "019a0000-0000-7000-8000-0000000000d4"
+    later = _rollout(sessions / "2026" / "11" / "29" / f"rollout-2026-11-29T18-25-00-{idle}.jsonl",
+                     root, idle, "Fix the README typo")  # fmt: skip
+    resumed = "019a0000-0000-7000-8000-0000000000e5"
+    first_day = sessions / "2026" / "11" / "20" / f"rollout-2026-11-20T09-00-00-{resumed}.jsonl"
+    _rollout(first_day, root, resumed, "Migrate the payments module to the ledger API")
+    old = sessions / "2026" / "11" / "29" / f"rollout-2026-11-29T18-20-00-{OLD_THREAD}.jsonl"
+    os.utime(old, (1_000, 1_000))
+    os.utime(later, (2_000, 2_000))  # idle since it began, before the resumed one went on
+    context = _context(json.loads(hook.run(payload, env=env)))
+    slug = latest(root)
+    assert f"`$session recall {slug}`" in context
+    assert meta(store(root) / f"{slug}.md")["session_id"] == resumed
+    assert "ledger API" in (store(root) / f"{slug}.md").read_text()
+
+
 def test_a_codex_capture_that_fails_is_said_and_the_restore_goes_on(
     root: Path, tmp_path: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
