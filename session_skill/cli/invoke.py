@@ -226,8 +226,18 @@ def _install(call: Call) -> Output:
         dry_run=call.flag("--dry-run"),
         home=Path.home(),
         claude_dir=_claude_dir(),
+        codex_dir=_codex_dir(),
     )
     return Output(text)
+
+
+def _codex_dir() -> Path | None:
+    """Codex's folder, `$CODEX_HOME` when it is set (as Codex itself reads it)."""
+    import os
+    from pathlib import Path
+
+    found = os.environ.get("CODEX_HOME", "").strip()
+    return Path(found).expanduser() if found else None
 
 
 def _claude_dir() -> Path:
@@ -253,6 +263,7 @@ def _uninstall(call: Call) -> Output:
         agent=_agent(call),
         home=Path.home(),
         claude_dir=_claude_dir(),
+        codex_dir=_codex_dir(),
     )
     return Output(text)
 

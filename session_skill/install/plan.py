@@ -35,7 +35,12 @@ AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
 
 
 def _targets(
-    project: Path | None, user: bool, agent: str, home: Path, claude_dir: Path | None
+    project: Path | None,
+    user: bool,
+    agent: str,
+    home: Path,
+    claude_dir: Path | None,
+    codex_dir: Path | None = None,
 ) -> tuple[Path, list[Place]]:
     if agent not in ("claude", "codex", "all"):
         raise UsageError(f"--agent takes claude, codex or all, not {agent!r}")
@@ -44,7 +49,7 @@ def _targets(
     base = home if user else (project if project is not None else find_project_root())
     base = base.expanduser().absolute()
     agents = AGENTS if agent == "all" else (agent,)
-    return base, [Place(a, base, home, user, claude_dir) for a in agents]
+    return base, [Place(a, base, home, user, claude_dir, codex_dir) for a in agents]
 
 
 # -- install ------------------------------------------------------------------------------
@@ -58,13 +63,14 @@ def install(
     dry_run: bool,
     home: Path,
     claude_dir: Path | None = None,
+    codex_dir: Path | None = None,
 ) -> str:
     """Install the skill and the hook (and, for a project, the store and .gitignore line).
 
     `claude_dir`: Claude Code's user folder for `--user` (`$CLAUDE_CONFIG_DIR`); None is
-    `home/.claude`.
+    `home/.claude`. `codex_dir`: Codex's (`$CODEX_HOME`); None is `home/.codex`.
     """
-    base, places = _targets(project, user, agent, home, claude_dir)
+    base, places = _targets(project, user, agent, home, claude_dir, codex_dir)
     plain = hook_command()
     commands = {
         p.agent: plain if p.agent == "claude" else hook_command(agent=p.agent) for p in places
@@ -104,7 +110,8 @@ def install(
     )
     lines.append(f"Next: start a new session so the hook is loaded, then {forms} before `/clear`.")
     if codex_hook is not None:
-        lines += _codex_trust_notes(base, user, updated=codex_hook)
+        codex = next(p for p in places if p.agent == "codex")
+        lines += _codex_trust_notes(base, codex, updated=codex_hook)
     return "\n".join(lines + warn)
 
 
@@ -122,9 +129,11 @@ def _path_warning() -> list[str]:
     return [f"⚠ `session-skill` is not on PATH, and the skill runs it by that name: {fix}."]
 
 
-def _codex_trust_notes(base: Path, user: bool, *, updated: bool) -> list[str]:
+def _codex_trust_notes(base: Path, place: Place, *, updated: bool) -> list[str]:
     """What a Codex user must do before the hook runs (seen with codex-cli 0.171.0)."""
-    where = "~/.codex/hooks.json" if user else ".codex/hooks.json"
+    user = place.user
+    where = place.show(place.settings)
+    config = place.show_home(place.config)
     notes = [
         "Codex runs a new or changed hook only once you trust it, and skips an untrusted "
         "one without a word:"
@@ -133,7 +142,7 @@ def _codex_trust_notes(base: Path, user: bool, *, updated: bool) -> list[str]:
         notes.append(
             "  - it loads a project's .codex/ only in a trusted project: at \"Trust this "
             'folder?" choose "Trust and continue" (or set `trust_level = "trusted"` under '
-            f"[projects.{json.dumps(str(base))}] in ~/.codex/config.toml);"
+            f"[projects.{json.dumps(str(base))}] in {config});"
         )
     notes += [
         '  - start `codex` (the TUI): at "Hooks need review" choose "Trust all and continue", '
@@ -183,10 +192,16 @@ def _install_gitignore(root: Path) -> list[Step]:
 
 
 def uninstall(
-    *, project: Path | None, user: bool, agent: str, home: Path, claude_dir: Path | None = None
+    *,
+    project: Path | None,
+    user: bool,
+    agent: str,
+    home: Path,
+    claude_dir: Path | None = None,
+    codex_dir: Path | None = None,
 ) -> str:
     """Remove our hook entry and an unmodified skill file; never the store or user content."""
-    base, places = _targets(project, user, agent, home, claude_dir)
+    base, places = _targets(project, user, agent, home, claude_dir, codex_dir)
     steps: list[Step] = []
     kept: list[str] = []
     for place in places:

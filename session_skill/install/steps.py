@@ -41,14 +41,21 @@ class Step:
 class Place:
     """Where one agent's files go, and how to show their paths.
 
-    `claude_dir` is Claude Code's user folder for a user install (`$CLAUDE_CONFIG_DIR`,
+    `codex_dir` is Codex's (`$CODEX_HOME`, else `~/.codex`): a user install's hooks.json, and
+    the config.toml its notes name. `claude_dir` is Claude Code's user folder for a user install (`$CLAUDE_CONFIG_DIR`,
     else `~/.claude`: with the variable set the client reads the user's settings.json and
     skills/ there alone, seen with 2.1.328). `top` is the folder an uninstall removes no
     empty folder above.
     """
 
     def __init__(
-        self, agent: str, base: Path, home: Path, user: bool, claude_dir: Path | None = None
+        self,
+        agent: str,
+        base: Path,
+        home: Path,
+        user: bool,
+        claude_dir: Path | None = None,
+        codex_dir: Path | None = None,
     ) -> None:
         self.agent = agent
         self.base = base
@@ -62,8 +69,21 @@ class Place:
             if base not in folder.parents:
                 self.top = folder.parent
         else:
+            # A user's hooks.json is in Codex's own folder, `$CODEX_HOME` when it is set
+            # (where Codex reads its config.toml and writes its rollouts).
+            folder = codex_dir if user and codex_dir is not None else base / ".codex"
             self.skill = base / ".agents" / "skills" / "session" / "SKILL.md"
-            self.settings = base / ".codex" / "hooks.json"
+            self.settings = folder / "hooks.json"
+            if base not in folder.parents:
+                self.top = folder.parent
+        self.config = (codex_dir if codex_dir is not None else home / ".codex") / "config.toml"
+
+    def show_home(self, path: Path) -> str:
+        """`path` as `~/…` when it is in the home folder."""
+        try:
+            return f"~/{path.relative_to(self.home).as_posix()}"
+        except ValueError:
+            return str(path)
 
     def show(self, path: Path) -> str:
         try:

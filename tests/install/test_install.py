@@ -810,3 +810,24 @@ def test_a_read_only_settings_file_is_refused_untouched(project: Path, home: Pat
         do_install(project, home)  # as root too, who could write it all the same
     assert err.value.message == ".claude/settings.json is read-only: not touching it"
     assert snapshot(project, home) == before
+
+
+def test_a_user_codex_install_goes_where_codex_home_says(
+    home: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `$CODEX_HOME` set, Codex reads its user hooks.json there (beside config.toml, its
+    rollouts): the hooks went to ~/.codex/hooks.json, never read — installed, and no
+    handover ever restored or captured."""
+    codex_home = home / "elsewhere" / "codex"
+    codex_home.mkdir(parents=True)
+    report = do_install(None, home, user=True, agent="codex", codex_dir=codex_home)
+    assert "add the SessionStart and PreCompact hooks to ~/elsewhere/codex/hooks.json" in report
+    assert not (home / ".codex").exists()
+    hooks = json.loads((codex_home / "hooks.json").read_text())["hooks"]
+    assert set(hooks) == {"SessionStart", "PreCompact"}
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    r = cli("install", "--user", "--agent", "codex", "--dry-run")
+    assert r.code == 0 and "Already installed" in r.out, r
+    report = do_uninstall(None, home, user=True, agent="codex", codex_dir=codex_home)
+    assert "remove ~/elsewhere/codex/hooks.json" in report
