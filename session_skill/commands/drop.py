@@ -23,10 +23,12 @@ from session_skill.times import format_time
 REPRINT_MAX = 25
 _NUMBER = re.compile(r"#(\d{1,9})")
 # What to do about an item that was never parked: one a handover left outstanding, say.
-NOT_PARKED = (
-    "Not parked? `/session sweep` lists it (an item a handover left outstanding, too), and "
-    "`session-skill sweep --drop N` closes it."
-)
+def _not_parked() -> str:
+    """What to do about an item that was never parked, in this client's skill form."""
+    return (
+        f"Not parked? `{agent.hint('sweep')}` lists it (an item a handover left outstanding, "
+        "too), and `session-skill sweep --drop N` closes it."
+    )
 _SEPARATORS = re.compile(r"[\s,]+")
 
 
@@ -124,7 +126,7 @@ def _resolve_items(
 ) -> list[tuple[Item, float]]:
     items = parked.items
     if not items:
-        listed = _listing([], [], now, as_json=as_json) or f"No parked items.\n{NOT_PARKED}"
+        listed = _listing([], [], now, as_json=as_json) or f"No parked items.\n{_not_parked()}"
         raise SessionError("no parked items", stdout=listed)
     numbers = _numbers_in(query)
     if numbers is not None:
@@ -149,7 +151,7 @@ def _resolve_items(
     pairs = show_numbers(store, items, fresh=False)
     listed = _listing(items, pairs, now, as_json=as_json)
     if not as_json:
-        listed = f"{listed}\n\n{NOT_PARKED}"
+        listed = f"{listed}\n\n{_not_parked()}"
     raise SessionError(f"no parked item matches {shown(query)}", stdout=listed)
 
 

@@ -475,6 +475,15 @@ def test_drop_nothing_close_lists_and_fails(parked: Path, cli: RunCli) -> None:
     assert r.err == "error: no parked item matches 'kubernetes helm chart'\n"
     assert r.out.startswith("### Parked (5 open)\n1. **retry-backoff**")
     assert parked.read_bytes() == before
+    assert "Not parked? `/session sweep` lists it" in r.out
+
+
+def test_the_not_parked_hint_names_the_clients_skill(
+    parked: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every other hint says `$session …` in Codex; this one said `/session sweep`."""
+    monkeypatch.setenv("SESSION_SKILL_AGENT", "codex")
+    assert "Not parked? `$session sweep` lists it" in cli("drop", "kubernetes helm chart").out
 
 
 @pytest.mark.parametrize("query", ["#0", "#6", "#99"])
