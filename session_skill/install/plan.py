@@ -89,6 +89,8 @@ def install(
     where = "your user account (~)" if user else str(base)
     agents = " and ".join(AGENT_NAMES[p.agent] for p in places)
     warn = _path_warning()
+    if not warn and any(p.agent == "codex" for p in places):
+        warn = _login_path_warning()
     if not steps:
         return "\n".join(["Already installed: nothing to change.", *warn])
     shown_commands = [
@@ -127,6 +129,35 @@ def _path_warning() -> list[str]:
         else "install the package where its `session-skill` script lands on PATH (pipx, pip)"
     )
     return [f"⚠ `session-skill` is not on PATH, and the skill runs it by that name: {fix}."]
+
+
+def _login_path_warning() -> list[str]:
+    """Codex runs the skill's commands with `bash -lc`, a login shell, whose profile may set
+    PATH afresh (Debian's /etc/profile does): `session-skill` found here may not be found
+    there — a venv on PATH only in this shell — and `$session` fails, the install quiet."""
+    bash = shutil.which("bash")
+    if bash is None:
+        return []
+    import subprocess
+
+    try:
+        found = subprocess.run(
+            [bash, "-lc", "command -v session-skill"],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if found.returncode == 0 and found.stdout.strip():
+        return []
+    script = shutil.which("session-skill")
+    where = Path(script).parent if script else Path(sys.executable).parent
+    return [
+        "⚠ Codex runs commands in a login shell (`bash -lc`), and there `session-skill` is "
+        f'not on PATH: add `export PATH="{where}:$PATH"` to ~/.profile (or ~/.bash_profile), '
+        "or `$session` cannot run it."
+    ]
 
 
 def _codex_trust_notes(base: Path, place: Place, *, updated: bool) -> list[str]:

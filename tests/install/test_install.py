@@ -47,6 +47,7 @@ def session_skill_on_path(
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setattr(inst_plan, "_login_path_warning", lambda: [])  # tests of its own
 
 
 @pytest.fixture(scope="module")
@@ -752,6 +753,34 @@ def test_install_is_quiet_about_path_when_session_skill_is_found(
     exe.chmod(0o755)
     monkeypatch.setenv("PATH", str(bin_dir))
     assert "not on PATH" not in do_install(project, home)
+
+
+@pytest.mark.parametrize("found", [True, False])
+def test_a_codex_install_says_when_a_login_shell_cannot_find_session_skill(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, found: bool
+) -> None:
+    """Codex runs the skill's commands with `bash -lc`, whose profile may set PATH afresh: a
+    venv on this shell's PATH alone gave a `$session` that could not run, and no warning."""
+    monkeypatch.undo()  # the real check, against a `bash` that answers as told
+    bin_dir = tmp_path / "fake-bin"
+    bin_dir.mkdir()
+    for name, body in (("session-skill", ""), ("bash", "echo /usr/bin/session-skill" if found
+                                                    else "exit 1")):  # fmt: skip
+        exe = bin_dir / name
+        exe.write_text(f"#!/bin/sh\n{body}\n")
+        exe.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    out = do_install(project, home, agent="codex")
+    said = [ln for ln in out.splitlines() if ln.startswith("⚠")]
+    if found:
+        assert said == []
+    else:
+        assert said == [
+            "⚠ Codex runs commands in a login shell (`bash -lc`), and there `session-skill` is "
+            f'not on PATH: add `export PATH="{bin_dir}:$PATH"` to ~/.profile (or '
+            "~/.bash_profile), or `$session` cannot run it."
+        ]
+    assert "login shell" not in do_install(project, home, agent="claude")
 
 
 def test_user_install_follows_claude_config_dir(
