@@ -6,6 +6,7 @@ edits that fail loudly when the skill changes under them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from session_skill.errors import SessionError
@@ -99,6 +100,35 @@ def codex_plugin_skill_text() -> str:
     return codex_copy(skill_text("codex"), CODEX_PLUGIN_EDITS)
 
 
+# Beside the skill file: the SHA-256 of the SKILL.md install wrote there. A file that no
+# longer has it was edited by its user — an update must not wipe it (it did, as "update …
+# to this version"), and an uninstall may remove an older version it wrote, unedited.
+WRITTEN = ".session-skill-written"
+
+
+def _digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _written(place: Place) -> str | None:
+    """The digest of the SKILL.md install last wrote here; None when none is recorded."""
+    raw = read_bytes(place.skill.parent / WRITTEN, WRITTEN)
+    return raw.decode("ascii", "replace").strip() if raw else None
+
+
+def _write_skill(place: Place, data: bytes, keep: Path | None = None) -> Callable[[], None]:
+    def write() -> None:
+        place.skill.parent.mkdir(parents=True, exist_ok=True)
+        if keep is not None:
+            fileio.atomic_write(keep, place.skill.read_bytes(), keep_mode=True)
+        fileio.atomic_write(place.skill, data, keep_mode=True)
+        fileio.atomic_write(place.skill.parent / WRITTEN, (_digest(data) + "\n").encode())
+
+    return write
+
+
 def install_skill(place: Place) -> list[Step]:
     text = skill_text(place.agent)
     data = text.encode("utf-8")
@@ -107,13 +137,18 @@ def install_skill(place: Place) -> list[Step]:
     if current == data:
         return []
     if current is None:
-        return [Step(f"write {shown}", place.skill, data)]
+        return [Step(f"write {shown}", action=_write_skill(place, data))]
     if SKILL_MARK.encode() not in current:
         raise SessionError(
             f"{shown} exists and is not session-skill's: not touching it "
             "(move it away and run install again)"
         )
-    return [Step(f"update {shown} to this version", place.skill, data)]
+    written = _written(place)
+    if written is not None and written != _digest(current):
+        keep = place.skill.with_name("SKILL.md.edited")
+        what = f"update {shown} to this version (your edited copy kept as {place.show(keep)})"
+        return [Step(what, action=_write_skill(place, data, keep))]
+    return [Step(f"update {shown} to this version", action=_write_skill(place, data))]
 
 
 def uninstall_skill(place: Place, kept: list[str]) -> list[Step]:
@@ -121,12 +156,19 @@ def uninstall_skill(place: Place, kept: list[str]) -> list[Step]:
     current = read_bytes(place.skill, shown)
     if current is None:
         return []
-    if current != skill_text(place.agent).encode("utf-8"):
+    ours = current == skill_text(place.agent).encode("utf-8") or _written(place) == _digest(
+        current
+    )
+    if not ours:
         kept.append(f"{shown}: it differs from the packaged skill (edited, or another version)")
         return []
 
     def remove() -> None:
         place.skill.unlink()
+        try:
+            (place.skill.parent / WRITTEN).unlink()
+        except FileNotFoundError:
+            pass
         remove_empty_dirs(place.skill.parent, place.top)
 
     return [Step(f"remove {shown}", action=remove)]

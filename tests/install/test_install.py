@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -860,3 +861,31 @@ def test_a_user_codex_install_goes_where_codex_home_says(
     assert r.code == 0 and "Already installed" in r.out, r
     report = do_uninstall(None, home, user=True, agent="codex", codex_dir=codex_home)
     assert "remove ~/elsewhere/codex/hooks.json" in report
+
+
+def test_an_update_keeps_the_users_edits_to_the_skill(project: Path, home: Path) -> None:
+    """`install` replaced a SKILL.md its user had edited ("update … to this version"), and
+    the edits were gone; `uninstall` kept an older version install itself had written."""
+    do_install(project, home)
+    skill = project / ".claude" / "skills" / "session" / "SKILL.md"
+    packaged = skill.read_text()
+    skill.write_text(packaged + "- my own rule\n")
+    report = do_install(project, home)
+    assert "(your edited copy kept as .claude/skills/session/SKILL.md.edited)" in report
+    assert skill.read_text() == packaged
+    assert skill.with_name("SKILL.md.edited").read_text().endswith("- my own rule\n")
+    # A version install wrote, unedited, is install's to update and remove, whatever its text.
+    older = packaged.replace("session-skill dispatch", "session-skill dispatch ", 1)
+
+    def an_older_install() -> None:
+        skill.write_text(older)
+        digest = hashlib.sha256(older.encode()).hexdigest()
+        (skill.parent / inst_skills.WRITTEN).write_text(digest + "\n")
+
+    an_older_install()
+    update = "  - update .claude/skills/session/SKILL.md to this version"
+    assert update in do_install(project, home).splitlines()
+    an_older_install()
+    do_uninstall(project, home)
+    assert not skill.exists() and not (skill.parent / inst_skills.WRITTEN).exists()
+    assert skill.with_name("SKILL.md.edited").exists()  # the user's, never removed
