@@ -121,7 +121,8 @@ def brief(
     out += ["### Outstanding candidates (carry the ones still open into ## Outstanding)"]
     # The task list's items and the unfinished request are listed above under "Open
     # tasks"; not twice. (A step left unticked, a check of the plan never run, are not.)
-    cands = [f"- {c['text']} ({c['type']})" for c in obs.candidates if c["n"] not in obs.in_tasks]
+    shown = [c for c in obs.candidates if int(c["n"]) not in obs.in_tasks]
+    cands = [f"- {c['text']} ({c['type']})" for c in shown]
     cands += [f"- **{it.slug}** — {it.summary} (parked)" for it in parked]
     out += cands or ["(none observed)"]
     out += [

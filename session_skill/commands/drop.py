@@ -22,14 +22,16 @@ from session_skill.times import format_time
 # The reprint after a drop: enough to pick the next one, not a 10,000-line PARKED.md.
 REPRINT_MAX = 25
 _NUMBER = re.compile(r"#(\d{1,9})")
-# What to do about an item that was never parked: one a handover left outstanding, say.
+_SEPARATORS = re.compile(r"[\s,]+")
+
+
 def _not_parked() -> str:
-    """What to do about an item that was never parked, in this client's skill form."""
+    """What to do about an item that was never parked (one a handover left outstanding,
+    say), in this client's skill form."""
     return (
         f"Not parked? `{agent.hint('sweep')}` lists it (an item a handover left outstanding, "
         "too), and `session-skill sweep --drop N` closes it."
     )
-_SEPARATORS = re.compile(r"[\s,]+")
 
 
 def drop(store: Store, query: str, *, as_json: bool, now: datetime) -> Output:

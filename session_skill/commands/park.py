@@ -22,13 +22,13 @@ MAX_IDEA = 1000
 # the C1 controls (U+009B is an escape on some terminals), and the bidi embeddings,
 # overrides and isolates that make text display in another order than it is stored.
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-# What surrounds an item when a line is copied back from PARKED.md or `list`: a bullet
-# marker, `list`'s number and its stale mark (these two only before a `**slug**`).
 # A slug the idea gives itself, a dash after it: `**retry-backoff** — …` (SPEC §7.5). A bold
 # label alone is the user's words, kept as typed ("**Note:** the retry loop swallows
 # errors", "**Important** fix the cache"): read as a slug, a second idea under the same
 # label replaced the first in place, and the first was lost.
 _GIVEN_SLUG = re.compile(r"^\*\*([^*\n]{1,120})\*\*\s*(?:[—–]+|-+(?=\s))\s*(.*)$")
+# What surrounds an item when a line is copied back from PARKED.md or `list`: a bullet
+# marker, `list`'s number and its stale mark (these two only before a `**slug**`).
 _COPIED = re.compile(
     r"^(?:[-*] (?:\[[ xX]\] )?)?(?:\d{1,9}\. (?=(?:⚠ stale )?\*\*))?(?:⚠ stale (?=\*\*))?"
 )
@@ -141,7 +141,9 @@ def _ask_which(
         found = [item_json(n, it, now) for n, it in pairs]
         raise ChoiceNeeded(why, stdout=choice_json(question, found))
     lines = [question, *(f"{n}. **{it.slug}** — {it.summary[:120]}" for n, it in pairs)]
-    lines.append(f"→ give the idea a slug of its own, or {agent.hint('drop #N')} one of these first")
+    lines.append(
+        f"→ give the idea a slug of its own, or {agent.hint('drop #N')} one of these first"
+    )
     raise ChoiceNeeded(why, stdout="\n".join(lines))
 
 

@@ -156,9 +156,7 @@ def uninstall_skill(place: Place, kept: list[str]) -> list[Step]:
     current = read_bytes(place.skill, shown)
     if current is None:
         return []
-    ours = current == skill_text(place.agent).encode("utf-8") or _written(place) == _digest(
-        current
-    )
+    ours = current == skill_text(place.agent).encode("utf-8") or _written(place) == _digest(current)
     if not ours:
         kept.append(f"{shown}: it differs from the packaged skill (edited, or another version)")
         return []

@@ -41,11 +41,11 @@ class Step:
 class Place:
     """Where one agent's files go, and how to show their paths.
 
-    `codex_dir` is Codex's (`$CODEX_HOME`, else `~/.codex`): a user install's hooks.json, and
-    the config.toml its notes name. `claude_dir` is Claude Code's user folder for a user install (`$CLAUDE_CONFIG_DIR`,
+    `claude_dir` is Claude Code's user folder for a user install (`$CLAUDE_CONFIG_DIR`,
     else `~/.claude`: with the variable set the client reads the user's settings.json and
-    skills/ there alone, seen with 2.1.328). `top` is the folder an uninstall removes no
-    empty folder above.
+    skills/ there alone, seen with 2.1.328). `codex_dir` is Codex's (`$CODEX_HOME`, else
+    `~/.codex`): a user install's hooks.json, and the config.toml its notes name. `top` is
+    the folder an uninstall removes no empty folder above.
     """
 
     def __init__(

@@ -70,9 +70,7 @@ def test_the_brief_and_the_extractive_doc_list_the_same_candidates(
     assert _section(body, "Outstanding") == f"- {listed[0]} (Deferred exploration)"
 
 
-def test_the_brief_shows_every_open_task_once(
-    project: Path, cli: RunCli, tmp_path: Path
-) -> None:
+def test_the_brief_shows_every_open_task_once(project: Path, cli: RunCli, tmp_path: Path) -> None:
     """The task list's items and the unfinished request are the brief's Open tasks; a step
     the closing text left unticked is an Outstanding candidate. It was hidden from the model
     as if listed under Open tasks, which it was not."""
@@ -187,7 +185,13 @@ def test_a_plan_stays_inside_its_section(
     assert titles[:3] == ["Goal", "Plan", "Files touched"] and titles[-1] == "Next step"
     assert len(titles) == len(set(titles))
     shown = _section(body, "Plan").splitlines()
-    assert shown[:5] == ["### Add email validation", "", "#### Goal", "Reject malformed emails.", ""]
+    assert shown[:5] == [
+        "### Add email validation",
+        "",
+        "#### Goal",
+        "Reject malformed emails.",
+        "",
+    ]
     assert shown[-2:] == ["```", "… (the rest of the plan is in its file)"]
     assert _section(body, "Next step").startswith("Implement the approved plan")
 

@@ -243,7 +243,8 @@ def test_the_same_idea_parked_again_keeps_its_new_why_and_next(
     assert cli("park", "revisit retry backoff strategy for uploads").code == 0
     r = cli("park", "revisit retry backoff strategy for uploads. Why: p99 spikes. Next: try linear")
     assert (r.code, r.out) == (
-        0, "Updated: revisit-retry-backoff-strategy-for (1 open), adding its Why: and Next:\n"
+        0,
+        "Updated: revisit-retry-backoff-strategy-for (1 open), adding its Why: and Next:\n",
     )
     r = cli("park", "revisit retry backoff strategy for uploads. Why: p99 spikes")
     assert r.out == "Already parked as revisit-retry-backoff-strategy-for (1 open)\n"

@@ -423,7 +423,9 @@ def test_a_project_folder_that_does_not_exist_is_never_made(
     payload = end_payload(gone, work_transcript(root, tmp_path))
     r = sub("hook", "session-end", input=payload, cwd=tmp_path)
     assert r.code == 0 and r.out == ""
-    assert r.err == f"session-skill hook session-end: {gone}: no such directory; no store made there\n"
+    assert (
+        r.err == f"session-skill hook session-end: {gone}: no such directory; no store made there\n"
+    )
     assert not (tmp_path / "gone").exists()
     r = sub("park", "an idea", cwd=tmp_path, env={"CLAUDE_PROJECT_DIR": str(gone)})
     assert r.code == 1 and not (tmp_path / "gone").exists()

@@ -168,8 +168,9 @@ def test_the_project_the_hook_runs_in_cannot_stand_in_for_the_package(
     fake.mkdir()
     (fake / "__init__.py").write_text("")
     (fake / "__main__.py").write_text('print("the project\'s own code ran")')
-    r = subprocess.run(["sh", "-c", command], input=b"{}", capture_output=True, cwd=tmp_path,
-                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=60)  # fmt: skip
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    run = ["sh", "-c", command]
+    r = subprocess.run(run, input=b"{}", capture_output=True, cwd=tmp_path, env=bare, timeout=60)
     assert (r.returncode, r.stdout) == (0, b"")
 
 
