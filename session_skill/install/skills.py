@@ -123,7 +123,9 @@ def _write_skill(place: Place, data: bytes, keep: Path | None = None) -> Callabl
         place.skill.parent.mkdir(parents=True, exist_ok=True)
         if keep is not None:
             fileio.atomic_write(keep, place.skill.read_bytes(), keep_mode=True)
-        fileio.atomic_write(place.skill, data, keep_mode=True)
+        # A symlinked skill (dotfiles) is written through, keeping the link.
+        target = place.skill.resolve() if place.skill.is_symlink() else place.skill
+        fileio.atomic_write(target, data, keep_mode=True)
         fileio.atomic_write(place.skill.parent / WRITTEN, (_digest(data) + "\n").encode())
 
     return write

@@ -890,3 +890,18 @@ def test_an_update_keeps_the_users_edits_to_the_skill(project: Path, home: Path)
     do_uninstall(project, home)
     assert not skill.exists() and not (skill.parent / inst_skills.WRITTEN).exists()
     assert skill.with_name("SKILL.md.edited").exists()  # the user's, never removed
+
+
+def test_a_symlinked_skill_is_updated_through_its_link(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    do_install(project, home)
+    skill = project / ".claude" / "skills" / "session" / "SKILL.md"
+    dotfiles = tmp_path / "dotfiles" / "SKILL.md"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(skill.read_text() + "an older version\n")  # with no record of it
+    (skill.parent / inst_skills.WRITTEN).unlink()
+    skill.unlink()
+    skill.symlink_to(dotfiles)
+    do_install(project, home)
+    assert skill.is_symlink() and dotfiles.read_text() == inst_skills.skill_text("claude")
