@@ -83,16 +83,22 @@ def project_root(
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
 ) -> str:
-    """`--project`; `CLAUDE_PROJECT_DIR`; nearest ancestor holding `.git`; the working dir."""
+    """`--project`; else the nearest ancestor holding `.git` of `CLAUDE_PROJECT_DIR` or of the
+    working dir; else that folder itself."""
     if project:
         root, parts = _absolute(os.fspath(project), expand_user=True)
         return root + "/".join(parts)
     env = os.environ if env is None else env
     from_env = env.get("CLAUDE_PROJECT_DIR")
     if from_env:
+        # Claude Code sets it for hooks only — to the folder `claude` was started in — and
+        # the model's Bash calls find the store from their working directory, by its git
+        # root: started in a repository's subfolder, the dump went to the root's store and
+        # the hooks read the subfolder's, and nothing was restored (seen, 2.1.328). Both
+        # take the git root the folder is in.
         root, parts = _absolute(from_env, expand_user=True)
-        return root + "/".join(parts)
-    root, parts = _absolute(os.fspath(cwd) if cwd else os.getcwd(), expand_user=False)
+    else:
+        root, parts = _absolute(os.fspath(cwd) if cwd else os.getcwd(), expand_user=False)
     for n in range(len(parts), -1, -1):  # the directory itself, then each parent
         candidate = root + "/".join(parts[:n])
         if os.path.lexists(root + "/".join([*parts[:n], ".git"])):

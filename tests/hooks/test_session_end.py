@@ -413,6 +413,22 @@ def test_an_unusable_store_is_one_line_and_exit_0(root: Path, tmp_path: Path, su
     assert "not a directory" in r.err
 
 
+def test_started_in_a_subfolder_the_hooks_and_the_cli_share_one_store(
+    root: Path, tmp_path: Path, sub: RunCli
+) -> None:
+    """Claude Code gives its hooks CLAUDE_PROJECT_DIR=<the folder `claude` started in> and the
+    model's Bash calls none (seen, 2.1.328): started in a subfolder, the hooks wrote to the
+    subfolder's store and `session-skill recall` run by the model read the repository's."""
+    inner = root / "sub"
+    inner.mkdir()
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(inner)}
+    hook_end.run(end_payload(inner, work_transcript(root, tmp_path)), env=env)
+    assert not (inner / ".claude").exists()
+    clean = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    r = sub("recall", "--peek", cwd=inner, env=clean)
+    assert r.code == 0 and REQUEST in r.out, r
+
+
 def test_a_project_folder_that_does_not_exist_is_never_made(
     root: Path, tmp_path: Path, sub: RunCli
 ) -> None:

@@ -42,8 +42,10 @@ def test_root_uses_the_real_environment_and_cwd(
     sub.mkdir(parents=True)
     monkeypatch.chdir(sub)
     assert find_project_root() == project
+    # `claude` started in a subfolder: its hooks get CLAUDE_PROJECT_DIR=<the subfolder>, its
+    # Bash calls none (seen, 2.1.328). Both must find the same store, the repository's.
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(sub))
-    assert find_project_root() == sub
+    assert find_project_root() == project
 
 
 def test_linked_worktree_has_its_own_store(project: Path, tmp_path: Path, sub: RunCli) -> None:
