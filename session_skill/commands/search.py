@@ -146,12 +146,20 @@ def recall_by_content(store: Store, name: str) -> tuple[str | None, list[Hit]]:
     that come close, best first); (None, []) when no handover holds the words."""
     from session_skill.matching.fulltext import rank
 
-    hits = rank(str(store.dir), name, limit=MAX_CANDIDATES).hits
+    ranking = rank(str(store.dir), name, limit=MAX_CANDIDATES)
+    hits = ranking.hits
     if not hits:
         return None, []
     best = hits[0]
     runner_up = hits[1].score if len(hits) > 1 else 0.0
-    if best.score >= CLEAR_SCORE and best.score - runner_up >= CLEAR_MARGIN:
+    # A word no handover holds says the user meant another: the score counts only the words
+    # some handover holds, so "add rate limiting" was a clear 100 for the one saying "Add
+    # caching …" — recalled, and consumed, in place of asking.
+    if (
+        not ranking.unmatched
+        and best.score >= CLEAR_SCORE
+        and best.score - runner_up >= CLEAR_MARGIN
+    ):
         return best.slug, [best]
     return None, [h for h in hits if h.score >= best.score - CLOSE_SPREAD]
 

@@ -81,6 +81,25 @@ def test_recall_words_weighs_what_the_bodies_say(
     assert "the retry backoff uses jitter" in r.out
 
 
+def test_words_no_handover_holds_ask_rather_than_recall_the_one_sharing_a_word(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """ "add rate limiting" recalled — and consumed — the handover saying "Add caching to the
+    API layer": the body score counted only the words some handover holds. SPEC §7.3 with
+    §7.6's rules: a loose match is asked about (exit 4), nothing consumed."""
+    for slug, goal in (("cache", "Add caching to the API layer."), ("ci", "Fix CI.")):
+        body = f"## Goal\n{goal}\n\n## Next step\nGo on.\n"
+        write_doc(store_dir, slug, created="2026-11-29T10:00:00Z", body=body)
+    (store_dir / "LATEST").write_text("cache\n")
+    for words in (("add", "rate", "limiting"), ("fix", "the", "login", "bug")):
+        r = cli("recall", *words)
+        assert r.code == 4, r
+    assert (store_dir / "LATEST").read_text() == "cache\n"
+    assert "consumed: false" in (store_dir / "cache.md").read_text()
+    r = cli("recall", "caching", "layer", "--peek")
+    assert r.code == 0 and r.out.startswith("Handover `cache` · "), r
+
+
 def test_a_choice_is_json_under_json(project: Path, store_dir: Path, cli: RunCli) -> None:
     """Issue 21 #16: with --json the exit-4 choice printed markdown."""
     body = "## Goal\nCache, part {n}.\n\n## Decisions\n- redis fallback\n\n## Next step\nx\n"
