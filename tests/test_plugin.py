@@ -549,9 +549,29 @@ def test_hook_mode_without_python_is_quiet(tmp_path: Path, wheelhouse: Path) -> 
     (tmp_path / "home").mkdir()
     root = make_root(tmp_path / "plugin", [])
     env = base_env(tmp_path, wheelhouse, PATH=str(tmp_path / "none"))
+    del env["SESSION_SKILL_PYTHON"]  # (the hooks take it too, before the venv is built)
     r = shim(root, "hook", "session-start", env=env)
     assert r.returncode == 0 and r.stdout == ""  # a hook never breaks the session
-    assert r.stderr == "session-skill: no python3 on PATH: the session-start hook did nothing\n"
+    assert r.stderr == (
+        "session-skill: no Python 3.10 or newer on PATH: the session-start hook did nothing\n"
+    )
+
+
+def test_hook_mode_before_the_venv_skips_a_python_too_old(tmp_path: Path, wheelhouse: Path) -> None:
+    """macOS's /usr/bin/python3 is 3.9: before the first command built the venv, the hooks
+    ran it, failed on an import, and a /clear was lost; setup itself skips it."""
+    (tmp_path / "home").mkdir()
+    root = make_root(tmp_path / "plugin", [])
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    old = bin_dir / "python3"
+    old.write_text("#!/bin/sh\nexit 1\n")  # says it is older than 3.10, and runs nothing
+    old.chmod(0o755)
+    (bin_dir / "python3.11").symlink_to(BASE_PYTHON)
+    env = base_env(tmp_path, wheelhouse, PATH=str(bin_dir))
+    del env["SESSION_SKILL_PYTHON"]
+    r = shim(root, "hook", "session-start", env=env, stdin="{}")
+    assert report(r)["argv"] == ["session-skill", "hook", "session-start"]
 
 
 # -- the real package ------------------------------------------------------------------------
