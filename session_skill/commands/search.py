@@ -152,11 +152,12 @@ def recall_by_content(store: Store, name: str) -> tuple[str | None, list[Hit]]:
         return None, []
     best = hits[0]
     runner_up = hits[1].score if len(hits) > 1 else 0.0
-    # A word no handover holds says the user meant another: the score counts only the words
-    # some handover holds, so "add rate limiting" was a clear 100 for the one saying "Add
-    # caching …" — recalled, and consumed, in place of asking.
+    # The score counts only the words some handover holds: "add rate limiting" was a clear
+    # 100 for the one saying "Add caching …" — recalled, and consumed, in place of asking.
+    # A clear pick needs two thirds of the words held ("the redis fallback work" is clear).
+    held = len(ranking.words) - len(ranking.unmatched)
     if (
-        not ranking.unmatched
+        3 * held >= 2 * len(ranking.words)
         and best.score >= CLEAR_SCORE
         and best.score - runner_up >= CLEAR_MARGIN
     ):
