@@ -10,7 +10,7 @@ import re
 from datetime import datetime
 
 from session_skill import agent
-from session_skill.commands.listing import item_json, item_line, show_numbers, viewer
+from session_skill.commands.listing import ask_among, item_json, item_line, show_numbers, viewer
 from session_skill.commands.output import Output, choice_json, dumps, shown
 from session_skill.commands.park import fold
 from session_skill.errors import ChoiceNeeded, SessionError
@@ -168,22 +168,13 @@ def _ask(
     as_json: bool,
 ) -> None:
     """Stop with the candidates, numbered (the numbers recorded), and ask: exit 4."""
-    pairs = show_numbers(store, items, fresh=False, shown=indexes)
-    number_of = dict(zip(sorted(set(indexes)), (n for n, _ in pairs), strict=True))
     question = (
         f"Is this the item you meant by {shown(query)}?"
         if len(indexes) == 1
         else f"Which item did you mean by {shown(query)}?"
     )
-    if as_json:
-        found = [item_json(number_of[i], items[i], now) for i in indexes]
-        raise ChoiceNeeded(f"{shown(query)} {why}", stdout=choice_json(question, found))
-    lines = [question]
-    for i in indexes:
-        it = items[i]
-        lines.append(f"{number_of[i]}. **{it.slug}** — {it.summary[:120]}")
-    lines.append(_pick_hint())
-    raise ChoiceNeeded(f"{shown(query)} {why}", stdout="\n".join(lines))
+    message = f"{shown(query)} {why}"
+    ask_among(store, items, indexes, question, message, _pick_hint(), now, as_json=as_json)
 
 
 def _numbers_in(query: str) -> list[int] | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -405,6 +404,8 @@ def _extractive_body(
         # A command the next session can run: its own sweep reads its own transcript.
         sweep = "session-skill sweep"
         if obs.transcript is not None:
+            import shlex  # only here: the hooks' capture imports this module
+
             sweep += f" --transcript {shlex.quote(str(obs.transcript))}"
         outstanding.append(f"- … and {more} more: `{sweep}` lists them all")
     if outstanding:

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from session_skill import agent
-from session_skill.commands.output import Output, cell, code, dumps
-from session_skill.errors import SessionError, StoreError
+from session_skill.commands.output import Output, cell, choice_json, code, dumps
+from session_skill.errors import ChoiceNeeded, SessionError, StoreError
 from session_skill.store.docs import DocInfo, all_docs
 from session_skill.store.docs import info as docinfo
 from session_skill.store.parked import Item
@@ -171,6 +171,29 @@ def _stale(it: Item, now: datetime) -> bool:
 
 def item_line(n: int, it: Item, now: datetime) -> str:
     return f"{n}. {'⚠ stale ' if _stale(it, now) else ''}{it.display}"
+
+
+def ask_among(
+    store: Store,
+    items: list[Item],
+    indexes: list[int],
+    question: str,
+    message: str,
+    hint: str,
+    now: datetime,
+    *,
+    as_json: bool,
+) -> None:
+    """Stop with the items at `indexes`, numbered as `list` and `drop` number them (the
+    numbers recorded), under `question` and in the order given: exit 4 with `message`,
+    `hint` the last line."""
+    pairs = show_numbers(store, items, fresh=False, shown=indexes)
+    number_of = dict(zip(sorted(set(indexes)), (n for n, _ in pairs), strict=True))
+    if as_json:
+        found = [item_json(number_of[i], items[i], now) for i in indexes]
+        raise ChoiceNeeded(message, stdout=choice_json(question, found))
+    lines = [f"{number_of[i]}. **{items[i].slug}** — {items[i].summary[:120]}" for i in indexes]
+    raise ChoiceNeeded(message, stdout="\n".join([question, *lines, hint]))
 
 
 def item_json(n: int, it: Item, now: datetime) -> dict[str, object]:

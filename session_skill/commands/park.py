@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 
 from session_skill.commands.output import Output, dumps
-from session_skill.errors import ChoiceNeeded, SessionError
+from session_skill.errors import SessionError
 from session_skill.store.parked import (
     Item,
     Parked,
@@ -131,20 +131,20 @@ def _ask_which(
     """Two hand-written items share the slug an edit names: which one is the user's to say
     (exit 4, the items numbered as `drop` numbers them), and nothing is parked."""
     from session_skill import agent
-    from session_skill.commands.listing import item_json, show_numbers
-    from session_skill.commands.output import choice_json, shown
+    from session_skill.commands.listing import ask_among
+    from session_skill.commands.output import shown
 
-    pairs = show_numbers(store, parked.items, fresh=False, shown=parked.with_slug(slug))
-    question = f"Which item did you mean to edit by {shown(idea)}?"
-    why = f"'{slug}' is the slug of {len(pairs)} parked items; nothing parked"
-    if as_json:
-        found = [item_json(n, it, now) for n, it in pairs]
-        raise ChoiceNeeded(why, stdout=choice_json(question, found))
-    lines = [question, *(f"{n}. **{it.slug}** — {it.summary[:120]}" for n, it in pairs)]
-    lines.append(
-        f"→ give the idea a slug of its own, or {agent.hint('drop #N')} one of these first"
+    same = parked.with_slug(slug)
+    ask_among(
+        store,
+        parked.items,
+        same,
+        f"Which item did you mean to edit by {shown(idea)}?",
+        f"'{slug}' is the slug of {len(same)} parked items; nothing parked",
+        f"→ give the idea a slug of its own, or {agent.hint('drop #N')} one of these first",
+        now,
+        as_json=as_json,
     )
-    raise ChoiceNeeded(why, stdout="\n".join(lines))
 
 
 def _keep_parts(old: str, new: str) -> tuple[str, list[str]]:
