@@ -172,6 +172,11 @@ def write(
     meta += [("cwd", str(store.root))]
     if obs.session_id:
         meta.append(("session_id", obs.session_id))
+    if obs.transcript is not None and handover.TRANSCRIPT_BYTES not in dict(req.meta):
+        try:  # what the session says after this doc is saved at its /clear (SessionEnd)
+            meta.append((handover.TRANSCRIPT_BYTES, Path(obs.transcript).stat().st_size))
+        except OSError:
+            pass
     meta += [("agent", agent.agent()), ("capture", capture)]
     if req.trigger:
         meta.append(("trigger", req.trigger))

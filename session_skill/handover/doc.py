@@ -40,8 +40,11 @@ TOOL_KEYS = (
     *("slug", "created", "consumed", "branch", "commit", "dirty", "cwd", "session_id"),
     *("agent", "capture", "trigger", "skipped", "follows", "tokens", "token_method"),
     *("over_cap", "consumed_at", "consumed_by", "noticed_at", "restored_in", "plan_file"),
-    "compaction",
+    *("compaction", "transcript_bytes"),
 )
+# How much of the session's transcript a doc was made from: the SessionEnd hook saves what
+# the session said after it (hooks/capture.py reads the key by this name).
+TRANSCRIPT_BYTES = "transcript_bytes"
 
 
 class Section(Record):

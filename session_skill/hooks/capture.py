@@ -321,18 +321,18 @@ def captured_already(
         if meta.get("trigger", "").strip() not in triggers:
             continue
         read = meta.get(READ_BYTES, "").strip()
-        if transcript is None or not read.isdigit() or not _asked_since(transcript, int(read)):
+        if transcript is None or not read.isdigit() or not asked_since(transcript, int(read)):
             return True
     return False
 
 
-READ_BYTES = "transcript_bytes"  # how much of the transcript the capture read
+READ_BYTES = "transcript_bytes"  # how much of the transcript a doc was made from (doc.py)
 _GREW_MAX = 4 << 20  # grown by this much, it holds new work; not scanned
 _USER_RECORD = re.compile(rb'"type":\s*"user"')
 _META = re.compile(rb'"isMeta":\s*true')
 
 
-def _asked_since(transcript: str, offset: int) -> bool:
+def asked_since(transcript: str, offset: int) -> bool:
     """Does the transcript hold a request the user typed after `offset`? (Not any growth:
     a record the client adds about the /clear itself is no new work.)"""
     try:

@@ -67,16 +67,29 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
     store = storepaths.store_dir(root)
     dumped = own_pending(store, ending.session_id) if storepaths.store_exists(store) else None
     if dumped is not None:
-        point_latest(store, dumped)  # the session dumped: that handover is the one to restore
-        return ""
+        slug, meta = dumped
+        point_latest(store, slug)  # the session dumped: that handover is the one to restore
+        if not went_on(meta, ending.transcript):
+            return ""
+        return capture_once(root, store, ending, env, after=slug)  # …and what came after it
     if not _regular_file(ending.transcript):
         return ""  # a session that never got a message has no transcript
     return capture_once(root, store, ending, env)
 
 
-def own_pending(store: str, session_id: str) -> str | None:
-    """The slug of an unconsumed doc this very session dumped — found by its `session_id`,
-    whatever LATEST names now (another terminal may have cleared since, issue 21)."""
+def went_on(meta: Mapping[str, str], transcript: str) -> bool:
+    """Did the user ask for more after the dump `meta` describes? A dump records how much of
+    the transcript it was made from; one from before that record is taken as the end."""
+    from session_skill.hooks.capture import READ_BYTES, asked_since
+
+    read = meta.get(READ_BYTES, "").strip()
+    return read.isdigit() and asked_since(transcript, int(read))
+
+
+def own_pending(store: str, session_id: str) -> tuple[str, dict[str, str]] | None:
+    """(slug, frontmatter) of an unconsumed doc this very session dumped — found by its
+    `session_id`, whatever LATEST names now (another terminal may have cleared since, issue
+    21)."""
     from session_skill.handover import frontmatter
     from session_skill.hooks.capture import recent_metas
 
@@ -87,7 +100,7 @@ def own_pending(store: str, session_id: str) -> str | None:
             continue
         if frontmatter.is_false(meta.get("consumed")) and not meta.get("trigger", "").strip():
             slug = os.path.basename(path)[: -len(".md")]
-            return slug if storepaths.valid_slug(slug) else None
+            return (slug, meta) if storepaths.valid_slug(slug) else None
     return None
 
 
@@ -113,9 +126,12 @@ def _regular_file(path: str) -> bool:
         return False
 
 
-def capture_once(root: str, store: str, ending: Ending, env: Mapping[str, str]) -> str:
+def capture_once(
+    root: str, store: str, ending: Ending, env: Mapping[str, str], after: str | None = None
+) -> str:
     """One capture per ending session (SessionEnd hooks of a plugin and of a project
-    install race), inside the hook's budget or finished detached (`hooks.capture`)."""
+    install race), inside the hook's budget or finished detached (`hooks.capture`). `after`:
+    the session's own dump, which stays the handover restored (LATEST)."""
     from session_skill.hooks import capture
 
     held = capture.claim(store, ending.session_id)
@@ -125,23 +141,33 @@ def capture_once(root: str, store: str, ending: Ending, env: Mapping[str, str]) 
     if capture.captured_already(store, ending.session_id, triggers, ending.transcript):
         capture.release(held)
         return ""
-    return capture.detached(lambda: _capture(root, ending, env), held)
+    return capture.detached(lambda: _capture(root, ending, env, after), held)
 
 
-def _capture(root: str, ending: Ending, env: Mapping[str, str]) -> str:
+def _capture(root: str, ending: Ending, env: Mapping[str, str], after: str | None) -> str:
     """Write the automatic handover; "" when the session holds no user request."""
     from session_skill import agent
     from session_skill.hooks.capture import write_doc
 
     written = write_doc(
-        root, session_id=ending.session_id, transcript=ending.transcript, trigger=AUTOMATIC
-    )  # fmt: skip
+        root,
+        session_id=ending.session_id,
+        transcript=ending.transcript,
+        trigger=AUTOMATIC,
+        latest=after is None,
+    )
     if written is None:
         return ""
     files, items, slug = written["files"], written["outstanding"], written["slug"]
     recall = agent.hint("recall", env)
     what = f"{files} file{'s' * (files != 1)}, {items} open item{'s' * (items != 1)}"
-    if written.get("plan"):
+    if after is not None:
+        message = (
+            f"session-skill: the session went on after `/session dump` wrote `{after}`, so the "
+            f"conversation up to /clear was saved too, as `{slug}` ({what}); `{after}` is "
+            f"restored, and `{recall} {slug}` loads the rest"
+        )
+    elif written.get("plan"):
         message = (
             f"session-skill: the plan approval cleared the context; the conversation before "
             f"it was saved as `{slug}` (the plan, {what}); `{recall} {slug}` loads it"

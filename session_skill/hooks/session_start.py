@@ -98,7 +98,7 @@ def _answer(
         return _still_writing(env) if busy else ""
 
     # Something is pending: only now pay for the modules a doc needs.
-    from session_skill import agent, times
+    from session_skill import times
     from session_skill.git import head as githead
 
     # SESSION_SKILL_NOW pins the clock for the demo and tests, as for every command.
@@ -109,13 +109,37 @@ def _answer(
         return _still_writing(env) if busy else ""
     if pending.stale:
         told = gates.consume(store, slug, doc_path, now_ts, env, notice=True)
-        return _output(*stale_notice(told, env)) if told is not None else ""
+        if told is None:
+            return ""
+        said: tuple[str, str] | None = stale_notice(told, env)
+    else:
+        current = githead.current_branch(root)
+        if pending.automatic:
+            return _automatic(start, pending, root, store, current, now_ts, env)
+        said = _dumped(start, pending, root, store, current, now_ts, env)
+    if said is None:
+        return ""
+    return _output(
+        *(said if pending.automatic else _with_later_capture(*said, store, pending, env))
+    )
 
-    current = githead.current_branch(root)
-    if pending.automatic:
-        return _automatic(start, pending, root, store, current, now_ts, env)
+
+def _dumped(
+    start: _Start,
+    pending: Pending,
+    root: str,
+    store: str,
+    current: str | None,
+    now: float,
+    env: Mapping[str, str],
+) -> tuple[str, str] | None:
+    """A dumped handover: restored, or named when it was written on another branch or the
+    session is a fresh start. None when another process restored it first."""
+    from session_skill import agent
+
+    slug = pending.slug
     if gates.branch_differs(pending.branch, current):
-        return _output(
+        return (
             f"A session handover `{slug}` from {_ago(pending.age)} was written on branch "
             f"`{pending.branch}`, but `{current}` is checked out now, so it was not loaded; "
             f"`{agent.hint('recall ' + slug, env)}` loads it.",
@@ -124,16 +148,68 @@ def _answer(
             f"`{agent.hint('recall ' + slug, env)}` loads it",
         )
     if start.source == "startup":
-        return _output(
+        return (
             f"A session handover from {_ago(pending.age)} is pending in this project "
             f"(`{slug}`); `{agent.hint('recall', env)}` loads it.",
             f"session-skill: handover `{slug}` ({_old(pending.age)}) is pending; "
             f"`{agent.hint('recall', env)}` loads it",
         )
-    consumed = gates.consume(store, slug, doc_path, now_ts, env, session=start.session_id)
+    consumed = gates.consume(store, slug, pending.path, now, env, session=start.session_id)
     if consumed is None:
-        return ""  # another process consumed it first, or the store was busy
-    return _output(render(consumed, env), restored_line(consumed))
+        return None  # another process consumed it first, or the store was busy
+    return render(consumed, env), restored_line(consumed)
+
+
+def _with_later_capture(
+    context: str, message: str, store: str, dumped: Pending, env: Mapping[str, str]
+) -> tuple[str, str]:
+    """A dump's restore or notice, and — when its session went on after it and that was
+    saved at its /clear (hooks/session_end.py) — the later handover, named: the dump does
+    not hold what was done after it."""
+    later = _later_capture(store, dumped)
+    if later is None:
+        return context, message
+    from session_skill import agent
+
+    recall = agent.hint(f"recall {later}", env)
+    context += (
+        f"\n\nThe session went on after `{dumped.slug}` was dumped, and the conversation up to "
+        f"its /clear was saved as `{later}`, which `{dumped.slug}` does not hold; `{recall}` "
+        f"loads it."
+    )
+    return context, message + f"; the work after it was saved as `{later}` — `{recall}`"
+
+
+def _later_capture(store: str, dumped: Pending) -> str | None:
+    """The slug of the unloaded automatic handover its session wrote after the dump
+    `dumped`; a capture of that session still running is waited for briefly. None when
+    there is none (always for a dump that does not say how much of its transcript it read)."""
+    from session_skill.handover import frontmatter
+
+    session = dumped.meta.get("session_id", "").strip()
+    if not session or not dumped.meta.get("transcript_bytes", "").strip():
+        return None
+    from session_skill import times
+    from session_skill.hooks import capture
+
+    created = times.epoch(dumped.meta.get("created", "").strip())
+    if os.path.exists(capture.marker_path(store, session)):
+        capture.wait_for_captures(store, compactions=False)
+    for path, meta in capture.recent_metas(store, limit=8):
+        if path == dumped.path or meta.get("session_id", "").strip() != session:
+            continue
+        if meta.get("trigger", "").strip() not in (gates.AUTOMATIC, gates.PLAN):
+            continue
+        when = times.epoch(meta.get("created", "").strip())
+        if (
+            frontmatter.is_false(meta.get("consumed"))
+            and when is not None
+            and created is not None
+            and when >= created
+        ):
+            slug = os.path.basename(path)[: -len(".md")]
+            return slug if storepaths.valid_slug(slug) else None
+    return None
 
 
 def _automatic(
@@ -309,15 +385,22 @@ def _capture_codex_thread(root: str, store: str, start: _Start, env: Mapping[str
     rollout, thread = found
     dumped = session_end.own_pending(store, thread) if storepaths.store_exists(store) else None
     if dumped is not None:
-        session_end.point_latest(store, dumped)  # it dumped: that handover is restored below
-        return
+        session_end.point_latest(store, dumped[0])  # it dumped: that handover is restored below
+        if not session_end.went_on(dumped[1], rollout):
+            return  # …and what it said after the dump is saved beside it
     held = capture.claim(store, thread)
     if held is None:
         return
     try:
         if capture.captured_already(store, thread, (gates.AUTOMATIC,), rollout):
             return
-        capture.write_doc(root, session_id=thread, transcript=rollout, trigger=gates.AUTOMATIC)
+        capture.write_doc(
+            root,
+            session_id=thread,
+            transcript=rollout,
+            trigger=gates.AUTOMATIC,
+            latest=dumped is None,
+        )
     except Exception as exc:  # noqa: BLE001 - the restore below must still run
         # Said at once, as a background capture's failure is: this start reads the note.
         from session_skill.errors import SessionError

@@ -240,3 +240,38 @@ def test_a_notice_passed_over_is_named_again_at_the_next_clear(tmux_world: World
     assert f"The automatic handover before it, `{first}`, holding" in notice, notice
     assert f"`/session recall {first}` loads it." in notice, notice
     assert frontmatter(w.store / f"{first}.md")["consumed"] == "false"
+
+
+def test_work_after_a_dump_is_saved_beside_it_and_named(tmux_world: World) -> None:
+    """The user dumps, then asks for more work, then clears: the dump is still the handover
+    restored, and the work after it — which the dump does not hold — is saved as an
+    automatic handover and named beside it, not lost. The client's own records after the
+    dump (its tool result, the reply, the /clear) are no new work: the test above shows that
+    a dump followed by nothing gets no automatic doc."""
+    w = tmux_world
+    t = w.tui("--permission-mode", "acceptEdits")
+    w.mock.script(dump_script())
+    t.type(f"/session dump {DUMP_NAME}")
+    t.wait_screen("Handover written", timeout=60)
+    assert w.mock.errors == [] and w.latest() == DUMP_NAME, w.mock.errors
+    assert frontmatter(w.store / f"{DUMP_NAME}.md")["transcript_bytes"].isdigit()
+    t.wait_ready()
+    do_work(w, t)  # REQUEST, asked after the dump: token.py written, a task left open
+
+    w.mock.script(["Picking up."])
+    mark = w.mock.mark()
+    t.clear()
+    t.wait_screen("the work after it was saved as", what="the restore line naming the later save")
+    (later,) = [p for p in docs(w) if p.stem != DUMP_NAME]
+    fm = frontmatter(later)
+    assert fm["trigger"] == "session-end" and fm["consumed"] == "false", fm
+    assert REQUEST in later.read_text(encoding="utf-8")
+    t.type("where were we?")
+    req = w.mock.wait_main(since=mark)
+    injected = injected_context(req.body)
+    assert injected is not None and DUMP_GOAL in injected, req.text()[:4000]
+    assert injected.startswith(f"Session handover `{DUMP_NAME}`"), injected
+    assert f"saved as `{later.stem}`" in injected, injected
+    assert f"`/session recall {later.stem}` loads it." in injected, injected
+    assert frontmatter(w.store / f"{DUMP_NAME}.md")["consumed"] == "true"
+    assert frontmatter(later)["consumed"] == "false"  # waits to be recalled

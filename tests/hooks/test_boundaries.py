@@ -624,3 +624,32 @@ def test_automatic_handovers_never_loaded_before_the_pending_one_are_named(
     assert cli("recall", second).code == 0
     _, said = _cleared(root, tmp_path, 3, "bump the version to 2.4")
     assert f"`{third}`, holding {items} open items" in said and f"`{first}`" not in said
+
+
+def test_codex_work_after_a_dump_is_saved_beside_it(
+    root: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    """A Codex thread dumped, went on, then /clear: the dump is restored, and what came
+    after it is saved and named, not lost (as at Claude Code's SessionEnd)."""
+    payload, env = _codex_clear(root, tmp_path)
+    (rollout,) = (tmp_path / "codex" / "sessions").rglob(f"*{OLD_THREAD}.jsonl")
+    body = "## Goal\nAdd the healthz route.\n\n## Next step\nDeploy it to staging.\n"
+    r = cli("dump", "healthz", "--file", "-", "--transcript", str(rollout), input=body)
+    assert r.code == 0, r
+    assert meta(store(root) / "healthz.md")["transcript_bytes"] == str(rollout.stat().st_size)
+    asked = "now add a readiness probe too"
+    rows = [
+        {"type": "event_msg", "payload": {"type": "user_message", "message": asked}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                              "content": [{"type": "input_text", "text": asked}]}},
+    ]  # fmt: skip
+    with rollout.open("a", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps({"timestamp": "2026-11-29T18:29:00Z", **row}) + "\n")
+    given = json.loads(hook.run(payload, env=env))
+    context = _context(given)
+    (later,) = [p for p in store(root).glob("*.md") if p.stem not in ("PARKED", "healthz")]
+    assert "Deploy it to staging." in context  # the dump, restored
+    assert f"`$session recall {later.stem}`" in context and "readiness probe" in later.read_text()
+    assert meta(later)["session_id"] == OLD_THREAD and meta(later)["consumed"] == "false"
+    assert f"`{later.stem}`" in given["systemMessage"]

@@ -250,6 +250,55 @@ def test_a_resumed_session_cleared_again_is_saved_again(root: Path, tmp_path: Pa
     assert len(docs) == 2 and any("Stripe" in body(d) for d in docs)
 
 
+def _append(
+    transcript: Path, root: Path, first: int, records: list[tuple[str, dict[str, object]]]
+) -> None:
+    with transcript.open("a", encoding="utf-8") as fh:
+        for n, (kind, fields) in enumerate(records, first):
+            fh.write(json.dumps(_record(kind, n, root, **fields)) + "\n")
+
+
+def test_work_after_a_dump_is_saved_beside_it(root: Path, tmp_path: Path, cli: RunCli) -> None:
+    """A session dumped, went on with new work, then /clear: the dump was restored (or, once
+    30 min old, only named) and the work after it was saved nowhere. Now that work is saved
+    too, the dump is still the handover restored, and its restore names the later one."""
+    transcript = work_transcript(root, tmp_path)
+    written = tmp_path / "doc.md"
+    written.write_text("## Goal\nReject expired tokens.\n\n## Next step\nRotate refresh tokens.\n")
+    r = cli("dump", "auth-work", "--file", str(written), "--transcript", str(transcript))
+    assert r.code == 0, r
+    dumped = store(root) / "auth-work.md"
+    assert meta(dumped)["transcript_bytes"] == str(transcript.stat().st_size)
+    # The dump's own tool result, its reply and the /clear are no new work: the dump alone.
+    command = "<command-name>/clear</command-name>"
+    _append(
+        transcript, root, 7, [_result(6, "→ auth-work.md"), _say("Send /clear.", 8), _user(command)]
+    )
+    assert end(root, transcript) == ""
+    assert new_docs(root) == [dumped] and latest(root) == "auth-work"
+
+    _append(
+        transcript,
+        root,
+        10,
+        [_user("now switch the payment provider to Stripe"), _say("Stripe is wired in.", 11)],
+    )
+    said = json.loads(end(root, transcript))["systemMessage"]
+    (auto,) = [d for d in new_docs(root) if d != dumped]
+    assert "Stripe" in body(auto) and meta(auto)["trigger"] == "session-end"
+    assert latest(root) == "auth-work"  # the dump is still the one restored
+    assert "`auth-work`" in said and f"`{auto.stem}`" in said, said
+    assert end(root, transcript) == ""  # saved once
+
+    given = start(root)
+    assert given is not None
+    context = given["hookSpecificOutput"]["additionalContext"]  # type: ignore[index]
+    assert "Rotate refresh tokens." in context  # the dump, restored
+    assert f"`{auto.stem}`" in context and "Stripe" not in context
+    assert f"`{auto.stem}`" in given["systemMessage"]  # type: ignore[operator]
+    assert meta(auto)["consumed"] == "false"  # waits to be recalled
+
+
 def test_another_sessions_pending_doc_does_not_stop_it(root: Path, tmp_path: Path) -> None:
     write_doc(store(root), "other-work", extra="session_id: someone-else\n")
     (store(root) / "LATEST").write_text("other-work\n")
@@ -686,3 +735,17 @@ def test_the_projects_own_modules_do_not_shadow_the_standard_library(
     assert r.code == 0 and r.err == "" and "systemMessage" in r.out, r
     r = sub("hook", "session-start", input=start_payload(root), cwd=root)
     assert r.code == 0 and r.err == "" and "no /session dump ran" in r.out, r
+
+
+def test_work_after_a_dump_too_old_to_restore_is_named_with_it(root: Path, tmp_path: Path) -> None:
+    transcript = work_transcript(root, tmp_path)
+    size = transcript.stat().st_size
+    extra = f"session_id: {SESSION}\ntranscript_bytes: {size}\n"
+    write_doc(store(root), "auth-work", created="2026-11-29T17:50:00Z", extra=extra)
+    _append(transcript, root, 7, [_user("also cover the refresh path"), _say("Covered.", 8)])
+    assert "`auth-work`" in json.loads(end(root, transcript))["systemMessage"]
+    (later,) = [d for d in new_docs(root) if d.stem != "auth-work"]
+    given = start(root)
+    assert given is not None
+    context = given["hookSpecificOutput"]["additionalContext"]  # type: ignore[index]
+    assert "more than 30 minutes old" in context and f"saved as `{later.stem}`" in context
