@@ -60,12 +60,15 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
     if ending is None:
         return ""
     root = storepaths.project_root(env=env, cwd=ending.cwd)
+    store = storepaths.store_dir(root)
+    exists = storepaths.store_exists(store)
+    if exists:
+        mark_cleared(store, ending.session_id)
     from session_skill.store import settings
 
     if settings.auto(root, env, warn) == settings.OFF:
         return ""
-    store = storepaths.store_dir(root)
-    dumped = own_pending(store, ending.session_id) if storepaths.store_exists(store) else None
+    dumped = own_pending(store, ending.session_id) if exists else None
     if dumped is not None:
         slug, meta = dumped
         point_latest(store, slug)  # the session dumped: that handover is the one to restore
@@ -75,6 +78,23 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
     if not _regular_file(ending.transcript):
         return ""  # a session that never got a message has no transcript
     return capture_once(root, store, ending, env)
+
+
+def mark_cleared(store: str, session_id: str) -> None:
+    """Say which session this /clear ended: the fresh session's SessionStart restores a dump
+    only into the session that dumped it (another terminal's /clear names it instead)."""
+    path = os.path.join(store, storepaths.CLEARED)
+    tmp = os.path.join(store, f".{storepaths.CLEARED}.tmp-{os.getpid()}")  # fileio's form
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(session_id + "\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        warn(f"could not note which session /clear ended: {exc}")
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 def went_on(meta: Mapping[str, str], transcript: str) -> bool:

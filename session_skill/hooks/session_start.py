@@ -154,10 +154,40 @@ def _dumped(
             f"session-skill: handover `{slug}` ({_old(pending.age)}) is pending; "
             f"`{agent.hint('recall', env)}` loads it",
         )
+    if _cleared_another(store, pending):
+        recall = agent.hint(f"recall {slug}", env)
+        return (
+            f"A session handover `{slug}` from {_ago(pending.age)} is pending in this project, "
+            f"dumped by another session than the one just cleared (another terminal?), so it "
+            f"was not loaded here and waits for that session's /clear; `{recall}` loads it.",
+            f"session-skill: handover `{slug}` ({_old(pending.age)}) is another session's, not "
+            f"loaded here — `{recall}` loads it",
+        )
     consumed = gates.consume(store, slug, pending.path, now, env, session=start.session_id)
     if consumed is None:
         return None  # another process consumed it first, or the store was busy
     return render(consumed, env), restored_line(consumed)
+
+
+def _cleared_another(store: str, dumped: Pending) -> bool:
+    """Did the /clear that started this session end another session than the one that
+    dumped `dumped`? Its SessionEnd hook said which it ended (`.cleared`) a moment ago; a
+    dump without a session, or no such word (Codex's /clear, a client that sent none), is
+    restored as before."""
+    mine = dumped.meta.get("session_id", "").strip()
+    if not mine:
+        return False
+    import time
+
+    path = os.path.join(store, storepaths.CLEARED)
+    try:
+        if time.time() - os.stat(path).st_mtime > storepaths.CLEARED_FRESH:
+            return False
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            ended = fh.read(256).strip()
+    except OSError:
+        return False
+    return bool(ended) and ended != mine
 
 
 def _with_later_capture(

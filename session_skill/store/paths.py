@@ -20,6 +20,8 @@ STORE_PARTS = (".claude", "state", "session")
 SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}\Z")
 LATEST = "LATEST"
 LOCK = ".lock"
+CLEARED = ".cleared"  # the session a /clear just ended (hooks/session_end.py)
+CLEARED_FRESH = 30.0  # seconds: SessionStart follows its SessionEnd within this
 LATEST_READ_LIMIT = 4096
 
 

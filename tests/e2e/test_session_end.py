@@ -275,3 +275,40 @@ def test_work_after_a_dump_is_saved_beside_it_and_named(tmux_world: World) -> No
     assert f"`/session recall {later.stem}` loads it." in injected, injected
     assert frontmatter(w.store / f"{DUMP_NAME}.md")["consumed"] == "true"
     assert frontmatter(later)["consumed"] == "false"  # waits to be recalled
+
+
+def test_another_terminals_clear_does_not_take_the_dump(tmux_world: World) -> None:
+    """Two Claude Code terminals in one project: A dumps, then B — which asked nothing —
+    clears. B's fresh session is told a handover is pending and does not load it (before,
+    it got A's handover and consumed it, and A's own /clear restored nothing); A's /clear
+    restores it."""
+    w = tmux_world
+    a = w.tui("--permission-mode", "acceptEdits")
+    b = w.tui("--permission-mode", "acceptEdits")
+    w.mock.script(dump_script())
+    a.type(f"/session dump {DUMP_NAME}")
+    a.wait_screen("Handover written", timeout=60)
+    assert w.mock.errors == [] and w.latest() == DUMP_NAME, w.mock.errors
+    a.wait_ready()
+
+    w.mock.script(["Hello from B."])
+    mark = w.mock.mark()
+    b.clear()
+    b.wait_screen("is another session's", what="B's line naming A's handover")
+    b.type("hello")
+    req = w.mock.wait_main(since=mark)
+    notice = injected_context(req.body)
+    assert notice is not None and "dumped by another session" in notice, req.text()[:4000]
+    assert DUMP_GOAL not in notice and f"`/session recall {DUMP_NAME}`" in notice, notice
+    b.wait_screen("Hello from B.")
+    assert frontmatter(w.store / f"{DUMP_NAME}.md")["consumed"] == "false"
+
+    w.mock.script(["Picking up."])
+    mark = w.mock.mark()
+    a.clear()
+    a.wait_screen("clear says: session-skill: restored handover", what="A's restore line")
+    a.type("where were we?")
+    req = w.mock.wait_main(since=mark)
+    injected = injected_context(req.body)
+    assert injected is not None and DUMP_GOAL in injected, req.text()[:4000]
+    assert frontmatter(w.store / f"{DUMP_NAME}.md")["consumed"] == "true"

@@ -749,3 +749,27 @@ def test_work_after_a_dump_too_old_to_restore_is_named_with_it(root: Path, tmp_p
     assert given is not None
     context = given["hookSpecificOutput"]["additionalContext"]  # type: ignore[index]
     assert "more than 30 minutes old" in context and f"saved as `{later.stem}`" in context
+
+
+def test_a_dump_is_restored_only_into_the_session_that_dumped_it(
+    root: Path, tmp_path: Path
+) -> None:
+    """Two terminals in one project: A dumps; B, which asked nothing, clears first. B's
+    fresh session got A's handover and consumed it, and A's own /clear then restored
+    nothing. B's session is now told the handover is there; A's /clear restores it."""
+    dumped = write_doc(store(root), "a-work", extra=f"session_id: {SESSION}\n")
+    (store(root) / "LATEST").write_text("a-work\n")
+    other = end_payload(root, cleared_transcript(root, tmp_path), session_id="bbbb-other")
+    assert hook_end.run(other, env=dict(os.environ)) == ""  # B had nothing to save
+    given = start(root)
+    assert given is not None
+    context = given["hookSpecificOutput"]["additionalContext"]  # type: ignore[index]
+    assert "dumped by another session" in context and "`/session recall a-work`" in context
+    assert "Ship it." not in context and meta(dumped)["consumed"] == "false"
+    assert latest(root) == "a-work"
+
+    assert end(root, work_transcript(root, tmp_path)) == ""  # A clears: its dump wins
+    given = start(root)
+    assert given is not None
+    assert "Ship it." in given["hookSpecificOutput"]["additionalContext"]  # type: ignore[index]
+    assert meta(dumped)["consumed"] == "true"
