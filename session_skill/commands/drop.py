@@ -11,7 +11,7 @@ from datetime import datetime
 
 from session_skill import agent
 from session_skill.commands.listing import ask_among, item_json, item_line, show_numbers, viewer
-from session_skill.commands.output import Output, choice_json, dumps, shown
+from session_skill.commands.output import Output, choice_json, dumps, shown, visible
 from session_skill.commands.park import fold
 from session_skill.errors import ChoiceNeeded, SessionError
 from session_skill.store.numbers import Numbers, number
@@ -95,7 +95,7 @@ def drop(store: Store, query: str, *, as_json: bool, now: datetime) -> Output:
                 }
             )
         )
-    head = f"Dropped: {', '.join(slugs)} ({len(left)} open)"
+    head = f"Dropped: {visible(', '.join(slugs))} ({len(left)} open)"
     if note_lines:
         head += f", with {_count(note_lines, 'indented note line')} (logged in dropped.jsonl)"
     if not left:

@@ -9,7 +9,7 @@ checked out now) and walks those links back. A link to a doc that is gone (expir
 from __future__ import annotations
 
 from session_skill import agent
-from session_skill.commands.output import Output, dumps, shown
+from session_skill.commands.output import Output, dumps, shown, visible
 from session_skill.errors import SessionError, UsageError
 from session_skill.store.docs import DocInfo, all_docs
 from session_skill.store.paths import valid_slug
@@ -45,7 +45,7 @@ def history(
                 }
             )
         )
-    where = start.branch or "no branch"
+    where = visible(start.branch) or "no branch"
     count = f"{len(chain)} handover{'s' if len(chain) != 1 else ''}"
     title = f"## History of `{start.slug}` — {where}" if slug else f"## History — {where}"
     out = [f"{title}: {count}, newest first"]
@@ -94,7 +94,7 @@ def _newest_of(branch: str | None, docs: list[DocInfo], store: Store) -> DocInfo
         counts: dict[str, int] = {}
         for d in docs:
             counts[d.branch or "no branch"] = counts.get(d.branch or "no branch", 0) + 1
-        listed = ", ".join(f"{b} ({n})" for b, n in sorted(counts.items()))
+        listed = visible(", ".join(f"{b} ({n})" for b, n in sorted(counts.items())))
         raise SessionError(
             f"no handover of branch {shown(wanted)}", stdout=f"Branches with handovers: {listed}"
         )
@@ -135,7 +135,7 @@ def _row(d: DocInfo, now: datetime) -> str:
     consumed = "consumed" if d.consumed else "not consumed"
     goal = goal_line(d)
     when = age((now - d.when).total_seconds())
-    return f"`{d.slug}` · {when} · {consumed}" + (f" — {goal[:160]}" if goal else "")
+    return f"`{d.slug}` · {when} · {consumed}" + (f" — {visible(goal[:160])}" if goal else "")
 
 
 def _row_json(d: DocInfo, now: datetime) -> dict[str, object]:

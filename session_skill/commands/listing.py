@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from session_skill import agent
-from session_skill.commands.output import Output, cell, choice_json, code, dumps
+from session_skill.commands.output import Output, cell, choice_json, code, dumps, visible
 from session_skill.errors import ChoiceNeeded, SessionError, StoreError
 from session_skill.store.docs import DocInfo, all_docs
 from session_skill.store.docs import info as docinfo
@@ -170,7 +170,7 @@ def _stale(it: Item, now: datetime) -> bool:
 
 
 def item_line(n: int, it: Item, now: datetime) -> str:
-    return f"{n}. {'⚠ stale ' if _stale(it, now) else ''}{it.display}"
+    return f"{n}. {'⚠ stale ' if _stale(it, now) else ''}{visible(it.display)}"
 
 
 def ask_among(
@@ -192,7 +192,10 @@ def ask_among(
     if as_json:
         found = [item_json(number_of[i], items[i], now) for i in indexes]
         raise ChoiceNeeded(message, stdout=choice_json(question, found))
-    lines = [f"{number_of[i]}. **{items[i].slug}** — {items[i].summary[:120]}" for i in indexes]
+    lines = [
+        f"{number_of[i]}. **{visible(items[i].slug)}** — {visible(items[i].summary[:120])}"
+        for i in indexes
+    ]
     raise ChoiceNeeded(message, stdout="\n".join([question, *lines, hint]))
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from session_skill import agent
 from session_skill.commands.history import goal_line
 from session_skill.commands.listing import handover_table
-from session_skill.commands.output import Output, choice_json, code, dumps, shown
+from session_skill.commands.output import Output, choice_json, code, dumps, shown, visible
 from session_skill.errors import ChoiceNeeded, SessionError
 from session_skill.handover.doc import parse_doc
 from session_skill.store import fileio
@@ -99,7 +99,7 @@ def _ask_by_goal(
         else f"Several handovers match {shown(name)}:"
     )
     rows = [(n, d, goal_of[d.slug]) for n, d in enumerate(picked, 1)]
-    lines = [question] + [f"{n}. {code(d.slug)} — {goal[:100]}" for n, d, goal in rows]
+    lines = [question] + [f"{n}. {code(d.slug)} — {visible(goal[:100])}" for n, d, goal in rows]
     lines.append(f"→ {agent.hint('recall ' + (picked[0].slug if one else '<slug>'))}")
     why = "is only a loose match for one handover" if one else "matches several handovers"
     found = [_candidate(n, d, goal) for n, d, goal in rows]

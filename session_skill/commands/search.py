@@ -7,7 +7,7 @@ the bodies say: the one handover that clearly says the words, or the few that mi
 from __future__ import annotations
 
 from session_skill import agent
-from session_skill.commands.output import Output, dumps, shown
+from session_skill.commands.output import Output, dumps, shown, visible
 from session_skill.errors import SessionError, UsageError
 
 TYPE_CHECKING = False
@@ -81,9 +81,9 @@ def search(store: Store, words: list[str], *, limit: int, as_json: bool, now: da
     for i, h in enumerate(ranking.hits, 1):
         out.append(f"{i}. {_hit_head(h, infos.get(h.slug), now)}")
         out.append(
-            f"   {h.section}: {h.highlighted}"
+            visible(f"   {h.section}: {h.highlighted}")
             if h.section
-            else f"   {h.highlighted}"
+            else visible(f"   {h.highlighted}")
             if h.line
             else "   (the name matched)"
         )
@@ -114,7 +114,7 @@ def _age_seconds(h: Hit, now: datetime) -> int:
 def _hit_head(h: Hit, d: DocInfo | None, now: datetime) -> str:
     from session_skill.times import age
 
-    branch = (d.branch if d else "") or "—"
+    branch = visible(d.branch if d else "") or "—"
     consumed = "consumed" if d is not None and d.consumed else "not consumed"
     return f"`{h.slug}` · {age(_age_seconds(h, now))} · {branch} · {consumed}"
 
@@ -172,5 +172,6 @@ def hit_rows(hits: list[Hit], now: datetime) -> list[tuple[str, str]]:
     rows = []
     for h in hits:
         line = (f"{h.section}: {h.highlighted}" if h.section else h.highlighted) if h.line else ""
+        line = visible(line)
         rows.append((_hit_head(h, infos.get(h.slug), now), line))
     return rows

@@ -1,8 +1,9 @@
 """What a query word matches in a handover's text (`fulltext` ranks the docs with it).
 
-Both sides are folded alike: case folded the Unicode way (`str.casefold`: "ÉTÉ" is "été",
-"ОБРАБОТКА" is "обработка", "STRASSE" is "straße"), then every byte that is not a letter
-or a digit of any script made a space, so each word starts after a space. A doc is folded
+Both sides are folded alike: case folded the Unicode way (`str.casefold`: "ОБРАБОТКА" is
+"обработка", "STRASSE" is "straße"), accents dropped ("ÉTÉ" is "ete", "naïve" is "naive":
+`fold_str`), then every byte that is not a letter or a digit of any script made a space, so
+each word starts after a space. A doc is folded
 as bytes, its lines kept where they are: the fold of a doc holds the doc's "\\n"s, so the
 Nth line of the fold is the Nth line of the doc. Then:
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 
 SHOWN_CHARS = 200
 
@@ -26,11 +28,21 @@ _FLAT = bytes(
     for b in range(256)
 )
 _ASCII = bytes(range(128))
-# A byte of every character whose case fold holds an ASCII letter: the lead byte of "ß"
-# ("ss"), "İ", "ŉ", "ſ", "ǰ", "ẖ"…"ẞ" and the ligatures "ﬀ"…"ﬆ", and the last of the
-# Kelvin sign (tests/matching/test_terms.py checks them against every code point). One
-# byte each: `in` runs memchr, the cheapest search there is.
-TO_ASCII_BYTES = (b"\xc3", b"\xc4", b"\xc5", b"\xc7", b"\xe1", b"\xef", b"\xaa")
+# The UTF-8 of every character whose fold (`fold_char`) holds an ASCII letter or digit, or
+# that is a combining mark of the blocks that follow Latin letters (dropped: "cafe\u0301" is
+# "cafe"); tests/matching/test_terms.py checks them against every code point. A lead byte
+# English text hardly holds is enough alone ("é", "ß", "ǰ", "ẞ", "ﬁ", "ａ"); "\xc2", "\xe2",
+# "\xe3" and "\xf0" also start a no-break space, a dash, an arrow or an emoji, so for them
+# the next byte or two say it ("²", "ℂ", "①", "㎏", "𝐀"). Searched in a doc's non-ASCII
+# bytes alone (`differs`): a few dozen, where no pattern can span two characters.
+_TO_ASCII = re.compile(
+    rb"[\xc3-\xc8\xca-\xcd\xe1\xef]"
+    rb"|\xc2[\xaa\xb2\xb3\xb9\xba\xbc-\xbe]"
+    rb"|\xe2(?:[\x81\x84\x85\x91-\x93]|\x82[\x80-\x9c\xa8]|\x83[\x90-\xb0]|\x86\x89|\xb1[\xbc\xbd])"
+    rb"|\xe3[\x88-\x8f]"
+    rb"|\xea\x9f"
+    rb"|\xf0(?:\x90\x9e|\x9d|\x9f(?:[\x84-\x87]|\xaf[\xb0-\xb9]))"
+)
 _TOKEN = re.compile(r"[A-Za-z0-9\u0080-\U0010ffff]+")
 _CODE = re.compile(r"(`[^`\n]*`)")
 _MARKER = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
@@ -42,42 +54,95 @@ def flat(data: bytes) -> bytes:
 
 
 def cased(data: bytes, start: int = 0, *, ascii_words: bool = False) -> bytes:
-    """`data` with its case folded from `start` on (ASCII only before it), its lines kept:
-    `bytes.lower` unless the fold differs from it (`differs`). Offsets before `start`
-    stay those of `data`; after it a fold may be longer or shorter ("ẞ" is "ss")."""
-    if not differs(data, ascii_words=ascii_words):
-        return data.lower()
-    text = data[start:].decode("utf-8", "surrogateescape").casefold()
-    return data[:start].lower() + text.encode("utf-8", "surrogateescape")
+    """`data` with its case and accents folded from `start` on (`fold_str`; ASCII only
+    lowered before it), its lines kept: `bytes.lower` unless the fold differs from it
+    (`differs`). Offsets before `start` stay those of `data`; after it a fold may be longer
+    or shorter ("ẞ" is "ss", "é" is "e")."""
+    lowered = data.lower()
+    changes = _changes(data, ascii_words)
+    if not changes:
+        return lowered
+    # Each character replaced in the bytes: what decoding, folding and encoding the text
+    # would give (ASCII folds as `lower`; the UTF-8 of a character is found only where it
+    # stands), without a decode and `str.casefold` of the whole doc. split and join: one
+    # scan of the doc, where `replace` makes two.
+    body = lowered[start:]
+    for was, now in changes:
+        body = now.join(body.split(was))
+    return lowered[:start] + body
 
 
 def differs(data: bytes, *, ascii_words: bool = False) -> bool:
-    """Whether a doc's case fold may differ from its `bytes.lower`.
+    """Whether a doc's fold (`fold_str`) may differ from its `bytes.lower`.
 
-    A doc is read as bytes and mostly ASCII, and decoding and folding it costs ten times
-    `bytes.lower`: it is done only when one of its non-ASCII characters has a case to
-    fold (a dash, an arrow or a lowercase "é" have none). With `ascii_words` (every word
-    looked for is ASCII) only a character folding to ASCII letters can matter, and a few
-    byte searches rule those out.
+    A doc is read as bytes and mostly ASCII: it is folded only when one of its non-ASCII
+    characters has a case or an accent to fold (a dash or an arrow have none; "é" has).
+    With `ascii_words` (every word looked for is ASCII) only a character folding to ASCII
+    letters or digits can matter, or a mark dropped from one, and one search of the
+    non-ASCII bytes rules those out.
     """
-    if data.isascii() or (ascii_words and not _may_fold_to_ascii(data)):
-        return False
-    others = data.translate(None, _ASCII).decode("utf-8", "surrogateescape")
-    return others.casefold() != others
+    return bool(_changes(data, ascii_words))
 
 
-def _may_fold_to_ascii(data: bytes) -> bool:
-    """Whether `data` holds a byte of `TO_ASCII_BYTES` (spelled out: a loop costs more
-    than the searches)."""
-    return (
-        b"\xc3" in data
-        or b"\xc4" in data
-        or b"\xc5" in data
-        or b"\xc7" in data
-        or b"\xe1" in data
-        or b"\xef" in data
-        or b"\xaa" in data
-    )
+def _changes(data: bytes, ascii_words: bool) -> list[tuple[bytes, bytes]]:
+    """The UTF-8 of each non-ASCII character of `data` that `fold_char` changes, and of
+    what it becomes; [] when there is none (or none that matters to ASCII words)."""
+    if data.isascii():
+        return []
+    others = data.translate(None, _ASCII)  # a few dozen bytes, whole characters
+    if ascii_words and not may_fold_to_ascii(others):
+        return []
+    found = []
+    for ch in set(others.decode("utf-8", "surrogateescape")):
+        to = fold_char(ch)
+        if to != ch:
+            found.append(
+                (ch.encode("utf-8", "surrogateescape"), to.encode("utf-8", "surrogateescape"))
+            )
+    return found
+
+
+def may_fold_to_ascii(data: bytes) -> bool:
+    """Whether `data` (a doc's non-ASCII bytes, or any UTF-8) holds a character that folds
+    to ASCII letters or digits, or a mark that would join them (`_TO_ASCII`)."""
+    return _TO_ASCII.search(data) is not None
+
+
+# What `fold_char` gave each character met so far (a doc holds a few dozen distinct ones).
+_FOLDED: dict[str, str] = {}
+
+
+def fold_char(ch: str) -> str:
+    """One character as the search sees it: case folded, then its compatibility
+    decomposition (NFKD) without combining marks, when that holds a letter or a digit
+    ("é" is "e", "ﬁ" "fi", "²" "2", "Ａ" "a"); a combining mark alone is dropped. Other
+    characters keep their case fold: "…" is not "...", a no-break space not a space."""
+    got = _FOLDED.get(ch)
+    if got is None:
+        got = ch.casefold()
+        if not "\ud800" <= ch <= "\udfff":  # a byte that was not UTF-8 (surrogateescape)
+            bare = "".join(
+                c for c in unicodedata.normalize("NFKD", got) if not unicodedata.combining(c)
+            ).casefold()
+            if not bare or any(c.isalnum() for c in bare):
+                got = bare
+        _FOLDED[ch] = got
+    return got
+
+
+def fold_str(text: str) -> str:
+    """`text` case folded and its accents dropped (`fold_char`), its lines where they were:
+    what a doc and a query are compared as."""
+    text = text.casefold()
+    if text.isascii():
+        return text
+    # Its distinct non-ASCII characters: a set of the whole text costs three times this.
+    others = text.encode("utf-8", "surrogatepass").translate(None, _ASCII)
+    for ch in set(others.decode("utf-8", "surrogatepass")):
+        to = fold_char(ch)
+        if to != ch:
+            text = text.replace(ch, to)
+    return text
 
 
 def fold(data: bytes, start: int = 0, *, ascii_words: bool = False) -> bytes:
@@ -87,7 +152,7 @@ def fold(data: bytes, start: int = 0, *, ascii_words: bool = False) -> bytes:
 
 def fold_text(text: str) -> bytes:
     """The fold of a typed word or query, as a doc's text is folded."""
-    return flat(text.casefold().encode("utf-8", "replace"))
+    return flat(fold_str(text).encode("utf-8", "replace"))
 
 
 def query_words(text: str) -> list[str]:

@@ -206,3 +206,17 @@ def test_same_second_dumps_make_one_chain(
         "2. `plan-2` · 9 h · not consumed — Second.",
         "3. `plan` · 9 h · not consumed — First.",
     ]
+
+
+def test_a_goal_with_an_escape_sequence_is_shown_escaped(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """A doc's Goal reaches the terminal in `history` and `search`: its control
+    characters are printed as escapes, never run."""
+    goal = "Fix \x1b[2J\x1b[31mthe cache\u202e now"
+    write_doc(store_dir, "odd", branch="main", body=f"## Goal\n{goal}\n\n## Next step\nx\n")
+    for args in (("history", "odd"), ("search", "cache")):
+        r = cli(*args)
+        assert r.code == 0, r
+        assert not any(c in r.out for c in ("\x1b", "\u202e")), repr(r.out)
+        assert "\\x1b[2J\\x1b[31m" in r.out and "\\u202e" in r.out, r.out

@@ -95,3 +95,31 @@ def test_json_branch_of_a_doc_without_one_is_null(
     rows = {d["slug"]: d for d in json.loads(cli("list", "--json").out)["handovers"]}
     assert rows["no-branch"]["branch"] is None
     assert rows["on-main"]["branch"] == "main"
+
+
+# Hand-edited store files: what a terminal would act on instead of showing.
+_CONTROLS = "\x1b[31mRED\x1b[0m \x1b]0;title\x07 back\rover \u202eevil \x9b2J"
+_ESCAPED = "\\x1b[31mRED\\x1b[0m \\x1b]0;title\\x07 back\\rover \\u202eevil \\x9b2J"
+_RAW = ("\x1b", "\x07", "\r", "\u202e", "\x9b")
+
+
+def test_control_characters_from_the_store_are_shown_escaped(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """An escape sequence in a parked item or a doc's branch is printed as its escape,
+    never sent to the terminal; the files are not touched, and `--json` holds the same
+    strings (escaped as JSON escapes them)."""
+    write_doc(store_dir, "odd", branch="feat/\x1b[2Jx")
+    p = _parked(store_dir, f"# Parked items\n\n- **evil** — {_CONTROLS}. Raised: 2026-11-20.\n")
+    before = p.read_bytes()
+    r = cli("list")
+    assert r.code == 0, r
+    assert not any(c in r.out for c in _RAW), repr(r.out)
+    assert f"1. **evil** — {_ESCAPED}. Raised: 2026-11-20." in r.out.splitlines()
+    assert "| `odd` | <1 min | feat/\\\\x1b[2Jx | no |" in r.out.splitlines()
+    assert p.read_bytes() == before
+    j = cli("list", "--json")
+    assert not any(c in j.out for c in _RAW), repr(j.out)
+    data = json.loads(j.out)
+    assert data["parked"][0]["line"] == f"- **evil** — {_CONTROLS}. Raised: 2026-11-20."
+    assert data["handovers"][0]["branch"] == "feat/\x1b[2Jx"

@@ -320,3 +320,31 @@ def test_the_fast_path_answers_as_typer(
         results.append((code, out.getvalue(), err.getvalue()))
     assert results[0] == results[1]
     assert "Traceback" not in results[0][2]
+
+
+# -- accents ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("said", "typed"),
+    [
+        ("Fix the café menu", "cafe"),
+        ("Fix the cafe menu", "café"),
+        ("Fix the CAFÉ menu", "Cafe"),
+        ("Fix the cafe\u0301 menu", "café"),  # decomposed, as macOS names files
+        ("Check the naïve résumé parser", "naive resume"),
+    ],
+)
+def test_search_folds_accents_and_shows_the_words_as_written(
+    project: Path, store_dir: Path, cli: RunCli, said: str, typed: str
+) -> None:
+    """`search cafe` finds the handover that says "café" (and the other way round): both
+    sides are compared without their accents, case aside; the line is shown as written."""
+    write_doc(store_dir, "menu", body=f"## Goal\n{said}.\n\n## Next step\nShip it.\n")
+    write_doc(store_dir, "other", body="## Goal\nTidy the docs.\n\n## Next step\nRead them.\n")
+    r = cli("search", *typed.split())
+    assert r.code == 0, r
+    lines = r.out.splitlines()
+    assert lines[1] == "1. `menu` · <1 min · main · not consumed"
+    shown = lines[2].replace("**", "")
+    assert shown == f"   Goal: {said}.", shown
+    assert "Taken for typos" not in r.out
+    assert cli("recall", "--peek", *typed.split()).out.startswith("Handover `menu`")
