@@ -61,10 +61,24 @@ def parse_rows(section: str) -> tuple[list[Row], list[str]]:
     return rows, notes
 
 
+# A code span (CommonMark): a run of backticks, then text up to a run of as many (`render`
+# fences a name holding backticks with a longer run: `` a`b.py ``).
+_CODE_SPAN = recache.compile(r"^(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_FILES_NOTE = recache.compile(r"^\(\d+ files?\)\Z")
+
+
 def _file_cell(cell: str) -> str:
-    """`path` (N files) → path; a bare path as written."""
-    m = re.match(r"^`([^`]+)`", cell)
-    return (m.group(1) if m else cell).strip()
+    """`path` (N files) → path; a bare path as written. A name holding backticks reads back
+    from the code span `render` writes (`` a`b.py ``); one written inside single backticks
+    (`a`b.py`, a hand-made row) is the text between the first and the last."""
+    cell = cell.strip()
+    m = _CODE_SPAN.match(cell)
+    if m is None:
+        return cell
+    rest = cell[m.end() :].strip()
+    if rest and not _FILES_NOTE.match(rest) and m.group(1) == "`" and cell.endswith("`"):
+        return cell[1:-1].strip()
+    return m.group(2).strip()  # with the spaces a fence beside a backtick needs
 
 
 def _is_group_note(line: str) -> bool:
@@ -359,7 +373,9 @@ def _group_change(directory: str, members: list[Row]) -> str:
             name = m.file[len(prefix) :] if prefix and m.file.startswith(prefix) else m.file
             texts.setdefault(" ".join(m.change.split()), []).append(name)
     return "; ".join(
-        f"`{names[0]}`: {text}" if len(names) == 1 else f"{text} ({_count(len(names), 'file')})"
+        f"{_code(names[0])}: {text}"
+        if len(names) == 1
+        else f"{text} ({_count(len(names), 'file')})"
         for text, names in texts.items()
     )
 
@@ -368,10 +384,19 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _code(text: str) -> str:
+    """`text` as a code span, whatever backticks it holds: fenced by a longer run, and
+    spaced from it (CommonMark), so `a`b.py` stays one name: `` a`b.py ``."""
+    if "`" not in text:
+        return f"`{text}`"
+    fence = "`" * (max(len(run) for run in re.findall("`+", text)) + 1)
+    return f"{fence} {text} {fence}"
+
+
 def render(rows: list[Row], note: str = "") -> str:
     lines = [HEADER]
     for r in rows:
-        name = f"`{r.file}` ({_count(len(r.members), 'file')})" if r.folded else f"`{r.file}`"
+        name = f"{_code(r.file)} ({_count(len(r.members), 'file')})" if r.folded else _code(r.file)
         lines.append(f"| {_cell(name)} | {_cell(r.change)} | {_cell(r.state)} | {_cell(r.ref)} |")
     if note:
         lines += ["", note]

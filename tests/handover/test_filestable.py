@@ -346,3 +346,56 @@ def test_windows_paths_are_made_relative_to_a_windows_root() -> None:
     assert ft.normalize("E:\\other\\c.py", root) == "E:\\other\\c.py"
     rows = ft.merge([], {}, ["D:\\repo\\app\\src\\a.py", "src/a.py"], Path(root))
     assert [r.file for r in rows] == ["src/a.py"]  # one row per file
+
+
+# -- names holding a backtick or a pipe --------------------------------------------------------
+_ODD_NAMES = ["a`b.py", "x``y.py", "c|d.py", "e\\|f.py", "g`|`h.py", "`lead.py", "tail`.py"]
+
+
+def _cells_of(line: str) -> int:
+    """How many cells a row has: its pipes, less the escaped ones, less one."""
+    return line.replace("\\|", "").count("|") - 1
+
+
+@pytest.mark.parametrize("name", _ODD_NAMES)
+def test_a_name_with_a_backtick_or_a_pipe_stays_one_row_and_reads_back(name: str) -> None:
+    """The row keeps its four cells, the name is one code span (a longer fence around a
+    backtick: `` a`b.py ``), and `parse_rows` — which `dump` merges the model's table
+    with — reads the same name back, Change, State and Ref in their columns."""
+    row = ft.Row(name, "the | change", "done", "+1/-0")
+    table = ft.render([row])
+    line = table.splitlines()[2]
+    assert _cells_of(line) == 4, line
+    rows, notes = ft.parse_rows(table)
+    assert [(r.file, r.change, r.state, r.ref) for r in rows] == [
+        (name, "the | change", "done", "+1/-0")
+    ]
+    assert notes == []
+
+
+def test_a_folded_row_names_its_file_with_a_backtick_in_one_span() -> None:
+    members = [ft.Row("src/a`b.py", "fixed", "done"), ft.Row("src/c.py", "other", "done")]
+    rows, _ = ft.group(members + [ft.Row(f"lib/{i}.py") for i in range(30)], cap=2)
+    (src,) = [r for r in rows if r.file == "src/"]
+    assert src.change == "`` a`b.py ``: fixed; `c.py`: other"
+    line = next(ln for ln in ft.render(rows).splitlines() if ln.startswith("| `src/`"))
+    assert _cells_of(line) == 4, line
+
+
+def test_a_hand_written_row_in_single_backticks_keeps_its_whole_name() -> None:
+    rows, _ = ft.parse_rows("| `a`b.py` | tick | done | new |\n| `src/` (3 files) | | | |\n")
+    assert [r.file for r in rows] == ["a`b.py", "src/"]
+
+
+def test_merge_keeps_one_row_for_a_name_with_a_backtick() -> None:
+    """`dump` parses the model's table (copied from the brief) and merges git's paths into
+    it: the name read back is git's, so no second `unlisted` row appears."""
+    brief = ft.render([ft.Row(n, "", "unlisted", "new") for n in ["a`b.py", "x``y.py", "c|d.py"]])
+    model_rows, _ = ft.parse_rows(brief.replace("| unlisted |", "| done |"))
+    refs = {"a`b.py": "new", "x``y.py": "new", "c|d.py": "new"}
+    merged = ft.merge(model_rows, refs, [], ROOT)
+    assert [(r.file, r.state) for r in merged] == [
+        ("a`b.py", "done"),
+        ("x``y.py", "done"),
+        ("c|d.py", "done"),
+    ]
