@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -13,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from session_skill.errors import SessionError
-from session_skill.install.settings_file import dump_json, json_style, read_json
-from session_skill.install.steps import Place, Step, remove_empty_dirs
+from session_skill.install.settings_file import edit_json, read_bytes, read_json
+from session_skill.install.steps import Place, Step, link_target, remove_empty_dirs
+from session_skill.store import fileio
 
 HOOK_MARK = "-m session_skill hook session-start"  # how we recognise our own hook entry
 # SessionStart matches on its source: compact too, to give back what a compaction dropped.
@@ -82,22 +84,44 @@ def _probe(python: str) -> tuple[str | None, bool]:
     return str(ours.parent), safe
 
 
-def install_hook(place: Place, command: str) -> list[Step]:
+# Beside a settings file install created: its name. Uninstall removes the file it emptied
+# only then; one the user had (an empty `{}`) stays theirs.
+CREATED = ".session-skill-created"
+
+
+def _created(place: Place) -> bool:
+    """Whether install created this settings file (an older install recorded nothing:
+    the file is then the user's)."""
+    raw = read_bytes(place.settings.parent / CREATED, place.show(place.settings.parent / CREATED))
+    return raw is not None and place.settings.name in raw.decode("utf-8", "replace").split()
+
+
+def install_hook(place: Place, command: str, notes: list[str] | None = None) -> list[Step]:
     """One step writing the client's hook entries (SessionStart and PreCompact, and
     SessionEnd for Claude Code): each added when missing, its command updated when the
-    interpreter moved, a timeout set when it has none."""
+    interpreter moved, a timeout set when it has none. A hook of the user's that runs ours
+    (wrapped: `nice -n 10 …`) is left as it is, said in `notes`, and none is added beside it."""
     shown = place.show(place.settings)
+    raw = read_bytes(place.settings, shown)
     original = read_json(place.settings, shown)
+    link_target(place.settings, shown)
     data = json.loads(json.dumps(original))  # a deep copy to edit
     added: list[str] = []
     updated: list[str] = []
     for event, matcher, mark in EVENTS[place.agent]:
         entries = event_entries(data, shown, create=True, event=event)
         before = json.dumps(entries)
-        if not merge_hook(entries, command.replace(HOOK_MARK, mark), matcher, mark):
+        theirs: list[str] = []
+        if not merge_hook(entries, command.replace(HOOK_MARK, mark), matcher, mark, theirs):
             added.append(event)
         elif json.dumps(entries) != before:
             updated.append(event)
+        if notes is not None:
+            notes += [
+                f"Kept your {event} hook in {shown} as you wrote it, `{c}` (install "
+                "updates only the form it writes)."
+                for c in theirs
+            ]
     if data == original:
         return []
     if updated and added:
@@ -108,36 +132,54 @@ def install_hook(place: Place, command: str) -> list[Step]:
             if updated
             else f"add the {hooks_phrase(added)} to"
         )
-    data_bytes = dump_json(data, json_style(place.settings, shown))
-    return [Step(f"{what} {shown}", place.settings, data_bytes)]
+    data_bytes = edit_json(raw, data)
+    if os.path.lexists(place.settings):
+        return [Step(f"{what} {shown}", place.settings, data_bytes)]
+
+    def create() -> None:
+        place.settings.parent.mkdir(parents=True, exist_ok=True)
+        fileio.atomic_write(place.settings, data_bytes)
+        marker = place.settings.parent / CREATED
+        fileio.atomic_write(marker, f"{place.settings.name}\n".encode())
+
+    return [Step(f"{what} {shown}", action=create)]
 
 
-def merge_hook(entries: list[Any], command: str, matcher: str, mark: str) -> bool:
+def merge_hook(
+    entries: list[Any], command: str, matcher: str, mark: str, theirs: list[str] | None = None
+) -> bool:
     """Our hook in one event's entries, with `command` (and a timeout, unless one is set);
-    False when it had to be added."""
-    found = False
-    for entry in list(entries):
+    False when it had to be added. A hook of the user's that runs ours (`our_form`:
+    wrapped, or among commands of theirs) counts as ours and is left untouched, its command
+    appended to `theirs`; install's own beside it would run the hook twice, and goes."""
+    hooks_of: list[tuple[Any, Any, str]] = []  # (entry, hook, form) of each hook running ours
+    for entry in entries:
         hooks = entry.get("hooks") if isinstance(entry, dict) else None
-        if not isinstance(hooks, list):
+        if isinstance(hooks, list):
+            hooks_of += [(entry, h, f) for h in hooks if (f := our_form(h, mark)) is not None]
+    users = [h["command"] for _e, h, f in hooks_of if f != "ours"]
+    if theirs is not None:
+        theirs += users
+    found = bool(users)
+    for entry, hook, form in hooks_of:
+        if form != "ours":
             continue
-        for hook in list(hooks):
-            if not is_ours(hook, mark):
-                continue
-            if found:  # a duplicate of ours: one is enough
+        hooks = entry["hooks"]
+        if found:  # a duplicate of ours (or of the user's form of it): one is enough
+            hooks.remove(hook)
+            if not hooks:
+                entries.remove(entry)
+            continue
+        found = True
+        hook["command"] = command  # the interpreter may have moved
+        if "timeout" not in hook:
+            hook["timeout"] = HOOK_TIMEOUT  # without one, SessionEnd gets ~1.5 s (above)
+        if entry.get("matcher") != matcher:
+            if len(hooks) == 1:  # our own entry: it matches what this version needs
+                entry["matcher"] = matcher
+            else:  # shared with other hooks: ours moves to an entry of its own
                 hooks.remove(hook)
-                if not hooks:
-                    entries.remove(entry)
-                continue
-            found = True
-            hook["command"] = command  # the interpreter may have moved
-            if isinstance(hook, dict) and "timeout" not in hook:
-                hook["timeout"] = HOOK_TIMEOUT  # without one, SessionEnd gets ~1.5 s (above)
-            if isinstance(entry, dict) and entry.get("matcher") != matcher:
-                if len(hooks) == 1:  # our own entry: it matches what this version needs
-                    entry["matcher"] = matcher
-                else:  # shared with other hooks: ours moves to an entry of its own
-                    hooks.remove(hook)
-                    found = False
+                found = False
     if not found:
         entries.append(
             {
@@ -155,10 +197,15 @@ def hooks_phrase(events: list[str]) -> str:
     return ", ".join(events[:-1]) + f" and {events[-1]} hooks"
 
 
-def uninstall_hook(place: Place) -> list[Step]:
+def uninstall_hook(place: Place, kept: list[str] | None = None) -> list[Step]:
+    """Our hook entries out of the client's settings file; the user's form of one (wrapped:
+    `nice -n 10 …`) too, as it runs nothing of theirs but ours — but not one that runs ours
+    among commands of theirs (`./notify.sh; … hook session-end`): that stays, said in `kept`.
+    A file install created goes when this empties it; one the user had stays (as `{}`)."""
     shown = place.show(place.settings)
     if not os.path.lexists(place.settings):
         return []
+    raw = read_bytes(place.settings, shown)
     original = read_json(place.settings, shown)
     data = json.loads(json.dumps(original))
     hooks_obj = data.get("hooks")
@@ -170,9 +217,21 @@ def uninstall_hook(place: Place) -> list[Step]:
             continue
         for entry in list(entries):
             hooks = entry.get("hooks") if isinstance(entry, dict) else None
-            if not isinstance(hooks, list) or not any(is_ours(h, mark) for h in hooks):
+            if not isinstance(hooks, list):
                 continue
-            hooks[:] = [h for h in hooks if not is_ours(h, mark)]
+            forms = [our_form(h, mark) for h in hooks]
+            if kept is not None:
+                kept += [
+                    f"your {event} hook in {shown}, `{h['command']}`: it runs session-skill "
+                    "among commands of yours (edit it yourself)"
+                    for h, f in zip(hooks, forms, strict=True)
+                    if f == "mixed"
+                ]
+            if not any(f in ("ours", "wrapped") for f in forms):
+                continue
+            hooks[:] = [
+                h for h, f in zip(hooks, forms, strict=True) if f not in ("ours", "wrapped")
+            ]
             if not hooks:  # we emptied it
                 entries.remove(entry)
             if event not in removed:
@@ -180,25 +239,99 @@ def uninstall_hook(place: Place) -> list[Step]:
         # Containers we emptied go too; ones that were empty before stay as they were.
         if event in removed and not entries:
             del hooks_obj[event]
+    marker = place.settings.parent / CREATED
+    created = _created(place)
     if data == original:
-        return []
+        if not created:
+            return []
+        # Our hooks went by hand: the note that install created the file goes too.
+        return [Step(f"remove {place.show(marker)}", action=lambda: _unlink(marker))]
     if isinstance(hooks_obj, dict) and not hooks_obj:
         del data["hooks"]
-    if not data and not place.settings.is_symlink():
+    what = f"remove the {hooks_phrase(removed)} from {shown}"
+    if not data and created and not place.settings.is_symlink():
 
         def remove() -> None:
             place.settings.unlink()
+            _unlink(marker)
             remove_empty_dirs(place.settings.parent, place.top)
 
         return [Step(f"remove {shown} (it held only the session-skill hook)", action=remove)]
-    what = f"remove the {hooks_phrase(removed)} from {shown}"
-    return [Step(what, place.settings, dump_json(data, json_style(place.settings, shown)))]
+    data_bytes = edit_json(raw, data)
+    if not created:
+        return [Step(what, place.settings, data_bytes)]
+
+    def rewrite() -> None:
+        Step(what, place.settings, data_bytes).apply()
+        _unlink(marker)  # nothing of ours is left in it: the file is the user's now
+
+    return [Step(what, action=rewrite)]
 
 
-def is_ours(hook: object, mark: str = HOOK_MARK) -> bool:
-    return (
-        isinstance(hook, dict) and isinstance(hook.get("command"), str) and mark in hook["command"]
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+# A hook command split into shell words: these join commands (`a; b`, `a && b`, `a | b`,
+# `(a)`, `$(a)`, a backquote) — but not `>`, `2>&1`, `&>`, which redirect the one command.
+_PUNCTUATION = re.compile(r"[();<>|&]+")
+_REDIRECT = re.compile(r"&?[<>]+&?")
+
+
+def _joins(word: str) -> bool:
+    return "`" in word or (
+        _PUNCTUATION.fullmatch(word) is not None and _REDIRECT.fullmatch(word) is None
     )
+
+
+_OUR_VARS = ("PYTHONPATH=", "SESSION_SKILL_AGENT=")  # the variables install's own form sets
+
+
+def our_form(hook: object, mark: str = HOOK_MARK) -> str | None:
+    """How a hook runs session-skill's (`mark`: `-m session_skill hook <event>`): "ours", the
+    command install writes (whatever interpreter it names); "wrapped", one command of the
+    user's running it (`nice -n 10 …`, `env FOO=1 python -m …`, the `session-skill hook
+    <event>` script); "mixed", among commands of theirs (`./notify.sh; …`); else None."""
+    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
+        return None
+    command: str = hook["command"]
+    event = mark.rsplit(" ", 1)[-1]
+    # Ours somewhere in it (`bash -c '… -m session_skill hook …'` too): the user's at least.
+    inside = "mixed" if mark in command or f"session-skill hook {event}" in command else None
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:  # an unclosed quote: no telling its shape
+        return inside
+    call = None
+    for i, word in enumerate(words):
+        if words[i : i + 4] == ["-m", "session_skill", "hook", event]:
+            call = (i, i + 4)
+            break
+        if os.path.basename(word) == "session-skill" and words[i + 1 : i + 3] == ["hook", event]:
+            call = (i, i + 3)
+            break
+    if call is None:  # not a word of the command: inside a quoted one, `sh -c '…'`
+        return inside
+    if "\n" in command or any(_joins(w) for w in words):
+        return "mixed"
+    start, end = call
+    before = words[:start]
+    if before and before[-1] == "-P" and words[start] == "-m":
+        before = before[:-1]
+    env = [w for w in before[:-1] if w.startswith(_OUR_VARS)]
+    ours = (
+        words[start] == "-m"
+        and end == len(words)
+        and len(before) == len(env) + 1
+        and not before[-1].startswith("-")
+        and "=" not in before[-1]
+    )
+    return "ours" if ours else "wrapped"
 
 
 def event_entries(

@@ -19,7 +19,7 @@ from session_skill.errors import UsageError
 from session_skill.install.hooks import hook_command, install_hook, uninstall_hook
 from session_skill.install.settings_file import read_bytes
 from session_skill.install.skills import install_skill, uninstall_skill
-from session_skill.install.steps import Place, Step
+from session_skill.install.steps import Place, Step, link_target
 from session_skill.store import fileio
 from session_skill.store.store import STORE_REL, Store, find_project_root, template_dir
 
@@ -76,10 +76,11 @@ def install(
         p.agent: plain if p.agent == "claude" else hook_command(agent=p.agent) for p in places
     }
     steps: list[Step] = []
+    notes: list[str] = []  # hooks of the user's that run ours, left as they are
     codex_hook: bool | None = None  # Codex hook entry: None unchanged, False added, True updated
     for place in places:
         steps += install_skill(place)
-        hook_steps = install_hook(place, commands[place.agent])
+        hook_steps = install_hook(place, commands[place.agent], notes)
         if place.agent == "codex" and hook_steps:
             codex_hook = hook_steps[0].what.startswith("update")
         steps += hook_steps
@@ -91,6 +92,7 @@ def install(
     warn = _path_warning()
     if not warn and any(p.agent == "codex" for p in places):
         warn = _login_path_warning()
+    warn = notes + warn
     if not steps:
         return "\n".join(["Already installed: nothing to change.", *warn])
     shown_commands = [
@@ -206,6 +208,7 @@ def _install_gitignore(root: Path) -> list[Step]:
         return []
     path = root / ".gitignore"
     current = read_bytes(path, ".gitignore")
+    link_target(path, ".gitignore")
     if current is None:
         return [
             Step(f"create .gitignore with {GITIGNORE_LINE}", path, (GITIGNORE_LINE + "\n").encode())
@@ -237,7 +240,7 @@ def uninstall(
     kept: list[str] = []
     for place in places:
         steps += uninstall_skill(place, kept)
-        steps += uninstall_hook(place)
+        steps += uninstall_hook(place, kept)
     if not user and Store(base).exists():
         kept.append(f"the store {STORE_REL.as_posix()}/ (your handovers and parked items)")
     if not user and _has_line(base / ".gitignore", GITIGNORE_LINE):

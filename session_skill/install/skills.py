@@ -11,7 +11,7 @@ from pathlib import Path
 
 from session_skill.errors import SessionError
 from session_skill.install.settings_file import read_bytes
-from session_skill.install.steps import Place, Step, remove_empty_dirs
+from session_skill.install.steps import Place, Step, link_target, remove_empty_dirs
 from session_skill.store import fileio
 
 SKILL_MARK = "session-skill dispatch"  # how we recognise our own SKILL.md (any version)
@@ -138,6 +138,7 @@ def install_skill(place: Place) -> list[Step]:
     current = read_bytes(place.skill, shown)
     if current == data:
         return []
+    link_target(place.skill, shown)
     if current is None:
         return [Step(f"write {shown}", action=_write_skill(place, data))]
     if SKILL_MARK.encode() not in current:

@@ -30,9 +30,13 @@ class Step:
             if self.action is not None:
                 self.action()
             elif self.path is not None and self.data is not None:
-                # A symlinked file (dotfiles) is written through, keeping the link.
-                target = self.path.resolve() if self.path.is_symlink() else self.path
-                target.parent.mkdir(parents=True, exist_ok=True)
+                # A symlinked file (dotfiles) is written through, keeping the link, into a
+                # folder that exists (`link_target` refused the plan otherwise).
+                if self.path.is_symlink():
+                    target = self.path.resolve()
+                else:
+                    target = self.path
+                    target.parent.mkdir(parents=True, exist_ok=True)
                 fileio.atomic_write(target, self.data, keep_mode=True)
         except OSError as exc:
             raise SessionError(f"cannot {self.what}: {exc.strerror or exc}") from None
@@ -101,3 +105,17 @@ def remove_empty_dirs(folder: Path, base: Path) -> None:
         except OSError:
             return  # not empty (or not ours to judge): stop here
         folder = folder.parent
+
+
+def link_target(path: Path, shown: str) -> Path:
+    """Where a write to `path` lands: through a symlink (dotfiles), to its target — but
+    only into a folder that exists: a dangling link's target folder is not ours to create
+    (it may be a dotfiles checkout not cloned yet, an unmounted disk)."""
+    if not path.is_symlink():
+        return path
+    target = path.resolve()
+    if not target.parent.is_dir():
+        raise SessionError(
+            f"{shown} is a symlink to {target}, whose folder does not exist: not touching it"
+        )
+    return target

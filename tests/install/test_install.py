@@ -69,13 +69,17 @@ def do_uninstall(project: Path | None, home: Path, **kw: object) -> str:
 
 
 def snapshot(*roots: Path) -> dict[str, bytes | None]:
-    """Every path under the roots (dirs as None) with its bytes, `.git` internals aside."""
+    """Every path under the roots (dirs as None) with its bytes, `.git` internals aside; a
+    symlink as where it points."""
     out: dict[str, bytes | None] = {}
     for root in roots:
         for p in sorted(root.rglob("*")):
             if ".git" in p.relative_to(root).parts[:1] and p.name != ".gitignore":
                 continue
-            out[str(p)] = None if p.is_dir() else p.read_bytes()
+            if p.is_symlink():
+                out[str(p)] = f"-> {os.readlink(p)}".encode()
+            else:
+                out[str(p)] = None if p.is_dir() else p.read_bytes()
     return out
 
 
@@ -905,3 +909,226 @@ def test_a_symlinked_skill_is_updated_through_its_link(
     skill.symlink_to(dotfiles)
     do_install(project, home)
     assert skill.is_symlink() and dotfiles.read_text() == inst_skills.skill_text("claude")
+
+
+# -- a user's settings file: its layout, an empty one, hooks they wrapped, a dangling link ----
+HAND_WRITTEN = (
+    "{\n"
+    '    "permissions": {\n'
+    '        "allow": ["Bash(npm test)", "Bash(ls)"],\n'
+    '        "deny": []\n'
+    "    },\n"
+    '    "model": "opus",\n'
+    '    "effort": 1.0,\n'
+    '    "statusLine": {"type": "command", "command": "echo caf\\u00e9"}\n'
+    "}"
+)
+
+
+def test_install_changes_only_the_hooks_in_a_hand_written_settings_file(
+    project: Path, home: Path, command: str
+) -> None:
+    """The whole file came back re-serialised: one-line arrays split one item a line, `1.0`,
+    `\\u00e9` and one-line objects rewritten — and an uninstall did not give the file back."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(HAND_WRITTEN)
+    do_install(project, home)
+    text = settings.read_text()
+    assert json.loads(text)["hooks"] == claude_hooks(command)
+    kept, added = text.split(',\n    "hooks": {\n        "SessionStart": [\n            {\n')
+    assert kept == HAND_WRITTEN[: -len("\n}")]  # every byte of theirs, as they wrote it
+    assert added.endswith("\n        ]\n    }\n}")  # their indent; no final line break: none
+    do_uninstall(project, home)
+    assert settings.read_text() == HAND_WRITTEN
+
+
+def test_install_keeps_a_hooks_list_the_user_keeps_on_one_line(
+    project: Path, home: Path, command: str
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    theirs = '[{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]'
+    original = f'{{\n  "hooks": {{\n    "SessionStart": {theirs}\n  }}\n}}\n'
+    settings.write_text(original)
+    do_install(project, home)
+    lines = settings.read_text().splitlines()
+    start = next(line for line in lines if line.startswith('    "SessionStart": '))
+    assert start.startswith(f'    "SessionStart": {theirs[:-1]}, {{"matcher": "startup|clear|')
+    assert json.loads(settings.read_text())["hooks"]["SessionStart"][1] == our_entry(command)
+    do_uninstall(project, home)
+    assert settings.read_text() == original
+
+
+@pytest.mark.parametrize("empty", ["{}\n", "{}", "{ }\n"])
+def test_uninstall_leaves_an_empty_settings_file_the_user_had(
+    project: Path, home: Path, empty: str
+) -> None:
+    """A settings.json that was `{}` before install vanished at uninstall, as if install had
+    created it; install now says so beside a file it creates, and only that one goes."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(empty)
+    do_install(project, home)
+    installed = settings.read_text()
+    report = do_uninstall(project, home)
+    assert "  - remove the SessionStart, SessionEnd and PreCompact hooks from " in report
+    assert settings.read_text() == empty.replace(" ", "")
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json", "state"]
+    assert installed.startswith('{\n  "hooks": {\n')  # `{}` shows no style: ours, not one line
+
+
+def test_uninstall_removes_a_settings_file_only_install_created(project: Path, home: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    do_install(project, home)
+    assert (settings.parent / inst_hooks.CREATED).read_text() == "settings.json\n"
+    assert do_install(project, home) == "Already installed: nothing to change."
+    report = do_uninstall(project, home)
+    assert "  - remove .claude/settings.json (it held only the session-skill hook)" in report
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["state"]
+    # One it created that the user then added to stays, without the note: it is theirs now.
+    do_install(project, home)
+    data = json.loads(settings.read_text())
+    settings.write_text(json.dumps({"model": "opus", **data}, indent=2) + "\n")
+    do_uninstall(project, home)
+    assert settings.read_text() == '{\n  "model": "opus"\n}\n'
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json", "state"]
+    # An older install recorded nothing: the file may be the user's, and stays.
+    settings.unlink()
+    do_install(project, home)
+    (settings.parent / inst_hooks.CREATED).unlink()
+    settings.write_text(json.dumps({"hooks": json.loads(settings.read_text())["hooks"]}))
+    do_uninstall(project, home)
+    assert settings.read_text() == "{}"
+
+
+def hook_commands(settings: Path) -> list[tuple[str, str]]:
+    data = json.loads(settings.read_text())
+    return [
+        (event, hook["command"])
+        for event, entries in data.get("hooks", {}).items()
+        for entry in entries
+        for hook in entry["hooks"]
+    ]
+
+
+def test_a_hook_the_user_wrapped_is_kept_as_they_wrote_it_and_not_duplicated(
+    project: Path, home: Path, command: str
+) -> None:
+    """`nice -n 10 session-skill hook session-end` got a second SessionEnd hook beside it (the
+    capture ran twice); `env FOO=1 python -P -m session_skill hook session-start` was
+    replaced by install's own command, the user's wrapper silently gone."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    nice = "nice -n 10 session-skill hook session-end"
+    env = "/usr/bin/env FOO=1 python -P -m session_skill hook session-start"
+    data = {
+        "hooks": {
+            "SessionStart": [{"matcher": "startup|clear", "hooks": [{"command": env}]}],
+            "SessionEnd": [{"matcher": "clear", "hooks": [{"command": nice}]}],
+        }
+    }
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    report = do_install(project, home)
+    pre = command.replace("hook session-start", "hook pre-compact")
+    assert hook_commands(settings) == [
+        ("SessionStart", env),
+        ("SessionEnd", nice),
+        ("PreCompact", pre),
+    ]
+    assert (
+        json.loads(settings.read_text())["hooks"]["SessionStart"] == data["hooks"]["SessionStart"]
+    )
+    assert "  - add the PreCompact hook to .claude/settings.json" in report
+    note = "Kept your SessionEnd hook in .claude/settings.json as you wrote it, `{}` (install "
+    assert note.format(nice) + "updates only the form it writes)." in report.splitlines()
+    again = do_install(project, home).splitlines()
+    assert again[0] == "Already installed: nothing to change."
+    assert any(line.startswith(note.format(nice)) for line in again)
+    # A copy of install's own beside the user's form is a duplicate: it goes, theirs stays.
+    data = json.loads(settings.read_text())
+    data["hooks"]["SessionEnd"].append(our_end_entry(command))
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    do_install(project, home)
+    assert [c for e, c in hook_commands(settings) if e == "SessionEnd"] == [nice]
+    # Uninstall: a wrapped form runs only ours, and goes; one among commands of the user's
+    # stays, and is named.
+    mixed = f"./notify.sh && {pre}"
+    data = json.loads(settings.read_text())
+    data["hooks"]["PreCompact"][0]["hooks"][0]["command"] = mixed
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    report = do_uninstall(project, home)
+    assert "  - remove the SessionStart and SessionEnd hooks from .claude/settings.json" in report
+    assert (
+        f"Kept your PreCompact hook in .claude/settings.json, `{mixed}`: it runs session-skill "
+        "among commands of yours (edit it yourself)." in report.splitlines()
+    )
+    assert hook_commands(settings) == [("PreCompact", mixed)]
+
+
+@pytest.mark.parametrize(
+    ("command_text", "form"),
+    [
+        ("/v/bin/python3 -P -m session_skill hook session-end", "ours"),
+        ("/old/python -m session_skill hook session-end", "ours"),  # before -P
+        ("PYTHONPATH='/a b' '/x y/python' -P -m session_skill hook session-end", "ours"),
+        ("SESSION_SKILL_AGENT=codex /v/python -P -m session_skill hook session-end", "ours"),
+        ("nice -n 10 session-skill hook session-end", "wrapped"),
+        ("/usr/bin/env FOO=1 python -P -m session_skill hook session-end", "wrapped"),
+        ("FOO=1 /v/python -m session_skill hook session-end", "wrapped"),
+        ("/v/python -m session_skill hook session-end >/dev/null 2>&1", "wrapped"),
+        ("./notify.sh && /v/python -m session_skill hook session-end", "mixed"),
+        ("/v/python -m session_skill hook session-end; echo done", "mixed"),
+        ("sh -c '/v/python -m session_skill hook session-end'", "mixed"),
+        ("/v/python -m session_skill hook session-start", None),
+        ("echo 'unclosed", None),
+    ],
+)
+def test_how_a_hook_runs_ours(command_text: str, form: str | None) -> None:
+    hook = {"type": "command", "command": command_text}
+    assert inst_hooks.our_form(hook, inst_hooks.END_MARK) == form
+
+
+@pytest.mark.parametrize("user", [True, False])
+def test_a_dangling_settings_symlink_is_refused_not_given_folders(
+    tmp_path: Path, project: Path, home: Path, user: bool
+) -> None:
+    """Install wrote through a dangling link by creating its target's folders (a dotfiles
+    checkout not cloned yet, an unmounted disk): now it refuses in one line, naming the
+    target, and writes nothing; a link into a folder that exists is written through."""
+    folder = home / ".claude" if user else project / ".claude"
+    folder.mkdir()
+    target = tmp_path / "dotfiles" / "claude" / "settings.json"
+    (folder / "settings.json").symlink_to(target)
+    before = snapshot(project, home)
+    with pytest.raises(SessionError) as err:
+        do_install(None if user else project, home, user=user)
+    shown = "~/.claude/settings.json" if user else ".claude/settings.json"
+    assert err.value.message == (
+        f"{shown} is a symlink to {target}, whose folder does not exist: not touching it"
+    )
+    assert snapshot(project, home) == before
+    assert not (tmp_path / "dotfiles").exists()
+    target.parent.mkdir(parents=True)
+    do_install(None if user else project, home, user=user)
+    assert (folder / "settings.json").is_symlink()
+    assert "SessionStart" in json.loads(target.read_text())["hooks"]
+    do_uninstall(None if user else project, home, user=user)
+    assert (folder / "settings.json").is_symlink() and json.loads(target.read_text()) == {}
+
+
+@pytest.mark.parametrize("which", [".claude/skills/session/SKILL.md", ".gitignore"])
+def test_no_dangling_symlink_gets_folders_made_for_it(
+    tmp_path: Path, project: Path, home: Path, which: str
+) -> None:
+    link = project / which
+    link.parent.mkdir(parents=True, exist_ok=True)
+    target = tmp_path / "nowhere" / "file"
+    link.symlink_to(target)
+    before = snapshot(project, home)
+    with pytest.raises(SessionError) as err:
+        do_install(project, home)
+    assert err.value.message == (
+        f"{which} is a symlink to {target}, whose folder does not exist: not touching it"
+    )
+    assert snapshot(project, home) == before and not (tmp_path / "nowhere").exists()

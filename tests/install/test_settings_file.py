@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -37,3 +38,16 @@ def test_a_missing_file_is_empty_and_a_bad_one_is_refused(tmp_path: Path) -> Non
     bad.write_text('{"a": \n')
     with pytest.raises(SessionError, match=r"bad.json is not valid JSON \(line 2\)"):
         jsonfile.read_json(bad, "bad.json")
+
+
+def test_an_edit_keeps_the_text_of_what_it_did_not_change() -> None:
+    raw = b'{\n    "a": [1, 2],\n    "b": {"x": 1.0, "y": "caf\\u00e9"},\n    "c": 1e3\n}'
+    old = json.loads(raw)
+    new = dict(old, d={"e": [3]}, a=[1, 2, 4])
+    assert jsonfile.edit_json(raw, new) == (
+        b'{\n    "a": [1, 2, 4],\n    "b": {"x": 1.0, "y": "caf\\u00e9"},\n    "c": 1e3,\n'
+        b'    "d": {\n        "e": [\n            3\n        ]\n    }\n}'
+    )
+    assert jsonfile.edit_json(jsonfile.edit_json(raw, new), old) == raw
+    assert jsonfile.edit_json(None, {"a": 1}) == b'{\n  "a": 1\n}\n'
+    assert jsonfile.edit_json(b"{}", {"a": 1}) == b'{\n  "a": 1\n}'
