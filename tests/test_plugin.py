@@ -22,6 +22,7 @@ import struct
 import subprocess
 import sys
 import sysconfig
+import threading
 import zipfile
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -224,11 +225,12 @@ def shim(
     stdin: str = "",
     sh: str | None = None,
     cwd: Path | None = None,
+    timeout: float = 300,
 ) -> subprocess.CompletedProcess[str]:
     exe = str(root / "bin" / "session-skill")
     argv = [sh, exe, *args] if sh else [exe, *args]
     return subprocess.run(
-        argv, env=env, input=stdin, capture_output=True, text=True, timeout=300, cwd=cwd
+        argv, env=env, input=stdin, capture_output=True, text=True, timeout=timeout, cwd=cwd
     )
 
 
@@ -260,11 +262,17 @@ def built(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Path:
 
 
 def give_venv(built: Path, data: Path, root: Path) -> Path:
-    """`built`, copied into `data` and stamped ready for `root` (as the shim would)."""
+    """`built`, copied into `data` and stamped ready for `root` (as the shim would), without
+    the record of its interpreter (as a venv made before it was kept)."""
     venv = data / "venv"
-    shutil.copytree(built, venv, symlinks=True)
+    shutil.copytree(built, venv, symlinks=True, ignore=shutil.ignore_patterns("interpreter"))
     (venv / "ready").write_text(f"{root}\n")
     return venv
+
+
+def interpreter(venv: Path) -> str:
+    """What the shim records in venv/interpreter: the file its bin/python resolves to."""
+    return f"{(venv / 'bin' / 'python').resolve()}\n"
 
 
 def leftovers(data: Path) -> list[str]:
@@ -290,6 +298,7 @@ def test_first_call_builds_then_reuses_then_follows_updates(
     assert got["pycache"] == str(data / "pycache")  # no __pycache__ in the plugin folder
     assert not (root / "session_skill" / "__pycache__").exists()
     assert (venv / "ready").read_text() == f"{root}\n"
+    assert (venv / "interpreter").read_text() == interpreter(venv)
     assert (venv / "requirements.txt").read_text() == "ssk-probe-dep==1.0\n"
     assert leftovers(data) == []
     built = venv.stat().st_ino
@@ -309,7 +318,8 @@ def test_first_call_builds_then_reuses_then_follows_updates(
     assert venv.stat().st_ino == built and (venv / "ready").read_text() == f"{moved}\n"
     assert (data / "setup.log").read_text() == log  # pip did not run
 
-    # an update that changes them: a new venv, swapped in whole
+    # the same folder's dependencies changed under it (a checkout): its venv is rebuilt, swapped
+    # in whole, and no second one kept
     (moved / "pyproject.toml").write_text(
         (moved / "pyproject.toml").read_text().replace("==1.0", "==2.0")
     )
@@ -317,7 +327,7 @@ def test_first_call_builds_then_reuses_then_follows_updates(
     assert changed.stderr.startswith("session-skill: first run: installing"), changed.stderr
     assert report(changed)["dep"] == 2
     assert venv.stat().st_ino != built
-    assert leftovers(data) == []
+    assert leftovers(data) == [] and not (data / "venv2").exists()
 
 
 @pytest.mark.parametrize("sh", ["dash", "bash"])
@@ -452,6 +462,197 @@ def test_a_killed_setup_is_taken_over(
     r = shim(root, "list", env=env)
     assert report(r)["dep"] == 1
     assert leftovers(data) == []
+
+
+def proc_start(pid: int) -> str:
+    """Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rindex(")") + 2 :].split()[19]
+
+
+linux_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+@linux_proc
+@pytest.mark.parametrize("owner", ["pid-reused", "zombie"])
+def test_a_lock_whose_owner_is_gone_though_its_pid_lives_is_taken_over(
+    world: tuple[Path, Path, dict[str, str]], built: Path, owner: str
+) -> None:
+    """A setup killed long ago, its PID now another live process's (a restarted container counts
+    PIDs afresh), or its process a zombie nobody reaps: every run waited the whole 100 s, then
+    failed."""
+    root, data, env = world
+    venv = give_venv(built, data, root)
+    (venv / "ready").write_text("/the/folder/of/the/last/version\n")  # a setup is due
+    if owner == "pid-reused":
+        other = subprocess.Popen(["sleep", "120"])  # noqa: S607
+        line = f"{other.pid}\n{int(proc_start(other.pid)) - 1000}\n"  # started after the lock
+    else:
+        other = subprocess.Popen(["true"])  # noqa: S607 -- never waited for: a zombie
+        line = f"{other.pid}\n"  # as a setup before this fix wrote it
+    try:
+        (data / "setup.lock").mkdir()
+        (data / "setup.lock" / "pid").write_text(line)
+        r = shim(root, "list", env=env, timeout=60)
+        assert report(r)["dep"] == 1
+        assert r.stderr == "", r.stderr  # taken over at once, not waited on
+        assert leftovers(data) == []
+    finally:
+        other.kill()
+        other.wait()
+
+
+@linux_proc
+def test_a_live_setup_is_waited_for(
+    world: tuple[Path, Path, dict[str, str]], built: Path, tmp_path: Path
+) -> None:
+    """The owner's start time matches: it is that setup, still running, and is waited for."""
+    root, data, env = world
+    venv = give_venv(built, data, root)
+    (venv / "ready").write_text("/the/folder/of/the/last/version\n")
+    owner = subprocess.Popen(["sleep", "120"])  # noqa: S607
+    try:
+        (data / "setup.lock").mkdir()
+        (data / "setup.lock" / "pid").write_text(f"{owner.pid}\n{proc_start(owner.pid)}\n")
+        waiting = subprocess.Popen(
+            [str(root / "bin" / "session-skill"), "list"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            waiting.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            pass
+        assert waiting.returncode is None, "it took over the lock of a running setup"
+        shutil.rmtree(data / "setup.lock")  # the setup ends
+        out, err = waiting.communicate(timeout=60)
+    finally:
+        owner.kill()
+        owner.wait()
+    assert waiting.returncode == 0, err
+    assert err.startswith("session-skill: waiting for another session-skill"), err
+    assert json.loads(out)["dep"] == 1
+
+
+def test_a_killed_setups_pip_writes_nothing_into_the_next_log(
+    world: tuple[Path, Path, dict[str, str]],
+) -> None:
+    """GNU timeout runs pip in a process group of its own: a kill of the command's group leaves it
+    running, writing to setup.log, and its last error stood for the next setup's."""
+    root, data, env = world
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "probe"\nversion = "0.1.0"\ndependencies = ["ssk-missing==9"]\n'
+    )
+    data.mkdir()
+    log = data / "setup.log"
+    log.write_text("")
+    done = threading.Event()
+
+    def orphan() -> None:  # the killed setup's pip, writing through its fd to the old log
+        with open(log, "a", buffering=1) as f:
+            while not done.wait(0.005):
+                f.write("ERROR: the killed setup's pip\n")
+
+    writer = threading.Thread(target=orphan)
+    writer.start()
+    try:
+        r = shim(root, "list", env=env)
+    finally:
+        done.set()
+        writer.join()
+    assert r.returncode == 1
+    last = r.stderr.splitlines()[-1]
+    assert last.startswith("session-skill: installing the dependencies failed"), r.stderr
+    assert "ssk-missing" in last
+    assert "killed setup" not in log.read_text()
+    assert "ssk-missing" in log.read_text()
+
+
+# -- the venv's interpreter, and two plugin versions at once -----------------------------------
+
+
+def test_a_python_upgraded_under_the_venv_is_noticed(
+    world: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """The venv's python links to the python3 it was made from; a distribution upgrade makes that
+    3.12, the venv's lib/python3.11 is off its path, every command failed on an import and the
+    venv was never rebuilt. Here the upgraded python3 is a different file that runs this Python
+    outside the venv: the same symptom (the dependencies not on the path), one interpreter."""
+    root, data, env = world
+    bindir = tmp_path / "usr-bin"
+    bindir.mkdir()
+    python3 = bindir / "python3"
+    python3.symlink_to(BASE_PYTHON)
+    env = {**env, "SESSION_SKILL_PYTHON": str(python3)}
+    assert report(shim(root, "list", env=env))["dep"] == 1
+    venv = data / "venv"
+    assert (venv / "bin" / "python").resolve() == BASE_PYTHON.resolve()
+
+    python3.unlink()  # the upgrade
+    python3.write_text(f'#!/bin/sh\nexec "{BASE_PYTHON}" "$@"\n')
+    python3.chmod(0o755)
+
+    # a hook before the next command: any venv's python serves it (standard library only)
+    hook = shim(root, "hook", "session-start", env=env, stdin="{}")
+    assert report(hook)["argv"] == ["session-skill", "hook", "session-start"]
+    assert not leftovers(data)  # and it built nothing
+
+    again = shim(root, "list", env=env)
+    assert report(again)["dep"] == 1
+    assert again.stderr.startswith("session-skill: first run: installing"), again.stderr
+    assert (venv / "bin" / "python").resolve() == BASE_PYTHON.resolve()  # made anew
+    after = shim(root, "list", env=env)
+    assert after.stderr == "" and report(after)["dep"] == 1  # and ready again
+    assert leftovers(data) == []
+
+
+def test_a_venv_whose_python_resolves_elsewhere_but_works_is_kept(
+    world: tuple[Path, Path, dict[str, str]], built: Path
+) -> None:
+    """Homebrew's python3 resolves into a folder named by the patch version: after an upgrade of
+    that the venv still works, and is only stamped again, never rebuilt."""
+    root, data, env = world
+    venv = give_venv(built, data, root)
+    (venv / "interpreter").write_text("/opt/homebrew/Cellar/python@3.11/3.11.7/python3.11\n")
+    inode = venv.stat().st_ino
+    r = shim(root, "list", env=env)
+    assert r.stderr == "" and report(r)["dep"] == 1
+    assert venv.stat().st_ino == inode and not (data / "setup.log").exists()  # pip never ran
+    assert (venv / "interpreter").read_text() == interpreter(venv)
+    assert (venv / "ready").read_text() == f"{root}\n"
+
+
+def test_two_plugin_versions_with_other_dependencies_keep_a_venv_each(
+    world: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """Every version of the plugin shares one data folder, and a session started before an update
+    runs the old version's folder until it ends: the two rebuilt the one venv in turn, each next
+    command of the other version paying 20-60 s."""
+    old, data, env = world
+    new = make_root(tmp_path / "plugin-0.2.0", ["ssk-probe-dep==2.0"])
+    assert report(shim(old, "list", env=env))["dep"] == 1
+    first = shim(new, "list", env=env)
+    assert first.stderr.startswith("session-skill: first run"), first.stderr
+    assert str(data / "venv2") in first.stderr and report(first)["dep"] == 2
+    inodes = {(data / v).stat().st_ino for v in ("venv", "venv2")}
+    for _ in range(2):
+        for root, dep in ((old, 1), (new, 2)):
+            r = shim(root, "list", env=env)
+            assert r.stderr == "", r.stderr
+            assert report(r)["dep"] == dep
+    assert {(data / v).stat().st_ino for v in ("venv", "venv2")} == inodes
+
+    # a third set of dependencies replaces the venv set up longer ago: two at most
+    third = make_root(tmp_path / "plugin-0.3.0", [])
+    r = shim(third, "list", env=env)
+    assert r.stderr.startswith("session-skill: first run") and str(data / "venv ") in r.stderr
+    assert report(r)["dep"] is None
+    assert (data / "venv" / "requirements.txt").read_text() == ""
+    assert (data / "venv2" / "requirements.txt").read_text() == "ssk-probe-dep==2.0\n"
+    assert sorted(p.name for p in data.glob("venv*")) == ["venv", "venv2"]
+    assert shim(new, "list", env=env).stderr == ""
 
 
 # -- where the venv lives, and which root ------------------------------------------------------
