@@ -74,12 +74,51 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
     if not storepaths.store_exists(store):  # never create the store here
         return ""
     out = _answer(start, root, store, env, now)
+    if out and start.source != "clear" and not _first_to_give(store, start, out):
+        return ""  # the other install's hook gave this very answer a moment ago
     if not os.path.exists(os.path.join(store, ".failed-capture")):  # capture.FAILED
         return out  # the common case: no import beyond this module's
     from session_skill.hooks.capture import take_failure
 
     failed = take_failure(store)
     return _with_failure(out, failed, env) if failed is not None else out
+
+
+def _first_to_give(store: str, start: _Start, out: str) -> bool:
+    """Is no other hook giving `out` for this start? With the plugin and a project install
+    both in place, Claude Code runs both SessionStart hooks: after a compaction each gave the
+    handover back, and at startup each said what is pending — twice the tokens, on every
+    request. The first records what it gave (`.given`: source, session, a hash of `out`);
+    another with the same, within seconds, stays silent. A `/clear`'s restore is given once
+    already: only the hook that consumed the dump has it (the other finds nothing)."""
+    import time
+    import zlib
+
+    from session_skill.store.lock import LockTimeout, file_lock
+
+    key = f"{start.source} {start.session_id} {zlib.crc32(out.encode('utf-8', 'replace')):08x}"
+    path = os.path.join(store, storepaths.GIVEN)
+    try:
+        with file_lock(os.path.join(store, storepaths.LOCK), timeout=gates.LOCK_WAIT):
+            try:
+                if time.time() - os.stat(path).st_mtime <= storepaths.GIVEN_FRESH:
+                    with open(path, encoding="utf-8", errors="replace") as fh:
+                        if fh.read(256).strip() == key:
+                            return False
+            except OSError:
+                pass  # none yet
+            tmp = os.path.join(store, f".{storepaths.GIVEN}.tmp-{os.getpid()}")  # fileio's form
+            try:
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    fh.write(key + "\n")
+                os.replace(tmp, path)
+            except OSError:
+                if os.path.lexists(tmp):
+                    os.unlink(tmp)
+                raise
+    except (LockTimeout, OSError):
+        pass  # a duplicate beats nothing given
+    return True
 
 
 def _answer(

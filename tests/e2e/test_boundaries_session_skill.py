@@ -15,6 +15,8 @@ import importlib.util
 import os
 import re
 import shutil
+import subprocess
+import sys
 import time
 from datetime import datetime
 from pathlib import Path
@@ -377,4 +379,43 @@ def test_plugin_session_end_captures_a_150_mb_session(plugin_world: PluginWorld)
         f"\n[told] {told}\n[screen after /clear] {shown[-600:]}"
     )
     assert frontmatter(doc)["consumed"] == "false"
+    assert w.mock.errors == [] and log.errors() == ""
+
+
+def test_plugin_and_a_project_install_give_a_compactions_context_once(
+    plugin_world: PluginWorld,
+) -> None:
+    """The plugin and a project install (`session-skill install`) both in place: Claude Code
+    runs both SessionStart hooks at a compaction. Each gave the parked item back — two
+    contexts, paid on every request after it. One is given."""
+    w = plugin_world
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:  # this checkout, not the plugin
+        return subprocess.run(
+            [sys.executable, "-m", "session_skill", *args],
+            cwd=w.proj,
+            env=w.env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    done = cli("install")
+    assert done.returncode == 0, done.stdout + done.stderr
+    hooks = (w.proj / ".claude" / "settings.json").read_text(encoding="utf-8")
+    assert "-m session_skill hook session-start" in hooks, hooks
+    parked = cli("park", IDEA)
+    assert parked.stdout.startswith("Parked: "), parked.stdout + parked.stderr
+    item = parked.stdout.split()[1]
+    log = install(w)
+    t = w.tui()
+    turn(w, t, log, "hello, we work on retries", "Hi, retries it is.")
+    before = log.mark()
+    t.compact()
+    log.wait("PostCompact", since=before)
+    req = turn(w, t, log, "what next?", "Next: the backoff test.")
+    given = the_context(req)  # exactly one SessionStart context: not one per install
+    assert given.startswith("Context was compacted."), given
+    assert f"Parked items: 1 open — **{item}**" in given, given
+    assert (w.store / ".given").exists()
     assert w.mock.errors == [] and log.errors() == ""

@@ -182,12 +182,48 @@ def test_after_compaction_what_the_summary_drops_comes_back_once_and_small(
     (saved,) = [m["slug"] for m in map(meta, new_docs(root)) if m.get("trigger") == "compact"]
     assert f"The state before this compaction is saved as `{saved}`" in context
     assert "cache-work" in out["systemMessage"]  # type: ignore[index]
-    # A second compaction replaces the first's context: the same size, not more.
+    # A second compaction (later: the plugin's and a project's hook of one compaction come
+    # within seconds, and only the first speaks) replaces the first's context: the same
+    # size, not more.
+    _later(root)
     again = _context(compact_start(root))
     assert abs(len(again) - len(context)) < 40
     # Another session's compaction is not given this one's handover.
     other = _context(compact_start(root, "someone-else"))
     assert "cache-work" not in other and "Parked items: 4 open" in other
+
+
+def _later(root: Path) -> None:
+    """Time passes after a SessionStart answer: its record (`.given`) is a minute old."""
+    given = store(root) / ".given"
+    then = time.time() - 60
+    os.utime(given, (then, then))
+
+
+def test_two_installs_hooks_give_one_compactions_context_once(
+    root: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    """The plugin and a project install both in place: Claude Code runs both SessionStart
+    hooks. After a compaction each gave the parked items and the handover back — twice the
+    tokens on every request after it; at startup each said what was pending. The first hook
+    gives it, the second stays silent; a later compaction, or another session, is given
+    its own."""
+    assert cli("park", "retry backoff with jitter").code == 0
+    first = compact_start(root)
+    assert "Parked items: 1 open" in _context(first)
+    assert compact_start(root) is None  # the other install's hook of the same compaction
+    assert "Parked items: 1 open" in _context(compact_start(root, "someone-else"))
+    _later(root)
+    assert compact_start(root) == first  # the next compaction of the session
+    assert cli("park", "split the exporter").code == 0
+    assert "Parked items: 2 open" in _context(compact_start(root))  # not the same: given
+
+    write_doc(store(root), "waiting", created="2026-11-29T18:25:00Z")
+    (store(root) / "LATEST").write_text("waiting\n")
+    said = start(root, "startup")
+    assert said is not None and "waiting" in json.dumps(said)
+    assert start(root, "startup") is None  # the other install's hook: said once
+    assert meta(store(root) / "waiting.md")["consumed"] == "false"
 
 
 def test_after_compaction_a_big_handover_never_cuts_the_lines_after_it(
