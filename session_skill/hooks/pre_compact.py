@@ -59,6 +59,8 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
         return ""  # the same compaction, captured by another hook already
 
     def job() -> str:
+        if _saved_already(store, session_id, transcript):
+            return ""  # another install's PreCompact hook of this compaction wrote it
         capture.write_doc(
             root, session_id=session_id, transcript=transcript, trigger=TRIGGER,
             latest=False, meta=(("compaction", when),),
@@ -67,6 +69,28 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
 
     capture.detached(job, held)
     return INSTRUCTIONS + "\n" if agent.agent(env) == agent.CLAUDE else ""
+
+
+def _saved_already(store: str, session_id: str, transcript: str) -> bool:
+    """Is this compaction's state saved? The plugin's and a project install's hooks both
+    run: the one that came second (after the first's capture ended) finds a doc of this
+    session's compaction made from the whole transcript as it stands."""
+    from session_skill.hooks import capture
+
+    try:
+        size = os.path.getsize(transcript)
+    except OSError:
+        return False
+    for _, meta in capture.recent_metas(store):
+        read = meta.get(capture.READ_BYTES, "").strip()
+        if (
+            meta.get("session_id", "").strip() == session_id
+            and meta.get("trigger", "").strip() == TRIGGER
+            and read.isdigit()
+            and int(read) >= size
+        ):
+            return True
+    return False
 
 
 warn = warner(WARN_PREFIX)

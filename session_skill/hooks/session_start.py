@@ -74,7 +74,7 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
     if not storepaths.store_exists(store):  # never create the store here
         return ""
     out = _answer(start, root, store, env, now)
-    if out and start.source != "clear" and not _first_to_give(store, start, out):
+    if out and start.source != "clear" and not _first_to_give(store, start):
         return ""  # the other install's hook gave this very answer a moment ago
     if not os.path.exists(os.path.join(store, ".failed-capture")):  # capture.FAILED
         return out  # the common case: no import beyond this module's
@@ -84,33 +84,44 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
     return _with_failure(out, failed, env) if failed is not None else out
 
 
-def _first_to_give(store: str, start: _Start, out: str) -> bool:
-    """Is no other hook giving `out` for this start? With the plugin and a project install
+def _first_to_give(store: str, start: _Start) -> bool:
+    """Is no other hook answering this start? With the plugin and a project install
     both in place, Claude Code runs both SessionStart hooks: after a compaction each gave the
     handover back, and at startup each said what is pending — twice the tokens, on every
-    request. The first records what it gave (`.given`: source, session, a hash of `out`);
-    another with the same, within seconds, stays silent. A `/clear`'s restore is given once
-    already: only the hook that consumed the dump has it (the other finds nothing)."""
+    request. The first records that it answered (`.given`: when, the source, the session); another
+    for the same start, within seconds, stays silent — whatever its text (the plugin names
+    the skill `/session-skill:session`, and the two may be other versions). A session starts,
+    or compacts, once in those seconds: a compaction waits on the model's summary. A
+    `/clear`'s restore is given once already: only the hook that consumed the dump has it."""
     import time
-    import zlib
 
     from session_skill.store.lock import LockTimeout, file_lock
 
-    key = f"{start.source} {start.session_id} {zlib.crc32(out.encode('utf-8', 'replace')):08x}"
+    key = f"{start.source} {start.session_id}"
     path = os.path.join(store, storepaths.GIVEN)
+    now = time.time()
     try:
         with file_lock(os.path.join(store, storepaths.LOCK), timeout=gates.LOCK_WAIT):
+            fresh: list[str] = []  # "<epoch> <source> <session>", the last seconds' answers
             try:
-                if time.time() - os.stat(path).st_mtime <= storepaths.GIVEN_FRESH:
-                    with open(path, encoding="utf-8", errors="replace") as fh:
-                        if fh.read(256).strip() == key:
-                            return False
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    lines = fh.read(8192).splitlines()
             except OSError:
-                pass  # none yet
+                lines = []  # none yet
+            for line in lines:
+                when, _, given = line.partition(" ")
+                try:
+                    if not 0 <= now - float(when) <= storepaths.GIVEN_FRESH:
+                        continue  # an older start's
+                except ValueError:
+                    continue
+                if given == key:
+                    return False
+                fresh.append(line)
             tmp = os.path.join(store, f".{storepaths.GIVEN}.tmp-{os.getpid()}")  # fileio's form
             try:
                 with open(tmp, "w", encoding="utf-8") as fh:
-                    fh.write(key + "\n")
+                    fh.write("".join(f"{line}\n" for line in [*fresh[-20:], f"{now:.3f} {key}"]))
                 os.replace(tmp, path)
             except OSError:
                 if os.path.lexists(tmp):

@@ -193,11 +193,32 @@ def test_after_compaction_what_the_summary_drops_comes_back_once_and_small(
     assert "cache-work" not in other and "Parked items: 4 open" in other
 
 
+def test_two_installs_pre_compact_hooks_save_one_compaction_once(
+    root: Path, tmp_path: Path
+) -> None:
+    """Both installs' PreCompact hooks run for one compaction: the second, coming after the
+    first's capture ended, wrote a second doc of the same transcript (`<slug>-2`). It finds
+    the first; after more work, the next compaction is saved again."""
+    transcript = work_transcript(root, tmp_path)
+    payload = compact_payload(root, transcript)
+    for _hook in ("plugin", "project"):
+        assert pre_compact.run(payload, env=dict(os.environ)) == pre_compact.INSTRUCTIONS + "\n"
+    capture.wait_for_captures(str(store(root)))
+    assert len([m for m in map(meta, new_docs(root)) if m.get("trigger") == "compact"]) == 1
+    with transcript.open("a", encoding="utf-8") as fh:  # the turn goes on: more work
+        fh.write(json.dumps({"type": "assistant", "message": {"role": "assistant",
+                 "content": [{"type": "text", "text": "Added the jitter."}]}}) + "\n")  # fmt: skip
+    pre_compact.run(payload, env=dict(os.environ))
+    capture.wait_for_captures(str(store(root)))
+    assert len([m for m in map(meta, new_docs(root)) if m.get("trigger") == "compact"]) == 2
+
+
 def _later(root: Path) -> None:
-    """Time passes after a SessionStart answer: its record (`.given`) is a minute old."""
+    """Time passes after the SessionStart answers: their records (`.given`) are a minute old."""
     given = store(root) / ".given"
-    then = time.time() - 60
-    os.utime(given, (then, then))
+    lines = given.read_text(encoding="utf-8").splitlines()
+    older = [f"{float(w) - 60:.3f} {rest}" for w, _, rest in (ln.partition(" ") for ln in lines)]
+    given.write_text("".join(f"{ln}\n" for ln in older), encoding="utf-8")
 
 
 def test_two_installs_hooks_give_one_compactions_context_once(
@@ -213,10 +234,10 @@ def test_two_installs_hooks_give_one_compactions_context_once(
     assert "Parked items: 1 open" in _context(first)
     assert compact_start(root) is None  # the other install's hook of the same compaction
     assert "Parked items: 1 open" in _context(compact_start(root, "someone-else"))
-    _later(root)
-    assert compact_start(root) == first  # the next compaction of the session
     assert cli("park", "split the exporter").code == 0
-    assert "Parked items: 2 open" in _context(compact_start(root))  # not the same: given
+    assert compact_start(root) is None  # whatever the other hook's text: one answer
+    _later(root)
+    assert "Parked items: 2 open" in _context(compact_start(root))  # the next compaction
 
     write_doc(store(root), "waiting", created="2026-11-29T18:25:00Z")
     (store(root) / "LATEST").write_text("waiting\n")
@@ -224,6 +245,8 @@ def test_two_installs_hooks_give_one_compactions_context_once(
     assert said is not None and "waiting" in json.dumps(said)
     assert start(root, "startup") is None  # the other install's hook: said once
     assert meta(store(root) / "waiting.md")["consumed"] == "false"
+    (store(root) / ".given").write_bytes(b"\xff\xfe garbage\n\nnot a line\n")
+    assert compact_start(root, "third") is not None  # a record it cannot read: answered
 
 
 def test_after_compaction_a_big_handover_never_cuts_the_lines_after_it(
