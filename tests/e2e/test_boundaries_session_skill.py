@@ -420,4 +420,6 @@ def test_plugin_and_a_project_install_give_a_compactions_context_once(
     assert req.text().count("Context was compacted.") == 1, req.text()[-4000:]
     assert f"Parked items: 1 open — **{item}**" in given, given
     assert (w.store / ".given").exists()
+    # both installs' PreCompact hooks ran: the state is saved once
+    assert len(docs_with(w.store, trigger="compact")) == 1, docs(w.store)
     assert w.mock.errors == [] and log.errors() == ""
