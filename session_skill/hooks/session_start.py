@@ -74,7 +74,7 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
     if not storepaths.store_exists(store):  # never create the store here
         return ""
     out = _answer(start, root, store, env, now)
-    if out and start.source != "clear" and not _first_to_give(store, start):
+    if out and start.source == "compact" and not _first_to_give(store, start):
         return ""  # the other install's hook gave this very answer a moment ago
     if not os.path.exists(os.path.join(store, ".failed-capture")):  # capture.FAILED
         return out  # the common case: no import beyond this module's
@@ -85,14 +85,15 @@ def run(payload: bytes, *, env: Mapping[str, str], now: datetime | None = None) 
 
 
 def _first_to_give(store: str, start: _Start) -> bool:
-    """Is no other hook answering this start? With the plugin and a project install
+    """Is no other hook answering this compaction? With the plugin and a project install
     both in place, Claude Code runs both SessionStart hooks: after a compaction each gave the
-    handover back, and at startup each said what is pending — twice the tokens, on every
-    request. The first records that it answered (`.given`: when, the source, the session); another
-    for the same start, within seconds, stays silent — whatever its text (the plugin names
-    the skill `/session-skill:session`, and the two may be other versions). A session starts,
-    or compacts, once in those seconds: a compaction waits on the model's summary. A
-    `/clear`'s restore is given once already: only the hook that consumed the dump has it."""
+    handover and the parked items back — twice the tokens, on every request after it. The
+    first records that it answered (`.given`: when, the source, the session); another for
+    the same start, within seconds, stays silent — whatever its text (the plugin names the
+    skill `/session-skill:session`, and the two may be other versions). A session compacts
+    once in those seconds: a compaction waits on the model's summary. (A `/clear`'s restore
+    is given once already: only the hook that consumed the dump has it. A startup notice
+    writes nothing, and may be said twice.)"""
     import time
 
     from session_skill.store.lock import LockTimeout, file_lock
