@@ -71,25 +71,32 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
     return INSTRUCTIONS + "\n" if agent.agent(env) == agent.CLAUDE else ""
 
 
+_SAME_COMPACTION = 60.0  # seconds: two hooks of one compaction run within this
+
+
 def _saved_already(store: str, session_id: str, transcript: str) -> bool:
     """Is this compaction's state saved? The plugin's and a project install's hooks both
     run: the one that came second (after the first's capture ended) finds a doc of this
-    session's compaction made from the whole transcript as it stands."""
+    session's compaction written seconds ago, with nothing typed since. (The transcript may
+    have grown by the client's record of the first hook: seen in 2.1.328.) A compaction
+    needs the context to fill again: the next one is not seconds later."""
+    import time
+
     from session_skill.hooks import capture
 
-    try:
-        size = os.path.getsize(transcript)
-    except OSError:
-        return False
-    for _, meta in capture.recent_metas(store):
+    for path, meta in capture.recent_metas(store):
         read = meta.get(capture.READ_BYTES, "").strip()
         if (
-            meta.get("session_id", "").strip() == session_id
-            and meta.get("trigger", "").strip() == TRIGGER
-            and read.isdigit()
-            and int(read) >= size
+            meta.get("session_id", "").strip() != session_id
+            or meta.get("trigger", "").strip() != TRIGGER
+            or not read.isdigit()
         ):
-            return True
+            continue
+        try:
+            fresh = time.time() - os.path.getmtime(path) <= _SAME_COMPACTION
+        except OSError:
+            continue
+        return fresh and not capture.asked_since(transcript, int(read))
     return False
 
 

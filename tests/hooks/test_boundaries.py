@@ -20,6 +20,7 @@ from tests.conftest import RunCli, write_doc
 from tests.hooks.test_session_end import (
     REPO,
     SESSION,
+    _record,
     _result,
     _say,
     _tool,
@@ -197,20 +198,31 @@ def test_two_installs_pre_compact_hooks_save_one_compaction_once(
     root: Path, tmp_path: Path
 ) -> None:
     """Both installs' PreCompact hooks run for one compaction: the second, coming after the
-    first's capture ended, wrote a second doc of the same transcript (`<slug>-2`). It finds
-    the first; after more work, the next compaction is saved again."""
+    first's capture ended, wrote a second doc of the same session (`<slug>-2`). It finds
+    the first — written seconds ago, nothing typed since, though the client added a record
+    of the first hook. The next compaction, after a request or minutes later, is saved."""
+
+    def compactions() -> list[Path]:
+        capture.wait_for_captures(str(store(root)))
+        return [p for p in new_docs(root) if meta(p).get("trigger") == "compact"]
+
     transcript = work_transcript(root, tmp_path)
     payload = compact_payload(root, transcript)
-    for _hook in ("plugin", "project"):
-        assert pre_compact.run(payload, env=dict(os.environ)) == pre_compact.INSTRUCTIONS + "\n"
-    capture.wait_for_captures(str(store(root)))
-    assert len([m for m in map(meta, new_docs(root)) if m.get("trigger") == "compact"]) == 1
-    with transcript.open("a", encoding="utf-8") as fh:  # the turn goes on: more work
-        fh.write(json.dumps({"type": "assistant", "message": {"role": "assistant",
-                 "content": [{"type": "text", "text": "Added the jitter."}]}}) + "\n")  # fmt: skip
+    assert pre_compact.run(payload, env=dict(os.environ)) == pre_compact.INSTRUCTIONS + "\n"
+    (first,) = compactions()
+    with transcript.open("a", encoding="utf-8") as fh:  # the client's record of the hook
+        fh.write(json.dumps({"type": "progress", "data": {"type": "hook_progress"}}) + "\n")
+    assert pre_compact.run(payload, env=dict(os.environ)) == pre_compact.INSTRUCTIONS + "\n"
+    assert compactions() == [first]
+
+    then = time.time() - 120  # the context filled again, minutes later
+    os.utime(first, (then, then))
     pre_compact.run(payload, env=dict(os.environ))
-    capture.wait_for_captures(str(store(root)))
-    assert len([m for m in map(meta, new_docs(root)) if m.get("trigger") == "compact"]) == 2
+    assert len(compactions()) == 2
+    with transcript.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(_record("user", 99, root, **_user("now add jitter")[1])) + "\n")
+    pre_compact.run(payload, env=dict(os.environ))
+    assert len(compactions()) == 3  # a request typed since: new work
 
 
 def _later(root: Path) -> None:
