@@ -22,8 +22,8 @@ LATEST = "LATEST"
 LOCK = ".lock"
 CLEARED = ".cleared"  # the session a /clear just ended (hooks/session_end.py)
 CLEARED_FRESH = 30.0  # seconds: SessionStart follows its SessionEnd within this
-GIVEN = ".given"  # the last SessionStart answer given (hooks/session_start.py)
-GIVEN_FRESH = 10.0  # seconds: two installs' hooks of one start fire within this
+GIVEN = ".given"  # the compactions SessionStart answered lately (hooks/session_start.py)
+GIVEN_FRESH = 10.0  # seconds: two installs' hooks of one compaction fire within this
 LATEST_READ_LIMIT = 4096
 
 
