@@ -82,13 +82,17 @@ def run_command(call: Callable[[], object]) -> int:
 
 
 def _log_traceback() -> str:
+    """The traceback in a new file of the temp folder, made for it (O_EXCL, mode 0600): a
+    fixed name there (`session-skill-error.log`) was written through a link another user of
+    the machine put in its place, or could not be written when another user's stood there."""
+    import os
     import tempfile
     import traceback
-    from pathlib import Path
 
-    path = Path(tempfile.gettempdir()) / "session-skill-error.log"
     try:
-        path.write_text(traceback.format_exc(), encoding="utf-8")
+        fd, path = tempfile.mkstemp(prefix="session-skill-error-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(traceback.format_exc())
     except OSError:
         return "no log written"
-    return str(path)
+    return path

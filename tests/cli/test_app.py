@@ -262,11 +262,17 @@ def test_a_bug_is_one_line_and_a_log(
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(listing, "list_store", broken)
+    # A link another user put at the old fixed name is not written through.
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    (tmp_path / "session-skill-error.log").symlink_to(victim)
     r = cli("list")
-    log = tmp_path / "session-skill-error.log"
+    (log,) = tmp_path.glob("session-skill-error-*.log")
     assert r.code == 1
     assert r.err == f"error: unexpected ZeroDivisionError: boom (details: {log})\n"
-    assert "Traceback" in log.read_text()
+    assert "Traceback" in log.read_text() and victim.read_text() == "keep me\n"
+    assert log.stat().st_mode & 0o777 == 0o600
+    assert cli("list").code == 1 and len(list(tmp_path.glob("session-skill-error-*.log"))) == 2
 
 
 def test_no_traceback_on_an_unreadable_store(project: Path, sub: RunCli) -> None:
