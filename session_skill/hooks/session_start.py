@@ -209,8 +209,9 @@ def _dumped(
         recall = agent.hint(f"recall {slug}", env)
         return (
             f"A session handover `{slug}` from {_ago(pending.age)} is pending in this project, "
-            f"dumped by another session than the one just cleared (another terminal?), so it "
-            f"was not loaded here and waits for that session's /clear; `{recall}` loads it.",
+            f"dumped by another session than the one just cleared (another terminal, or one "
+            f"since closed), so it was not loaded here: `{recall}` loads it now, and that "
+            f"session's own /clear restores it.",
             f"session-skill: handover `{slug}` ({_old(pending.age)}) is another session's, not "
             f"loaded here — `{recall}` loads it",
         )
