@@ -205,7 +205,7 @@ def _dumped(
             f"session-skill: handover `{slug}` ({_old(pending.age)}) is pending; "
             f"`{agent.hint('recall', env)}` loads it",
         )
-    if _cleared_another(store, pending):
+    if not _codex(start, env) and _cleared_another(store, pending):
         recall = agent.hint(f"recall {slug}", env)
         return (
             f"A session handover `{slug}` from {_ago(pending.age)} is pending in this project, "
@@ -224,8 +224,9 @@ def _dumped(
 def _cleared_another(store: str, dumped: Pending) -> bool:
     """Did the /clear that started this session end another session than the one that
     dumped `dumped`? Its SessionEnd hook said which it ended (`.cleared`) a moment ago; a
-    dump without a session, or no such word (Codex's /clear, a client that sent none), is
-    restored as before."""
+    dump without a session, or no such word (a client that sent none), is restored as
+    before. Not asked for Codex's /clear, which fires no SessionEnd: a word there is
+    Claude Code's, about another /clear in the project."""
     mine = dumped.meta.get("session_id", "").strip()
     if not mine:
         return False

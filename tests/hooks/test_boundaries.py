@@ -717,3 +717,20 @@ def test_codex_work_after_a_dump_is_saved_beside_it(
     assert f"`$session recall {later.stem}`" in context and "readiness probe" in later.read_text()
     assert meta(later)["session_id"] == OLD_THREAD and meta(later)["consumed"] == "false"
     assert f"`{later.stem}`" in given["systemMessage"]
+
+
+def test_codex_clear_restores_its_dump_whatever_claude_code_cleared(
+    root: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    """Codex fires no SessionEnd: a `.cleared` beside its /clear is Claude Code's, naming
+    another session cleared in the project seconds ago. The thread's own dump is restored."""
+    payload, env = _codex_clear(root, tmp_path)
+    (rollout,) = (tmp_path / "codex" / "sessions").rglob(f"*{OLD_THREAD}.jsonl")
+    body = "## Goal\nAdd the healthz route.\n\n## Next step\nDeploy it to staging.\n"
+    r = cli("dump", "healthz", "--file", "-", "--transcript", str(rollout), input=body)
+    assert r.code == 0, r
+    assert meta(store(root) / "healthz.md")["session_id"] == OLD_THREAD
+    (store(root) / ".cleared").write_text("a-claude-code-session\n")
+    context = _context(json.loads(hook.run(payload, env=env)))
+    assert "Deploy it to staging." in context and "another session" not in context
+    assert meta(store(root) / "healthz.md")["consumed"] == "true"
