@@ -83,18 +83,12 @@ def run(payload: bytes, *, env: Mapping[str, str]) -> str:
 def mark_cleared(store: str, session_id: str) -> None:
     """Say which session this /clear ended: the fresh session's SessionStart restores a dump
     only into the session that dumped it (another terminal's /clear names it instead)."""
-    path = os.path.join(store, storepaths.CLEARED)
-    tmp = os.path.join(store, f".{storepaths.CLEARED}.tmp-{os.getpid()}")  # fileio's form
+    from session_skill.store import fileio
+
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(session_id + "\n")
-        os.replace(tmp, path)
+        fileio.atomic_write(os.path.join(store, storepaths.CLEARED), f"{session_id}\n".encode())
     except OSError as exc:
         warn(f"could not note which session /clear ended: {exc}")
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
 
 
 def went_on(meta: Mapping[str, str], transcript: str) -> bool:

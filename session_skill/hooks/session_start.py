@@ -96,6 +96,7 @@ def _first_to_give(store: str, start: _Start) -> bool:
     writes nothing, and may be said twice.)"""
     import time
 
+    from session_skill.store import fileio
     from session_skill.store.lock import LockTimeout, file_lock
 
     key = f"{start.source} {start.session_id}"
@@ -119,15 +120,8 @@ def _first_to_give(store: str, start: _Start) -> bool:
                 if given == key:
                     return False
                 fresh.append(line)
-            tmp = os.path.join(store, f".{storepaths.GIVEN}.tmp-{os.getpid()}")  # fileio's form
-            try:
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    fh.write("".join(f"{line}\n" for line in [*fresh[-20:], f"{now:.3f} {key}"]))
-                os.replace(tmp, path)
-            except OSError:
-                if os.path.lexists(tmp):
-                    os.unlink(tmp)
-                raise
+            kept = [*fresh[-20:], f"{now:.3f} {key}"]
+            fileio.atomic_write(path, "".join(f"{line}\n" for line in kept).encode())
     except (LockTimeout, OSError):
         pass  # a duplicate beats nothing given
     return True
