@@ -114,6 +114,22 @@ def _told(request: str) -> list[dict[str, Any]]:
     return [*_user(request), *_say(review)]
 
 
+def _offered(closing: str) -> list[dict[str, Any]]:
+    """Work asked for and done; the reply ends offering more, or handing the work back."""
+    return [*_user("update the grid search to use the new pipeline"), *_edit("search.py"),
+            *_say(f"Updated the grid search to use the new pipeline. {closing}")]  # fmt: skip
+
+
+# (closing, the request left open?): an offer to run more is the assistant's, not the user's
+_OFFERED = [
+    ("Do you want me to rerun the full grid search now?", False),
+    ("Should I re-run the benchmark to compare?", False),
+    ("Want me to take a look at the other callers too?", False),
+    ("I can rerun it on the shared box if you like.", False),
+    ("Please rerun it on the shared box and tell me the numbers.", True),
+    ("Try it and let me know if the scores look right.", True),
+]
+
 _WORK = "Add retry with backoff to the uploader"
 
 
@@ -308,6 +324,8 @@ _QUIET_CLOSINGS = [
     "Fixed the crash; the follow-up tests from the review pass too.",
     "Draft PR #12 is open: the description says what changed and how it was tested.",
     "Merged main in. I renamed yours to `0057_invoice_lines.py` so the migrations stay in order.",
+    "Fixed the parser. Specs without a host still fail with a usage error, which is intended.",
+    "Fixed the parser; malformed lines still fail fast, as expected.",
 ]
 _DEFERRALS = [
     "let's do the pagination later, first fix the crash",
@@ -470,6 +488,7 @@ GROUPS: list[Group] = [
     ("a question answered, an offer after it", "right", _answered,
      [(t, False) for t in _QUESTIONS]),
     ("a review given, an offer after it; work asked", "right", _told, _TOLD),
+    ("work done, an offer to run more; or handed back", "right", _offered, _OFFERED),
     ("the Goal: an opener naming no work, or work", "right", _opened, _OPENERS),
     ("the Goal: a command with no arguments, a pick", "right", _commanded,
      [(t, True) for t in _COMMANDS]),
@@ -507,7 +526,7 @@ def run() -> list[dict[str, Any]]:
                     found = any("staging key" in c.text for c in facts.candidates)
                 elif build is _ticked:
                     found = bool(facts.pending_tasks)
-                elif build is _answered or build is _told:
+                elif build is _answered or build is _told or build is _offered:
                     found = any(c.rule == "unfinished" for c in facts.candidates)
                 elif build is _closing and listed:
                     # the sentence's own item, not only the request it closes — or the

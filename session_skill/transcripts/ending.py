@@ -308,7 +308,11 @@ _YOURS = Lazy(
 _AS_DECIDED = Lazy(
     r"""\b(?:as\s+you\s+(?:said|asked|requested|wanted|suggested|preferred)|as\s+requested
       |per\s+your\s+(?:request|call|instructions?|note)|by\s+your\s+(?:call|choice|request)
-      |at\s+your\s+request|like\s+you\s+(?:said|asked)|as\s+(?:agreed|discussed|planned))\b""",
+      |at\s+your\s+request|like\s+you\s+(?:said|asked)|as\s+(?:agreed|discussed|planned)
+      # …or the work's own intent: "`:dev` and `a:b:c` still fail with a usage error, which
+      # is intended", "… still fails, as expected", "rejected by design"
+      |(?:which|that)\s+(?:is|was|'s)\s+(?:intended|expected|intentional|deliberate|by\s+design
+        |on\s+purpose)|as\s+(?:intended|expected|designed)|by\s+design)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # "Still passes" is done, not open.
@@ -566,7 +570,21 @@ def hands_back(text: str) -> bool:
         return False
     # Sentence by sentence (split as `asks` just split them): "Let me know if anything else
     # comes up" closes finished work, it hands nothing back.
-    return any(_HANDBACK.search(s) and not sign_off(s) for s, _ in _units(tail))
+    return any(
+        (found := _HANDBACK.search(s))
+        and not sign_off(s)
+        and not _OWN_OFFER.search(s[: found.start()])
+        for s, _ in _units(tail)
+    )
+
+
+# The assistant offering to do it itself: "Do you want me to rerun the full grid search
+# now?" hands nothing back (the offer is listed as a question of its own).
+_OWN_OFFER = Lazy(
+    r"\b(?:want\s+me\s+to|like\s+me\s+to|shall\s+i|should\s+i|(?:i|we)\s+(?:can|could)"
+    r"(?:\s+also)?|happy\s+to)\s+(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
 
 
 # The reply's last sentence says what it does next, at once: "Now let me update those
@@ -646,7 +664,11 @@ def stopped(text: str) -> str | None:
     for sentence, _item in _units(tail):
         if len(sentence.split()) <= 3 and sentence.rstrip().endswith(":"):
             continue  # a lead-in ("Still failing:"): what it lists is the loose end
-        if _STOPPED.search(sentence) and not _SET_ASIDE.search(sentence):
+        if (
+            _STOPPED.search(sentence)
+            and not _SET_ASIDE.search(sentence)
+            and not _AS_DECIDED.search(sentence)
+        ):
             if not sentence.rstrip().endswith(":"):
                 return sentence
             leading = leading or sentence  # "… still fails, at `pod install`:" — if no other

@@ -196,6 +196,19 @@ _FAILING = Lazy(
     re.IGNORECASE | re.VERBOSE,
 )
 
+# What the work should still do is asked, not reported wrong: "search should still show
+# them", "it must still work offline" (as against "it still shows the old banner").
+_REQUIRED = Lazy(r"\b(?:should|must|would|will|needs?\s+to|has\s+to|have\s+to)\s+$", re.I)
+
+
+def _fails(said: str) -> bool:
+    """Do the user's words report something still wrong (`_FAILING`), not ask for it?"""
+    text = said[:2000]
+    return any(
+        not _REQUIRED.search(text[max(0, m.start() - 20) : m.start()])
+        for m in _FAILING.finditer(text)
+    )
+
 
 class Turns:
     """Follows the requests of one conversation (reset on /clear)."""
@@ -428,7 +441,7 @@ class Turns:
             from session_skill.transcripts.asks import asks
             from session_skill.transcripts.ending import announced, hands_back, stopped
 
-            if _FAILING.search(said[:2000]):  # the user's words, not the question they answer
+            if _fails(said):  # the user's words, not the question they answer
                 why = "it reported something still wrong; no one has seen the fix work since"
             elif (then := announced(closing)) is not None:
                 why = "the reply ends announcing more work; nothing came after it"
@@ -456,7 +469,7 @@ class Turns:
             # reply) and it is the work in hand — in the user's last words, if they say it
             # still fails. (A sweep run from inside the session comes after our own command,
             # which is no request; one run by a turn of work comes after that turn's call.)
-            if _FAILING.search(said[:2000]):
+            if _fails(said):
                 why = "it reported something still wrong; the transcript ends before any reply"
             elif _asks_nothing_new(said):
                 return self._before_that(writes, answered=_OWN_STEP.match(said.strip()) is None)

@@ -684,6 +684,40 @@ def test_an_offer_is_not_the_work_handed_back(tmp_path: Path) -> None:
     assert facts.unfinished.why == "the reply hands it back to be tried"
 
 
+@pytest.mark.parametrize(
+    "offer",
+    [
+        "Do you want me to rerun the full grid search now?",
+        "Should I re-run the benchmark to compare?",
+        "I can also take a look at the other callers if you like.",
+    ],
+)
+def test_an_offer_to_run_it_again_hands_nothing_back(tmp_path: Path, offer: str) -> None:
+    """The work done, the reply offers to rerun or look further itself: the offer is the
+    loose end, the request is done ("rerun the", "take a look" are words of a hand-back
+    only when the user is to do it)."""
+    closing = f"Updated the search to use the new pipeline. {offer}"
+    facts = run(tmp_path, [user("update the grid search to use the new pipeline"),
+                           *_edit("t1", "search.py"), say(closing)])  # fmt: skip
+    assert facts.unfinished is None
+    assert [c.text for c in facts.candidates] == [offer]
+
+
+def test_what_the_work_should_still_do_is_no_failure_reported(tmp_path: Path) -> None:
+    """Words of "search should still show them" ask for something and report nothing wrong: the
+    reply's announced next step is what is left ("it still shows them" reports a fault)."""
+    announce = "Done: the dashboard hides them, search is untouched. Now I'll run the migration."
+    for said, why in [
+        ("search should still show them, that part is fine", "the reply ends announcing more"),
+        ("search still shows them", "it reported something still wrong"),
+    ]:
+        facts = run(tmp_path, [user("hide archived projects from the dashboard"),
+                               *_edit("t1", "queries.py"), say("Hidden."), user(said),
+                               *_edit("t2", "queries.py"), say(announce)])  # fmt: skip
+        assert facts.unfinished is not None
+        assert facts.unfinished.why.startswith(why), (said, facts.unfinished.why)
+
+
 MARKED = [
     ("We can come back to the caching question once the API is stable.", DEFERRED),
     ("Let's revisit the error messages after the release.", DEFERRED),
@@ -2597,6 +2631,10 @@ def test_the_next_instruction_answers_a_question_also_when_it_opens_on_also(
         ("Done. I couldn't verify the email flow here (no SMTP).", None),
         ("Done. `test_tz` still fails; it is pre-existing and unrelated to this change.", None),
         ("I stopped here to check the logs, found the real bug and fixed it as well.", None),
+        # …nor what the work means to fail
+        ("Fixed the parser. Specs without a host still fail with a usage error, which is "
+         "intended.", None),
+        ("Fixed the parser; malformed lines still fail fast, as expected.", None),
     ],
 )  # fmt: skip
 def test_a_reply_that_says_the_work_stopped_undone_leaves_the_request_open(
