@@ -130,6 +130,43 @@ _OFFERED = [
     ("Try it and let me know if the scores look right.", True),
 ]
 
+
+def _unchanged(case: str) -> list[dict[str, Any]]:
+    """A request, and a reply that changed no file: "request | closing"."""
+    request, closing = case.split(" | ")
+    return [*_user(request), *_call("Bash", command="npx jest orderTotals"), *_say(closing)]
+
+
+# (request | closing, the request left open?): work asked for and none done is open; a
+# review or an answer asked for is the reply itself
+_UNCHANGED = [
+    (
+        "the bulk discount test fails randomly in CI. fix it | Ran it 50 times, no failure. I "
+        "couldn't reproduce it, so I haven't changed anything.",
+        True,
+    ),
+    (
+        "fix the flaky checkout test | I haven't made any changes yet: it passed 200 times here.",
+        True,
+    ),
+    (
+        "make the export faster | No changes made. The export is bound by the database, not the "
+        "code.",
+        True,
+    ),
+    ("review the diff on this branch | Two nits in the parser; I haven't changed anything.", False),
+    (
+        "why does the bulk discount test fail on weekends? | It reads the clock unmocked. I "
+        "haven't changed anything.",
+        False,
+    ),
+    (
+        "fix the flaky checkout test | Fixed: it waited on a real timer. I didn't change anything "
+        "else.",
+        False,
+    ),
+]
+
 _WORK = "Add retry with backoff to the uploader"
 
 
@@ -489,6 +526,7 @@ GROUPS: list[Group] = [
      [(t, False) for t in _QUESTIONS]),
     ("a review given, an offer after it; work asked", "right", _told, _TOLD),
     ("work done, an offer to run more; or handed back", "right", _offered, _OFFERED),
+    ("work asked, the reply changed nothing; or told", "right", _unchanged, _UNCHANGED),
     ("the Goal: an opener naming no work, or work", "right", _opened, _OPENERS),
     ("the Goal: a command with no arguments, a pick", "right", _commanded,
      [(t, True) for t in _COMMANDS]),
@@ -526,7 +564,7 @@ def run() -> list[dict[str, Any]]:
                     found = any("staging key" in c.text for c in facts.candidates)
                 elif build is _ticked:
                     found = bool(facts.pending_tasks)
-                elif build is _answered or build is _told or build is _offered:
+                elif build in (_answered, _told, _offered, _unchanged):
                     found = any(c.rule == "unfinished" for c in facts.candidates)
                 elif build is _closing and listed:
                     # the sentence's own item, not only the request it closes — or the

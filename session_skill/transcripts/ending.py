@@ -653,6 +653,32 @@ def gave_up(sentence: str) -> bool:
     return _GAVE_UP.search(sentence) is not None
 
 
+# The reply says the turn changed nothing: "so I haven't changed anything", "No changes
+# made.", "I left the code as it is" — not "I didn't change anything else" (it changed
+# something), nor a change it spares ("I didn't touch the API").
+_CHANGED_NOTHING = Lazy(
+    r"""\b(?:i|we)\s+(?:haven't|have\s+not|didn't|did\s+not)\s+(?:yet\s+)?
+        (?:(?:change|touch|modify|edit)(?:d|ed)?\s+(?:anything|any\s+(?:code|files?))
+        |made\s+any\s+(?:changes|edits))\b(?!\s+else\b)
+      | ^\W*no\s+(?:code\s+|file\s+)?changes\s+(?:were\s+|have\s+been\s+)?made\b
+      | \b(?:i|we)(?:'ve|\s+have)?\s+left\s+the\s+code\s+(?:as\s+it\s+is|as\s+is|untouched
+        |unchanged)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def changed_nothing(text: str) -> str | None:
+    """The sentence of a closing text saying the turn changed nothing (`_CHANGED_NOTHING`)."""
+    tail = text[-_SCAN_CHARS:]
+    low = tail.lower()
+    if not any(w in low for w in ("chang", "touch", "modif", "edit", "left the code")):
+        return None
+    for sentence, _item in _units(tail):
+        if _CHANGED_NOTHING.search(sentence):
+            return sentence
+    return None
+
+
 def stopped(text: str) -> str | None:
     """The sentence of a closing text that says the work asked for stopped undone
     (`_STOPPED`), unless it sets the failure aside as not the work's own."""

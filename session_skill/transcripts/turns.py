@@ -439,7 +439,12 @@ class Turns:
             why = "the transcript ends in the middle of the work on it"
         elif self._ended_on == "text" and closing is not None:
             from session_skill.transcripts.asks import asks
-            from session_skill.transcripts.ending import announced, hands_back, stopped
+            from session_skill.transcripts.ending import (
+                announced,
+                changed_nothing,
+                hands_back,
+                stopped,
+            )
 
             if _fails(said):  # the user's words, not the question they answer
                 why = "it reported something still wrong; no one has seen the fix work since"
@@ -458,6 +463,15 @@ class Turns:
                 # Asked before anything was changed: the work waits on the answer. After
                 # changes, what it asks (commit? also update the docs?) is the loose end.
                 why = "the reply ends by asking the user"
+            elif (
+                writes <= self._writes_at
+                and not _asks_to_know(self._origin() or said)
+                and changed_nothing(closing) is not None
+            ):
+                # Work asked for, none done: "I couldn't reproduce the failure, so I haven't
+                # changed anything." (A review or a question asked is answered in words.) The
+                # sentence is listed on its own, with what else the reply says around it.
+                why = "the reply says it changed nothing"
             elif hands_back(closing) and not _asks_to_know(said):
                 # (A question answered in words hands back a check of the user's, which is
                 # listed itself: "tell me if the Jest run still throws".)

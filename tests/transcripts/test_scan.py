@@ -703,6 +703,45 @@ def test_an_offer_to_run_it_again_hands_nothing_back(tmp_path: Path, offer: str)
     assert [c.text for c in facts.candidates] == [offer]
 
 
+@pytest.mark.parametrize(
+    ("request_", "closing", "open_"),
+    [
+        ("the bulk discount test fails randomly in CI. fix it",
+         "Ran it 50 times: no failure. I couldn't reproduce it, so I haven't changed anything.",
+         True),
+        ("make the export faster", "No changes made. It is bound by the database.", True),
+        # …a review or an answer is the reply itself; "anything else" changed something
+        ("review the diff on this branch", "Two nits; I haven't changed anything.", False),
+        ("why does the test fail on weekends?", "It reads the clock. I didn't touch anything.",
+         False),
+    ],
+)  # fmt: skip
+def test_work_asked_for_and_a_reply_that_changed_nothing_leave_the_request_open(
+    tmp_path: Path, request_: str, closing: str, open_: bool
+) -> None:
+    facts = run(tmp_path, [user(request_), say(closing)])
+    if not open_:
+        assert facts.unfinished is None
+        return
+    assert facts.unfinished is not None
+    assert facts.unfinished.why == "the reply says it changed nothing"
+    assert facts.unfinished.text == request_
+
+
+def test_a_reply_that_changed_nothing_keeps_the_thread_s_request(tmp_path: Path) -> None:
+    """An answer to the reply's question goes on with the request the thread is about; "let
+    me find one" is a step of the user's: the fix asked for is still to do."""
+    fix = "the bulk discount test fails randomly in CI, like 1 in 10. fix it"
+    records = [user(fix), say("50 passes here. Does CI do anything differently?"),
+               user("CI uses --shard=3/4 and TZ is UTC"),
+               say("Still no failure, so I haven't changed anything. If you can grab the failing "
+                   "output, I can pin it down."),
+               user("let me find one")]  # fmt: skip
+    facts = run(tmp_path, records)
+    assert facts.unfinished is not None
+    assert facts.unfinished.text.startswith(fix), facts.unfinished.text
+
+
 def test_what_the_work_should_still_do_is_no_failure_reported(tmp_path: Path) -> None:
     """Words of "search should still show them" ask for something and report nothing wrong: the
     reply's announced next step is what is left ("it still shows them" reports a fault)."""
