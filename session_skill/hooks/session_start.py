@@ -16,6 +16,8 @@ By `source`:
   carries the doc it writes. A failure of that capture is noted and said at once, and the
   restore goes on.
 - `startup`: a notice that a handover is pending, nothing consumed.
+A notice that moves nothing is said once with the plugin and a settings-file install both
+in place: the plugin's hook leaves it to the other (`_said_beside`).
 - `compact`: what the compaction dropped (`after_compact`).
 A dump too old to restore is said to be there, once. A capture still being written by the
 boundary's hook is waited for briefly, else said to be on its way. Whatever the hook
@@ -93,7 +95,7 @@ def _first_to_give(store: str, start: _Start) -> bool:
     skill `/session-skill:session`, and the two may be other versions). A session compacts
     once in those seconds: a compaction waits on the model's summary. (A `/clear`'s restore
     is given once already: only the hook that consumed the dump has it. A startup notice
-    writes nothing, and may be said twice.)"""
+    writes nothing: the plugin's hook leaves it to the other, `_said_beside`.)"""
     import time
 
     from session_skill.store import fileio
@@ -140,7 +142,7 @@ def _answer(
     busy = start.source == "clear" and _captures_running(store)
     slug = storepaths.read_latest(store)
     if slug is None:
-        return _still_writing(env) if busy else ""
+        return _still_writing(start, env) if busy else ""
 
     # Something is pending: only now pay for the modules a doc needs.
     from session_skill import times
@@ -151,7 +153,7 @@ def _answer(
     doc_path = os.path.join(store, f"{slug}.md")
     pending = gates.gate(slug, doc_path, gates.read_doc(doc_path), now_ts)
     if pending is None:
-        return _still_writing(env) if busy else ""
+        return _still_writing(start, env) if busy else ""
     if pending.stale:
         told = gates.consume(store, slug, doc_path, now_ts, env, notice=True)
         if told is None:
@@ -183,6 +185,12 @@ def _dumped(
     from session_skill import agent
 
     slug = pending.slug
+    if (
+        gates.branch_differs(pending.branch, current)
+        or start.source == "startup"
+        or (not _codex(start, env) and _cleared_another(store, pending))
+    ) and _said_beside(start, env):
+        return None  # a notice, which the settings-file install's hook gives beside this one
     if gates.branch_differs(pending.branch, current):
         return (
             f"A session handover `{slug}` from {_ago(pending.age)} was written on branch "
@@ -213,6 +221,28 @@ def _dumped(
     if consumed is None:
         return None  # another process consumed it first, or the store was busy
     return render(consumed, env), restored_line(consumed)
+
+
+def _said_beside(start: _Start, env: Mapping[str, str]) -> bool:
+    """Is this the plugin's hook, with a settings-file install of ours (`session-skill
+    install`, `--user`) answering the same start beside it? Claude Code runs both; a notice
+    that moves nothing in the store — a handover pending at startup, one written on another
+    branch or by another session, a capture still being written — was said by each, twice to
+    the user and in the model's context. The store cannot say which hook spoke (a notice
+    writes nothing), so the plugin's stays silent when that other hook is in a settings
+    file, matches this start and looks able to run (`ours.speaks_beside`); the other then
+    says it. Anything else (only the plugin, only a pip install, an install whose hooks are
+    off or broken, a hook the user wrapped) is said as before: twice at worst, never not at
+    all. What consumes (a restore, a notice given once) is given once already."""
+    from session_skill import agent
+
+    plugin = agent.via_plugin(env) and bool(env.get("CLAUDE_PLUGIN_ROOT"))
+    project = env.get("CLAUDE_PROJECT_DIR") or start.cwd
+    if not plugin or not project or agent.agent(env) != agent.CLAUDE:
+        return False
+    from session_skill.hooks import ours
+
+    return ours.speaks_beside(start.source, project, env)
 
 
 def _cleared_another(store: str, dumped: Pending) -> bool:
@@ -423,7 +453,9 @@ def _captures_running(store: str) -> bool:
     return bool(wait_for_captures(store, compactions=False))
 
 
-def _still_writing(env: Mapping[str, str]) -> str:
+def _still_writing(start: _Start, env: Mapping[str, str]) -> str:
+    if _said_beside(start, env):
+        return ""
     from session_skill import agent
 
     recall = agent.hint("recall", env)

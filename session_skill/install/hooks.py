@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
@@ -14,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from session_skill.errors import SessionError
+from session_skill.hooks.ours import HOOK_MARK as HOOK_MARK  # how we recognise our own entry
+from session_skill.hooks.ours import our_form as our_form
 from session_skill.install.settings_file import edit_json, read_bytes, read_json
 from session_skill.install.steps import Place, Step, link_target, remove_empty_dirs
 from session_skill.store import fileio
 
-HOOK_MARK = "-m session_skill hook session-start"  # how we recognise our own hook entry
 # SessionStart matches on its source: compact too, to give back what a compaction dropped.
 MATCHER = "startup|clear|compact"
 HOOK_TIMEOUT = 10
@@ -273,65 +273,6 @@ def _unlink(path: Path) -> None:
         path.unlink()
     except FileNotFoundError:
         pass
-
-
-# A hook command split into shell words: these join commands (`a; b`, `a && b`, `a | b`,
-# `(a)`, `$(a)`, a backquote) — but not `>`, `2>&1`, `&>`, which redirect the one command.
-_PUNCTUATION = re.compile(r"[();<>|&]+")
-_REDIRECT = re.compile(r"&?[<>]+&?")
-
-
-def _joins(word: str) -> bool:
-    return "`" in word or (
-        _PUNCTUATION.fullmatch(word) is not None and _REDIRECT.fullmatch(word) is None
-    )
-
-
-_OUR_VARS = ("PYTHONPATH=", "SESSION_SKILL_AGENT=")  # the variables install's own form sets
-
-
-def our_form(hook: object, mark: str = HOOK_MARK) -> str | None:
-    """How a hook runs session-skill's (`mark`: `-m session_skill hook <event>`): "ours", the
-    command install writes (whatever interpreter it names); "wrapped", one command of the
-    user's running it (`nice -n 10 …`, `env FOO=1 python -m …`, the `session-skill hook
-    <event>` script); "mixed", among commands of theirs (`./notify.sh; …`); else None."""
-    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
-        return None
-    command: str = hook["command"]
-    event = mark.rsplit(" ", 1)[-1]
-    # Ours somewhere in it (`bash -c '… -m session_skill hook …'` too): the user's at least.
-    inside = "mixed" if mark in command or f"session-skill hook {event}" in command else None
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        words = list(lexer)
-    except ValueError:  # an unclosed quote: no telling its shape
-        return inside
-    call = None
-    for i, word in enumerate(words):
-        if words[i : i + 4] == ["-m", "session_skill", "hook", event]:
-            call = (i, i + 4)
-            break
-        if os.path.basename(word) == "session-skill" and words[i + 1 : i + 3] == ["hook", event]:
-            call = (i, i + 3)
-            break
-    if call is None:  # not a word of the command: inside a quoted one, `sh -c '…'`
-        return inside
-    if "\n" in command or any(_joins(w) for w in words):
-        return "mixed"
-    start, end = call
-    before = words[:start]
-    if before and before[-1] == "-P" and words[start] == "-m":
-        before = before[:-1]
-    env = [w for w in before[:-1] if w.startswith(_OUR_VARS)]
-    ours = (
-        words[start] == "-m"
-        and end == len(words)
-        and len(before) == len(env) + 1
-        and not before[-1].startswith("-")
-        and "=" not in before[-1]
-    )
-    return "ours" if ours else "wrapped"
 
 
 def event_entries(

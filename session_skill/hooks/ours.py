@@ -1,0 +1,252 @@
+"""Our hook commands as an install writes them, and whether such an install answers a
+SessionStart beside the plugin's hook.
+
+With the plugin and a settings-file install (`session-skill install`, `--user`) both in
+place, Claude Code runs both SessionStart hooks. A notice that moves nothing in the store
+(a handover is pending at startup, one was written on another branch…) was said by each:
+twice to the user, twice in the model's context. The store cannot tell the two apart —
+writing there is what a notice must not do — so the plugin's hook asks the settings files
+instead (`speaks_beside`): when one of ours there answers this start and looks able to, the
+plugin leaves the notice to it.
+
+Standard library only, and cheap: the installer reads `our_form`, and the plugin's
+SessionStart hook reads this module only when it has such a notice to give.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+HOOK_MARK = "-m session_skill hook session-start"  # how we recognise our own hook entry
+
+# A hook command split into shell words: these join commands (`a; b`, `a && b`, `a | b`,
+# `(a)`, `$(a)`, a backquote) — but not `>`, `2>&1`, `&>`, which redirect the one command.
+_PUNCTUATION = re.compile(r"[();<>|&]+")
+_REDIRECT = re.compile(r"&?[<>]+&?")
+
+
+def _joins(word: str) -> bool:
+    return "`" in word or (
+        _PUNCTUATION.fullmatch(word) is not None and _REDIRECT.fullmatch(word) is None
+    )
+
+
+_OUR_VARS = ("PYTHONPATH=", "SESSION_SKILL_AGENT=")  # the variables install's own form sets
+
+
+def our_form(hook: object, mark: str = HOOK_MARK) -> str | None:
+    """How a hook runs session-skill's (`mark`: `-m session_skill hook <event>`): "ours", the
+    command install writes (whatever interpreter it names); "wrapped", one command of the
+    user's running it (`nice -n 10 …`, `env FOO=1 python -m …`, the `session-skill hook
+    <event>` script); "mixed", among commands of theirs (`./notify.sh; …`); else None."""
+    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
+        return None
+    command: str = hook["command"]
+    event = mark.rsplit(" ", 1)[-1]
+    # Ours somewhere in it (`bash -c '… -m session_skill hook …'` too): the user's at least.
+    inside = "mixed" if mark in command or f"session-skill hook {event}" in command else None
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:  # an unclosed quote: no telling its shape
+        return inside
+    call = None
+    for i, word in enumerate(words):
+        if words[i : i + 4] == ["-m", "session_skill", "hook", event]:
+            call = (i, i + 4)
+            break
+        if os.path.basename(word) == "session-skill" and words[i + 1 : i + 3] == ["hook", event]:
+            call = (i, i + 3)
+            break
+    if call is None:  # not a word of the command: inside a quoted one, `sh -c '…'`
+        return inside
+    if "\n" in command or any(_joins(w) for w in words):
+        return "mixed"
+    start, end = call
+    before = words[:start]
+    if before and before[-1] == "-P" and words[start] == "-m":
+        before = before[:-1]
+    env = [w for w in before[:-1] if w.startswith(_OUR_VARS)]
+    ours = (
+        words[start] == "-m"
+        and end == len(words)
+        and len(before) == len(env) + 1
+        and not before[-1].startswith("-")
+        and "=" not in before[-1]
+    )
+    return "ours" if ours else "wrapped"
+
+
+# Where Claude Code reads an administrator's settings (the files only: a policy delivered by
+# MDM or from a server is not seen here).
+MANAGED = (
+    "/etc/claude-code/managed-settings.json",
+    "/Library/Application Support/ClaudeCode/managed-settings.json",
+)
+_MAX_SETTINGS = 256 * 1024  # a settings file larger than this is not read (nor trusted)
+_WORDS = re.compile(r"[A-Za-z0-9_|]+")  # a matcher of plain words: an exact list (2.1.328)
+
+
+def speaks_beside(source: str, project_dir: str, env: Mapping[str, str]) -> bool:
+    """Does a settings-file install of ours run its SessionStart hook at `source` in the
+    project Claude Code was started in (`project_dir`), and look able to answer?
+
+    Read: the project's `.claude/settings.json` and `.claude/settings.local.json`, the user's
+    `settings.json` (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), and the managed settings file.
+    Yes only when one of ours (install's very form, `our_form` "ours") is in one of them, in
+    an entry whose matcher takes `source`, its interpreter is there and executable and the
+    package is where that interpreter finds it (its PYTHONPATH, its prefix's or the user's
+    site-packages) — and nothing read turns settings-file hooks off (`disableAllHooks`,
+    `allowManagedHooksOnly`, `strictPluginOnlyCustomization`). A hook of the user's own form
+    (`nice -n 10 …`), a matcher we cannot read, a file we cannot parse: no — the notice is
+    then said twice at worst, never not at all."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    user = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    claude = os.path.join(project_dir, ".claude")
+    found = False
+    for path, hooks_here in (
+        *((m, False) for m in MANAGED),
+        (os.path.join(user, "settings.json"), True),
+        (os.path.join(claude, "settings.json"), True),
+        (os.path.join(claude, "settings.local.json"), True),
+    ):
+        data = _read(path)
+        if data is None:
+            continue
+        if _hooks_off(data):
+            return False
+        if hooks_here and not found:
+            found = _answers(data, source, env, home)
+    return found
+
+
+def _read(path: str) -> dict[str, object] | None:
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(_MAX_SETTINGS + 1)
+    except OSError:
+        return None
+    if len(raw) > _MAX_SETTINGS:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _hooks_off(data: dict[str, object]) -> bool:
+    strict = data.get("strictPluginOnlyCustomization")
+    return (
+        data.get("disableAllHooks") is True
+        or data.get("allowManagedHooksOnly") is True
+        or strict is True
+        or (isinstance(strict, list) and "hooks" in strict)
+    )
+
+
+def _answers(data: dict[str, object], source: str, env: Mapping[str, str], home: str) -> bool:
+    hooks = data.get("hooks")
+    entries = hooks.get("SessionStart") if isinstance(hooks, dict) else None
+    if not isinstance(entries, list):
+        return False
+    for entry in entries:
+        if not isinstance(entry, dict) or not _matches(entry.get("matcher"), source):
+            continue
+        for hook in entry.get("hooks") or ():
+            if (
+                isinstance(hook, dict)
+                and hook.get("type", "command") == "command"
+                and our_form(hook) == "ours"
+                and _runnable(hook["command"], env, home)
+            ):
+                return True
+    return False
+
+
+def _matches(matcher: object, source: str) -> bool:
+    if matcher is None or matcher in ("", "*", ".*"):
+        return True
+    if not isinstance(matcher, str) or _WORDS.fullmatch(matcher) is None:
+        return False  # a pattern: not worth guessing how the client reads it
+    return source in matcher.split("|")
+
+
+def _runnable(command: str, env: Mapping[str, str], home: str) -> bool:
+    """Install's form of our hook command (`[PYTHONPATH=… ][SESSION_SKILL_AGENT=… ]<python>
+    [-P] -m session_skill hook session-start`) names an interpreter that is there and a
+    package it would import."""
+    try:
+        words = shlex.split(command)
+        at = words.index("-m")
+        before = words[: at - 1] if words[at - 1] == "-P" else words[:at]
+        python, assigned = before[-1], before[:-1]
+    except (ValueError, IndexError):  # not install's form after all
+        return False
+    if os.sep not in python:
+        path = env.get("PATH", "")
+        python = next(
+            (p for d in path.split(os.pathsep) if d and _executable(p := os.path.join(d, python))),
+            "",
+        )
+    if not _executable(python):
+        return False
+    places = [
+        w.partition("=")[2] for w in assigned if w.startswith("PYTHONPATH=")
+    ]  # install's form sets one folder, the package's parent
+    if places:
+        return any(
+            os.path.isfile(os.path.join(p, "session_skill", "hooks", "session_start.py"))
+            for place in places
+            for p in place.split(os.pathsep)
+        )
+    return any(_holds_package(d) for d in _site_dirs(python, home))
+
+
+def _executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def _site_dirs(python: str, home: str) -> list[str]:
+    """Where `python` finds installed packages: a venv's own site-packages (its python may
+    link elsewhere); else its prefix's, the system's dist-packages and the user's site."""
+    venv = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+    mac = os.path.join(home, "Library", "Python")  # macOS: the user's site
+    if os.path.isfile(os.path.join(venv, "pyvenv.cfg")):
+        libs, mac = [os.path.join(venv, "lib")], ""  # a venv: its own site only
+    else:
+        prefix = os.path.dirname(os.path.dirname(os.path.realpath(python)))
+        libs = [os.path.join(prefix, "lib"), os.path.join(prefix, "local", "lib"),
+                os.path.join(home, ".local", "lib")]  # fmt: skip
+    found = []
+    for lib in libs:
+        try:
+            names = os.listdir(lib)
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("python3"):
+                found += [os.path.join(lib, name, "site-packages"),
+                          os.path.join(lib, name, "dist-packages")]  # fmt: skip
+    try:
+        found += [os.path.join(mac, v, "lib", "python", "site-packages") for v in os.listdir(mac)]
+    except OSError:
+        pass
+    return found
+
+
+def _holds_package(site: str) -> bool:
+    """`session_skill` installed here: the package, or an editable install's record."""
+    try:
+        names = os.listdir(site)
+    except OSError:
+        return False
+    return any("session_skill" in name for name in names)
