@@ -382,19 +382,17 @@ def test_plugin_session_end_captures_a_150_mb_session(plugin_world: PluginWorld)
     assert w.mock.errors == [] and log.errors() == ""
 
 
-def test_plugin_and_a_project_install_give_a_compactions_context_once(
-    plugin_world: PluginWorld,
-) -> None:
-    """The plugin and a project install (`session-skill install`) both in place: Claude Code
-    runs both SessionStart hooks at a compaction. Each gave the parked item back — two
-    contexts, paid on every request after it. One is given."""
-    w = plugin_world
+def project_install(w: PluginWorld) -> Any:
+    """`session-skill install` into the plugin world's project, by this checkout (not the
+    plugin): its hooks in `.claude/settings.json`, beside the plugin's. Returns a runner of
+    this checkout's CLI in the project."""
 
-    def cli(*args: str) -> subprocess.CompletedProcess[str]:  # this checkout, not the plugin
+    def cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "session_skill", *args],
             cwd=w.proj,
             env=w.env(),
+            input=input,
             capture_output=True,
             text=True,
             timeout=120,
@@ -404,6 +402,17 @@ def test_plugin_and_a_project_install_give_a_compactions_context_once(
     assert done.returncode == 0, done.stdout + done.stderr
     hooks = (w.proj / ".claude" / "settings.json").read_text(encoding="utf-8")
     assert "-m session_skill hook session-start" in hooks, hooks
+    return cli
+
+
+def test_plugin_and_a_project_install_give_a_compactions_context_once(
+    plugin_world: PluginWorld,
+) -> None:
+    """The plugin and a project install (`session-skill install`) both in place: Claude Code
+    runs both SessionStart hooks at a compaction. Each gave the parked item back — two
+    contexts, paid on every request after it. One is given."""
+    w = plugin_world
+    cli = project_install(w)
     parked = cli("park", IDEA)
     assert parked.stdout.startswith("Parked: "), parked.stdout + parked.stderr
     item = parked.stdout.split()[1]
@@ -422,4 +431,33 @@ def test_plugin_and_a_project_install_give_a_compactions_context_once(
     assert (w.store / ".given").exists()
     # both installs' PreCompact hooks ran: the state is saved once
     assert len(docs_with(w.store, trigger="compact")) == 1, docs(w.store)
+    assert w.mock.errors == [] and log.errors() == ""
+
+
+def test_plugin_and_a_project_install_say_a_startup_notice_once(
+    plugin_world: PluginWorld,
+) -> None:
+    """The plugin and a project install both in place, a handover pending: Claude Code runs
+    both SessionStart hooks at startup, and each said it is pending — twice to the user, twice
+    in the model's context, on every request. The plugin's hook leaves it to the project's:
+    said once, in the project install's words, and nothing in the store moves."""
+    w = plugin_world
+    cli = project_install(w)
+    dumped = cli("dump", DUMP_NAME, "--file", "-", input=DOC)
+    assert dumped.returncode == 0, dumped.stdout + dumped.stderr
+    slug = w.latest()
+    before = {p.name: p.read_bytes() for p in w.store.glob("*.md")}
+    log = install(w)
+    t = w.tui()
+    said = "is pending in this project"
+    t.wait_screen(f"handover `{slug}`", what="the startup notice")
+    req = turn(w, t, log, "hello, where were we?", "Let me look.")
+    shown = t.screen()
+    assert log.payloads("SessionStart")[0]["source"] == "startup"
+    assert req.text().count(said) == 1, req.text()[-4000:]
+    (given,) = [c for c in hook_contexts(req.body) if said in c]
+    assert f"(`{slug}`); `/session recall` loads it." in given, given  # the project's skill
+    assert " ".join(shown.split()).count(f"handover `{slug}`") == 1, shown
+    assert {p.name: p.read_bytes() for p in w.store.glob("*.md")} == before
+    assert w.latest() == slug
     assert w.mock.errors == [] and log.errors() == ""
