@@ -107,7 +107,8 @@ def speaks_beside(source: str, project_dir: str, env: Mapping[str, str]) -> bool
     site-packages) — and nothing read turns settings-file hooks off (`disableAllHooks`,
     `allowManagedHooksOnly`, `strictPluginOnlyCustomization`). A hook of the user's own form
     (`nice -n 10 …`), a matcher we cannot read, a file we cannot parse: no — the notice is
-    then said twice at worst, never not at all."""
+    then said twice at worst. Not seen from here: a `claude --setting-sources` that leaves
+    the file out, a policy delivered by MDM or a server."""
     home = env.get("HOME") or os.path.expanduser("~")
     user = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
     claude = os.path.join(project_dir, ".claude")

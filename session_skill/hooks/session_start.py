@@ -16,9 +16,9 @@ By `source`:
   carries the doc it writes. A failure of that capture is noted and said at once, and the
   restore goes on.
 - `startup`: a notice that a handover is pending, nothing consumed.
+- `compact`: what the compaction dropped (`after_compact`).
 A notice that moves nothing is said once with the plugin and a settings-file install both
 in place: the plugin's hook leaves it to the other (`_said_beside`).
-- `compact`: what the compaction dropped (`after_compact`).
 A dump too old to restore is said to be there, once. A capture still being written by the
 boundary's hook is waited for briefly, else said to be on its way. Whatever the hook
 gives, it also tells the user in one line (`systemMessage`).
@@ -232,8 +232,8 @@ def _said_beside(start: _Start, env: Mapping[str, str]) -> bool:
     writes nothing), so the plugin's stays silent when that other hook is in a settings
     file, matches this start and looks able to run (`ours.speaks_beside`); the other then
     says it. Anything else (only the plugin, only a pip install, an install whose hooks are
-    off or broken, a hook the user wrapped) is said as before: twice at worst, never not at
-    all. What consumes (a restore, a notice given once) is given once already."""
+    off or broken, a hook the user wrapped) is said as before, twice at worst. What consumes
+    (a restore, a notice given once) is given once already."""
     from session_skill import agent
 
     plugin = agent.via_plugin(env) and bool(env.get("CLAUDE_PLUGIN_ROOT"))
