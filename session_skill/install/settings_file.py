@@ -71,10 +71,6 @@ class JsonStyle:
         self.final_newline = final_newline
 
 
-def json_style(path: Path, shown: str) -> JsonStyle:
-    return style_of(read_bytes(path, shown))
-
-
 def style_of(raw: bytes | None) -> JsonStyle:
     """The style of a settings file's bytes; ours (two spaces) when it shows none: missing,
     blank, or an empty object (`{}` says nothing about how the user lays a file out)."""

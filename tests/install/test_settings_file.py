@@ -25,7 +25,13 @@ def test_a_rewrite_keeps_the_files_style(tmp_path: Path, raw: bytes) -> None:
     path.write_bytes(raw)
     data = jsonfile.read_json(path, "settings.json")
     assert data == {"a": 1, "b": [2]}
-    assert jsonfile.dump_json(data, jsonfile.json_style(path, "settings.json")) == raw
+    style = jsonfile.style_of(jsonfile.read_bytes(path, "settings.json"))
+    assert jsonfile.dump_json(data, style) == raw
+    assert jsonfile.edit_json(raw, data) == raw  # nothing changed: not a byte
+    # What an edit adds takes the file's style (BOM, line breaks, indent, separators): the
+    # same bytes as the whole file written out in that style.
+    new = dict(data, c={"d": [3]})
+    assert jsonfile.edit_json(raw, new) == jsonfile.dump_json(new, style)
 
 
 def test_a_missing_file_is_empty_and_a_bad_one_is_refused(tmp_path: Path) -> None:
