@@ -21,7 +21,7 @@ from session_skill.install.settings_file import read_bytes
 from session_skill.install.skills import install_skill, uninstall_skill
 from session_skill.install.steps import Place, Step, link_target
 from session_skill.store import fileio
-from session_skill.store.store import STORE_REL, Store, find_project_root, template_dir
+from session_skill.store.store import Store, find_project_root, template_dir
 
 GITIGNORE_LINE = ".claude/state/"
 # Lines that already keep the store out of git.
@@ -85,8 +85,9 @@ def install(
             codex_hook = hook_steps[0].what.startswith("update")
         steps += hook_steps
     if not user:
-        steps += _install_store(base)
-        steps += _install_gitignore(base)
+        root = store_root(base)
+        steps += _install_store(root, base)
+        steps += _install_gitignore(root, base)
     where = "your user account (~)" if user else str(base)
     agents = " and ".join(AGENT_NAMES[p.agent] for p in places)
     warn = _path_warning()
@@ -190,7 +191,22 @@ def _codex_trust_notes(base: Path, place: Place, *, updated: bool) -> list[str]:
     return notes
 
 
-def _install_store(root: Path) -> list[Step]:
+def store_root(base: Path) -> Path:
+    """The project whose store the hooks and the CLI will use for an install into `base`:
+    the git root `base` is in (else `base`). Claude Code reads the settings of the folder it
+    was started in, so `install --project sub` rightly puts the skill and the hooks in
+    `sub/.claude/`; but the hooks find the store from that folder's git root, as the CLI
+    does from the model's working directory, and a store made in `sub` was never read."""
+    return find_project_root(env={}, cwd=base)
+
+
+def _shown(path: Path, root: Path, base: Path) -> str:
+    """`path` (inside `root`) as install names it: relative to the project installed into,
+    in full when the store's project is another (`--project` a subfolder of a repository)."""
+    return path.relative_to(root).as_posix() if root == base else str(path)
+
+
+def _install_store(root: Path, base: Path) -> list[Step]:
     st = Store(root)
     st.check()
     tpl = template_dir()
@@ -200,18 +216,22 @@ def _install_store(root: Path) -> list[Step]:
     if st.exists() and all(os.path.lexists(st.dir / name) for name in wanted):
         return []
     verb = "complete" if st.exists() else "create"
-    return [Step(f"{verb} the store {STORE_REL.as_posix()}/", action=st.ensure)]
+    what = f"{verb} the store {_shown(st.dir, root, base)}/"
+    if root != base:
+        what += " (the repository's: the hooks and the CLI look for it at its root)"
+    return [Step(what, action=st.ensure)]
 
 
-def _install_gitignore(root: Path) -> list[Step]:
+def _install_gitignore(root: Path, base: Path) -> list[Step]:
     if not os.path.lexists(root / ".git"):
         return []
     path = root / ".gitignore"
-    current = read_bytes(path, ".gitignore")
-    link_target(path, ".gitignore")
+    shown = _shown(path, root, base)
+    current = read_bytes(path, shown)
+    link_target(path, shown)
     if current is None:
         return [
-            Step(f"create .gitignore with {GITIGNORE_LINE}", path, (GITIGNORE_LINE + "\n").encode())
+            Step(f"create {shown} with {GITIGNORE_LINE}", path, (GITIGNORE_LINE + "\n").encode())
         ]
     text = fileio.decode(current, path)
     if any(line.strip() in _IGNORED_ALREADY for line in text.splitlines()):
@@ -219,7 +239,7 @@ def _install_gitignore(root: Path) -> list[Step]:
     newline = fileio.newline_of(text)
     prefix = newline if text and not text.endswith("\n") else ""
     data = current + (prefix + GITIGNORE_LINE + newline).encode()
-    return [Step(f"add {GITIGNORE_LINE} to .gitignore", path, data)]
+    return [Step(f"add {GITIGNORE_LINE} to {shown}", path, data)]
 
 
 # -- uninstall ----------------------------------------------------------------------------
@@ -241,12 +261,13 @@ def uninstall(
     for place in places:
         steps += uninstall_skill(place, kept)
         steps += uninstall_hook(place, kept)
-    if not user and Store(base).exists():
-        kept.append(f"the store {STORE_REL.as_posix()}/ (your handovers and parked items)")
-    if not user and _has_line(base / ".gitignore", GITIGNORE_LINE):
-        kept.append(
-            f"the {GITIGNORE_LINE} line in .gitignore (the store stays, so it stays ignored)"
-        )
+    root = base if user else store_root(base)
+    if not user and Store(root).exists():
+        shown = _shown(Store(root).dir, root, base)
+        kept.append(f"the store {shown}/ (your handovers and parked items)")
+    if not user and _has_line(root / ".gitignore", GITIGNORE_LINE):
+        shown = _shown(root / ".gitignore", root, base)
+        kept.append(f"the {GITIGNORE_LINE} line in {shown} (the store stays, so it stays ignored)")
     if not steps:
         return "\n".join(["Not installed: nothing to remove.", *(f"Kept {k}." for k in kept)])
     for step in steps:

@@ -17,6 +17,7 @@ from session_skill.errors import SessionError, UsageError
 from session_skill.install import hooks as inst_hooks
 from session_skill.install import plan as inst_plan
 from session_skill.install import skills as inst_skills
+from session_skill.store import paths as storepaths
 from tests.conftest import RunCli
 
 MARK = "-m session_skill hook session-start"
@@ -353,6 +354,41 @@ def test_bad_arguments_are_usage_errors(project: Path, home: Path) -> None:
         do_install(project, home, agent="vim")
     with pytest.raises(UsageError):
         do_install(project, home, user=True)
+
+
+def test_install_into_a_subfolder_makes_the_store_the_hooks_will_use(
+    project: Path, home: Path
+) -> None:
+    """`install --project sub` made its store in `sub`, where nothing ever reads one: Claude
+    Code started in `sub` reads `sub/.claude/settings.json` (so the hooks rightly go there),
+    but its hooks find the store from `sub`'s git root, as the CLI does from the model's
+    working directory. The store goes there, and says where."""
+    sub = project / "packages" / "api"
+    sub.mkdir(parents=True)
+    report = do_install(sub, home, agent="all")
+    assert (sub / ".claude" / "settings.json").is_file()
+    assert (sub / ".claude" / "skills" / "session" / "SKILL.md").is_file()
+    assert (sub / ".codex" / "hooks.json").is_file()
+    store = project / ".claude" / "state" / "session"
+    hooks_store = storepaths.project_root(env={"CLAUDE_PROJECT_DIR": str(sub)}, cwd=str(sub))
+    cli_store = storepaths.project_root(env={}, cwd=str(sub))
+    assert Path(storepaths.store_dir(hooks_store)) == store == Path(storepaths.store_dir(cli_store))
+    assert (store / ".gitignore").read_text() == "*\n" and (store / "PARKED.md").is_file()
+    assert not (sub / ".claude" / "state").exists()
+    assert (project / ".gitignore").read_text() == ".claude/state/\n"
+    assert (
+        f"  - create the store {store}/ (the repository's: the hooks and the CLI look for it "
+        "at its root)" in report.splitlines()
+    )
+    assert f"  - create {project / '.gitignore'} with .claude/state/" in report.splitlines()
+    assert do_install(sub, home, agent="all") == "Already installed: nothing to change."
+    report = do_uninstall(sub, home, agent="all")
+    assert report.splitlines()[-2:] == [
+        f"Kept the store {store}/ (your handovers and parked items).",
+        f"Kept the .claude/state/ line in {project / '.gitignore'} (the store stays, so it "
+        "stays ignored).",
+    ]
+    assert list(sub.iterdir()) == [] and store.is_dir()
 
 
 # -- codex and user -------------------------------------------------------------------------
