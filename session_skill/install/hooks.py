@@ -15,6 +15,7 @@ from typing import Any
 from session_skill.errors import SessionError
 from session_skill.hooks.ours import HOOK_MARK as HOOK_MARK  # how we recognise our own entry
 from session_skill.hooks.ours import our_form as our_form
+from session_skill.install import notes as install_notes
 from session_skill.install.settings_file import edit_json, read_bytes, read_json
 from session_skill.install.steps import Place, Step, link_target, remove_empty_dirs
 from session_skill.store import fileio
@@ -84,16 +85,9 @@ def _probe(python: str) -> tuple[str | None, bool]:
     return str(ours.parent), safe
 
 
-# Beside a settings file install created: its name. Uninstall removes the file it emptied
-# only then; one the user had (an empty `{}`) stays theirs.
-CREATED = ".session-skill-created"
-
-
-def _created(place: Place) -> bool:
-    """Whether install created this settings file (an older install recorded nothing:
-    the file is then the user's)."""
-    raw = read_bytes(place.settings.parent / CREATED, place.show(place.settings.parent / CREATED))
-    return raw is not None and place.settings.name in raw.decode("utf-8", "replace").split()
+# Whether install created a settings file (notes.py keeps the note): uninstall removes the
+# file it emptied only then; one the user had (an empty `{}`) stays theirs.
+CREATED = install_notes.CREATED  # its name beside the file (a user install; older projects)
 
 
 def install_hook(place: Place, command: str, notes: list[str] | None = None) -> list[Step]:
@@ -122,8 +116,14 @@ def install_hook(place: Place, command: str, notes: list[str] | None = None) -> 
                 "updates only the form it writes)."
                 for c in theirs
             ]
+    created = install_notes.created(place)
     if data == original:
-        return []
+        old = install_notes.old_note(place, "created")
+        if old is None:
+            return []
+        # An older install's note beside the settings file, in the user's repository.
+        move = f"move {place.show(old)} into the store (out of git's sight)"
+        return [Step(move, action=lambda: _move_created(place, created))]
     if updated and added:
         what = f"update the {hooks_phrase(updated)} and add the {hooks_phrase(added)} in"
     else:
@@ -134,15 +134,34 @@ def install_hook(place: Place, command: str, notes: list[str] | None = None) -> 
         )
     data_bytes = edit_json(raw, data)
     if os.path.lexists(place.settings):
-        return [Step(f"{what} {shown}", place.settings, data_bytes)]
+        # A file install created that holds none of its hooks (gone by hand), or another
+        # made since, is the user's now: the note that install created it goes.
+        theirs_now = created and len(added) == len(EVENTS[place.agent])
+        old = install_notes.old_note(place, "created")
+        if not theirs_now and old is None:
+            return [Step(f"{what} {shown}", place.settings, data_bytes)]
+
+        def rewrite() -> None:
+            Step(what, place.settings, data_bytes).apply()
+            _move_created(place, created and not theirs_now)
+
+        return [Step(f"{what} {shown}", action=rewrite)]
 
     def create() -> None:
         place.settings.parent.mkdir(parents=True, exist_ok=True)
         fileio.atomic_write(place.settings, data_bytes)
-        marker = place.settings.parent / CREATED
-        fileio.atomic_write(marker, f"{place.settings.name}\n".encode())
+        install_notes.note(place, "created", True)
 
     return [Step(f"{what} {shown}", action=create)]
+
+
+def _move_created(place: Place, created: bool) -> None:
+    """The note that install created the settings file, into the store (an older install's
+    beside the file removed) — or dropped wherever it is, when it no longer holds."""
+    if created:
+        install_notes.note(place, "created", True)
+    else:
+        install_notes.forget(place, "created")
 
 
 def merge_hook(
@@ -239,13 +258,13 @@ def uninstall_hook(place: Place, kept: list[str] | None = None) -> list[Step]:
         # Containers we emptied go too; ones that were empty before stay as they were.
         if event in removed and not entries:
             del hooks_obj[event]
-    marker = place.settings.parent / CREATED
-    created = _created(place)
+    created = install_notes.created(place)
     if data == original:
-        if not created:
+        if not install_notes.recorded(place, "created"):
             return []
         # Our hooks went by hand: the note that install created the file goes too.
-        return [Step(f"remove {place.show(marker)}", action=lambda: _unlink(marker))]
+        forget = install_notes.forget_what(place, "created")
+        return [Step(forget, action=lambda: install_notes.forget(place, "created"))]
     if isinstance(hooks_obj, dict) and not hooks_obj:
         del data["hooks"]
     what = f"remove the {hooks_phrase(removed)} from {shown}"
@@ -253,7 +272,7 @@ def uninstall_hook(place: Place, kept: list[str] | None = None) -> list[Step]:
 
         def remove() -> None:
             place.settings.unlink()
-            _unlink(marker)
+            install_notes.forget(place, "created")
             remove_empty_dirs(place.settings.parent, place.top)
 
         return [Step(f"remove {shown} (it held only the session-skill hook)", action=remove)]
@@ -263,16 +282,9 @@ def uninstall_hook(place: Place, kept: list[str] | None = None) -> list[Step]:
 
     def rewrite() -> None:
         Step(what, place.settings, data_bytes).apply()
-        _unlink(marker)  # nothing of ours is left in it: the file is the user's now
+        install_notes.forget(place, "created")  # nothing of ours is left in it: the user's now
 
     return [Step(what, action=rewrite)]
-
-
-def _unlink(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
 
 
 def event_entries(

@@ -49,7 +49,8 @@ def _targets(
     base = home if user else (project if project is not None else find_project_root())
     base = base.expanduser().absolute()
     agents = AGENTS if agent == "all" else (agent,)
-    return base, [Place(a, base, home, user, claude_dir, codex_dir) for a in agents]
+    root = None if user else store_root(base)
+    return base, [Place(a, base, home, user, claude_dir, codex_dir, root) for a in agents]
 
 
 # -- install ------------------------------------------------------------------------------
@@ -81,8 +82,9 @@ def install(
     for place in places:
         steps += install_skill(place)
         hook_steps = install_hook(place, commands[place.agent], notes)
-        if place.agent == "codex" and hook_steps:
-            codex_hook = hook_steps[0].what.startswith("update")
+        changed = [s for s in hook_steps if not s.what.startswith("move ")]  # not a note moved
+        if place.agent == "codex" and changed:
+            codex_hook = changed[0].what.startswith("update")
         steps += hook_steps
     if not user:
         root = store_root(base)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from session_skill.errors import SessionError
+from session_skill.install import notes as install_notes
 from session_skill.install.settings_file import read_bytes
 from session_skill.install.steps import Place, Step, link_target, remove_empty_dirs
 from session_skill.store import fileio
@@ -100,22 +101,16 @@ def codex_plugin_skill_text() -> str:
     return codex_copy(skill_text("codex"), CODEX_PLUGIN_EDITS)
 
 
-# Beside the skill file: the SHA-256 of the SKILL.md install wrote there. A file that no
-# longer has it was edited by its user — an update must not wipe it (it did, as "update …
-# to this version"), and an uninstall may remove an older version it wrote, unedited.
-WRITTEN = ".session-skill-written"
+# The SHA-256 of the SKILL.md install wrote (notes.py keeps it). A file that no longer has
+# it was edited by its user — an update must not wipe it (it did, as "update … to this
+# version"), and an uninstall may remove an older version it wrote, unedited.
+WRITTEN = install_notes.WRITTEN  # its name beside the skill (a user install; older projects)
 
 
 def _digest(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
-
-
-def _written(place: Place) -> str | None:
-    """The digest of the SKILL.md install last wrote here; None when none is recorded."""
-    raw = read_bytes(place.skill.parent / WRITTEN, WRITTEN)
-    return raw.decode("ascii", "replace").strip() if raw else None
 
 
 def _write_skill(place: Place, data: bytes, keep: Path | None = None) -> Callable[[], None]:
@@ -126,7 +121,7 @@ def _write_skill(place: Place, data: bytes, keep: Path | None = None) -> Callabl
         # A symlinked skill (dotfiles) is written through, keeping the link.
         target = place.skill.resolve() if place.skill.is_symlink() else place.skill
         fileio.atomic_write(target, data, keep_mode=True)
-        fileio.atomic_write(place.skill.parent / WRITTEN, (_digest(data) + "\n").encode())
+        install_notes.note(place, "written", _digest(data))
 
     return write
 
@@ -137,7 +132,12 @@ def install_skill(place: Place) -> list[Step]:
     shown = place.show(place.skill)
     current = read_bytes(place.skill, shown)
     if current == data:
-        return []
+        old = install_notes.old_note(place, "written")
+        if old is None:
+            return []
+        # An older install's note beside the skill, in the user's repository: to the store.
+        move = f"move {place.show(old)} into the store (out of git's sight)"
+        return [Step(move, action=lambda: install_notes.note(place, "written", _digest(data)))]
     link_target(place.skill, shown)
     if current is None:
         return [Step(f"write {shown}", action=_write_skill(place, data))]
@@ -146,7 +146,7 @@ def install_skill(place: Place) -> list[Step]:
             f"{shown} exists and is not session-skill's: not touching it "
             "(move it away and run install again)"
         )
-    written = _written(place)
+    written = install_notes.written(place)
     if written is not None and written != _digest(current):
         keep = place.skill.with_name("SKILL.md.edited")
         what = f"update {shown} to this version (your edited copy kept as {place.show(keep)})"
@@ -158,18 +158,23 @@ def uninstall_skill(place: Place, kept: list[str]) -> list[Step]:
     shown = place.show(place.skill)
     current = read_bytes(place.skill, shown)
     if current is None:
-        return []
-    ours = current == skill_text(place.agent).encode("utf-8") or _written(place) == _digest(current)
+        if not install_notes.recorded(place, "written"):
+            return []
+
+        def tidy() -> None:  # the skill went by hand: its note goes too
+            install_notes.forget(place, "written")
+            remove_empty_dirs(place.skill.parent, place.top)
+
+        return [Step(install_notes.forget_what(place, "written"), action=tidy)]
+    packaged = skill_text(place.agent).encode("utf-8")
+    ours = current == packaged or install_notes.written(place) == _digest(current)
     if not ours:
         kept.append(f"{shown}: it differs from the packaged skill (edited, or another version)")
         return []
 
     def remove() -> None:
         place.skill.unlink()
-        try:
-            (place.skill.parent / WRITTEN).unlink()
-        except FileNotFoundError:
-            pass
+        install_notes.forget(place, "written")
         remove_empty_dirs(place.skill.parent, place.top)
 
     return [Step(f"remove {shown}", action=remove)]

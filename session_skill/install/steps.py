@@ -49,7 +49,8 @@ class Place:
     else `~/.claude`: with the variable set the client reads the user's settings.json and
     skills/ there alone, seen with 2.1.328). `codex_dir` is Codex's (`$CODEX_HOME`, else
     `~/.codex`): a user install's hooks.json, and the config.toml its notes name. `top` is
-    the folder an uninstall removes no empty folder above.
+    the folder an uninstall removes no empty folder above. `store_root`: the project whose
+    store keeps a project install's notes (`notes.py`); None for a user install.
     """
 
     def __init__(
@@ -60,8 +61,10 @@ class Place:
         user: bool,
         claude_dir: Path | None = None,
         codex_dir: Path | None = None,
+        store_root: Path | None = None,
     ) -> None:
         self.agent = agent
+        self.store_root = None if user else (store_root or base)
         self.base = base
         self.home = home
         self.user = user

@@ -15,8 +15,10 @@ import pytest
 
 from session_skill.errors import SessionError, UsageError
 from session_skill.install import hooks as inst_hooks
+from session_skill.install import notes as inst_notes
 from session_skill.install import plan as inst_plan
 from session_skill.install import skills as inst_skills
+from session_skill.install.steps import Place
 from session_skill.store import paths as storepaths
 from tests.conftest import RunCli
 
@@ -67,6 +69,11 @@ def do_uninstall(project: Path | None, home: Path, **kw: object) -> str:
     args: dict[str, object] = {"user": False, "agent": "claude"}
     args.update(kw)
     return inst_plan.uninstall(project=project, home=home, **args)  # type: ignore[arg-type]
+
+
+def place_of(project: Path, home: Path, agent: str = "claude") -> Place:
+    """Where install puts `agent`'s files in `project`, and keeps its notes about them."""
+    return inst_plan._targets(project, False, agent, home, None)[1][0]
 
 
 def snapshot(*roots: Path) -> dict[str, bytes | None]:
@@ -381,6 +388,11 @@ def test_install_into_a_subfolder_makes_the_store_the_hooks_will_use(
         "at its root)" in report.splitlines()
     )
     assert f"  - create {project / '.gitignore'} with .claude/state/" in report.splitlines()
+    notes = json.loads((store / inst_notes.NOTES).read_text())  # by path from the root
+    assert sorted(notes["created"]) == [
+        "packages/api/.claude/settings.json",
+        "packages/api/.codex/hooks.json",
+    ]
     assert do_install(sub, home, agent="all") == "Already installed: nothing to change."
     report = do_uninstall(sub, home, agent="all")
     assert report.splitlines()[-2:] == [
@@ -389,6 +401,159 @@ def test_install_into_a_subfolder_makes_the_store_the_hooks_will_use(
         "stays ignored).",
     ]
     assert list(sub.iterdir()) == [] and store.is_dir()
+    assert not (store / inst_notes.NOTES).exists()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A real git repository, to ask `git status`."""
+    r = tmp_path / "repo"
+    r.mkdir()
+    subprocess.run(["git", "init", "-q", str(r)], check=True)
+    return r
+
+
+def git_status(repo: Path) -> list[str]:
+    found = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted(found.stdout.splitlines())
+
+
+INSTALLED_ALL = [
+    "?? .agents/skills/session/SKILL.md",
+    "?? .claude/settings.json",
+    "?? .claude/skills/session/SKILL.md",
+    "?? .codex/hooks.json",
+    "?? .gitignore",
+]
+
+
+def test_install_keeps_its_notes_out_of_the_users_repository(repo: Path, home: Path) -> None:
+    """`.session-skill-created` (beside a settings file install created) and
+    `.session-skill-written` (beside the skill) showed in `git status`, and so in a
+    handover's Files table; a project install keeps them in its store, which git never sees."""
+    do_install(repo, home, agent="all")
+    assert git_status(repo) == INSTALLED_ALL
+    for place in (place_of(repo, home), place_of(repo, home, "codex")):
+        assert inst_notes.created(place)
+        assert inst_notes.written(place) == hashlib.sha256(place.skill.read_bytes()).hexdigest()
+    store = repo / ".claude" / "state" / "session"
+    assert json.loads((store / inst_notes.NOTES).read_text())["created"] == {
+        ".claude/settings.json": True,
+        ".codex/hooks.json": True,
+    }
+    assert do_install(repo, home, agent="all") == "Already installed: nothing to change."
+    do_uninstall(repo, home, agent="all")
+    assert git_status(repo) == ["?? .gitignore"]
+    # The store keeps what it kept before (and the writers' lock the notes were kept under).
+    assert sorted(p.name for p in store.iterdir()) == [".gitignore", ".lock", "PARKED.md"]
+
+
+def an_older_install(repo: Path, home: Path) -> list[Path]:
+    """An install made before the notes moved into the store: each beside its file, as it
+    wrote them (the settings file's name; the skill's SHA-256). The notes, by place."""
+    do_install(repo, home, agent="all")
+    notes = []
+    for place in (place_of(repo, home), place_of(repo, home, "codex")):
+        digest = inst_notes.written(place)
+        inst_notes.forget(place, "created")
+        inst_notes.forget(place, "written")
+        created = place.settings.parent / inst_hooks.CREATED
+        created.write_text(place.settings.name + "\n")
+        written = place.skill.parent / inst_skills.WRITTEN
+        written.write_text(f"{digest}\n")
+        notes += [written, created]
+    assert not (repo / ".claude" / "state" / "session" / inst_notes.NOTES).exists()
+    assert git_status(repo) == sorted(
+        INSTALLED_ALL + [f"?? {p.relative_to(repo).as_posix()}" for p in notes]
+    )
+    return notes
+
+
+def test_install_moves_an_older_installs_notes_into_the_store(repo: Path, home: Path) -> None:
+    notes = an_older_install(repo, home)
+    report = do_install(repo, home, agent="all")
+    assert [line for line in report.splitlines() if line.startswith("  - ")] == [
+        f"  - move {p.relative_to(repo).as_posix()} into the store (out of git's sight)"
+        for p in notes
+    ]
+    assert "trust" not in report  # no hook changed: nothing for Codex to trust again
+    assert git_status(repo) == INSTALLED_ALL
+    for place in (place_of(repo, home), place_of(repo, home, "codex")):
+        assert inst_notes.created(place)
+        assert inst_notes.written(place) == hashlib.sha256(place.skill.read_bytes()).hexdigest()
+    assert do_install(repo, home, agent="all") == "Already installed: nothing to change."
+    report = do_uninstall(repo, home, agent="all")
+    assert "  - remove .codex/hooks.json (it held only the session-skill hook)" in report
+    assert git_status(repo) == ["?? .gitignore"]
+
+
+def test_an_update_moves_an_older_installs_notes_too(repo: Path, home: Path) -> None:
+    """An older install whose hooks run another interpreter, with an older skill: the one
+    install that updates them moves the notes beside them as well."""
+    an_older_install(repo, home)
+    for place in (place_of(repo, home), place_of(repo, home, "codex")):
+        place.settings.write_text(place.settings.read_text().replace(sys.executable, "/old/py"))
+        older = place.skill.read_text() + "an older version\n"
+        place.skill.write_text(older)
+        digest = hashlib.sha256(older.encode()).hexdigest()
+        (place.skill.parent / inst_skills.WRITTEN).write_text(digest + "\n")
+    report = do_install(repo, home, agent="all")
+    assert "  - move " not in report and "SKILL.md.edited" not in report
+    assert git_status(repo) == INSTALLED_ALL
+    for place in (place_of(repo, home), place_of(repo, home, "codex")):
+        assert inst_notes.created(place)
+        assert inst_notes.written(place) == hashlib.sha256(place.skill.read_bytes()).hexdigest()
+    do_uninstall(repo, home, agent="all")
+    assert git_status(repo) == ["?? .gitignore"]
+
+
+def test_uninstall_reads_and_removes_an_older_installs_notes(repo: Path, home: Path) -> None:
+    an_older_install(repo, home)
+    report = do_uninstall(repo, home, agent="all")
+    assert report.splitlines()[1:5] == [
+        "  - remove .claude/skills/session/SKILL.md",
+        "  - remove .claude/settings.json (it held only the session-skill hook)",
+        "  - remove .agents/skills/session/SKILL.md",
+        "  - remove .codex/hooks.json (it held only the session-skill hook)",
+    ]
+    assert git_status(repo) == ["?? .gitignore"]
+    assert not (repo / ".claude" / "state" / "session" / inst_notes.NOTES).exists()
+
+
+def test_a_note_whose_file_is_gone_goes_at_uninstall(repo: Path, home: Path) -> None:
+    """The skill or the hooks removed by hand: the store's note of them goes too (an older
+    install's note beside them, as before)."""
+    do_install(repo, home)
+    place = place_of(repo, home)
+    place.skill.unlink()
+    settings = json.loads(place.settings.read_text())
+    place.settings.write_text(json.dumps({k: v for k, v in settings.items() if k != "hooks"}))
+    report = do_uninstall(repo, home)
+    assert report.splitlines()[1:3] == [
+        "  - drop the store's note of the .claude/skills/session/SKILL.md install wrote",
+        "  - drop the store's note that install created .claude/settings.json",
+    ]
+    assert not (repo / ".claude" / "state" / "session" / inst_notes.NOTES).exists()
+    assert not (repo / ".claude" / "skills").exists()
+    assert do_uninstall(repo, home).startswith("Not installed: nothing to remove.")
+
+
+def test_a_settings_file_made_again_by_hand_is_the_users(repo: Path, home: Path) -> None:
+    """install created settings.json; the user deleted it and made their own, `{}`: the
+    store's note that install created it no longer holds, and uninstall keeps theirs."""
+    do_install(repo, home)
+    settings = repo / ".claude" / "settings.json"
+    settings.write_text("{}\n")
+    do_install(repo, home)
+    assert not inst_notes.created(place_of(repo, home))
+    do_uninstall(repo, home)
+    assert settings.read_text() == "{}\n"
 
 
 # -- codex and user -------------------------------------------------------------------------
@@ -481,6 +646,13 @@ def test_user(project: Path, home: Path, command: str) -> None:
     assert "  - write ~/.claude/skills/session/SKILL.md" in report
     assert "in your user account (~)" in report
     assert not (home / ".claude" / "state").exists()  # no store for a user install
+    # Its notes stay beside the files (no repository there): install created settings.json…
+    assert (home / ".claude" / inst_hooks.CREATED).read_text() == "settings.json\n"
+    assert (home / ".codex" / inst_hooks.CREATED).read_text() == "hooks.json\n"
+    # … and wrote this SKILL.md
+    for skill in (home / ".claude" / "skills" / "session", home / ".agents" / "skills" / "session"):
+        digest = hashlib.sha256((skill / "SKILL.md").read_bytes()).hexdigest()
+        assert (skill / inst_skills.WRITTEN).read_text() == digest + "\n"
     assert not (project / ".claude").exists()
     assert do_install(None, home, user=True, agent="all") == "Already installed: nothing to change."
     do_uninstall(None, home, user=True, agent="all")
@@ -918,18 +1090,27 @@ def test_an_update_keeps_the_users_edits_to_the_skill(project: Path, home: Path)
     # A version install wrote, unedited, is install's to update and remove, whatever its text.
     older = packaged.replace("session-skill dispatch", "session-skill dispatch ", 1)
 
-    def an_older_install() -> None:
+    def an_older_install(beside: bool) -> None:
+        """Its note in the store, or beside the skill (as older installs kept it)."""
         skill.write_text(older)
         digest = hashlib.sha256(older.encode()).hexdigest()
-        (skill.parent / inst_skills.WRITTEN).write_text(digest + "\n")
+        if beside:
+            inst_notes.forget(place_of(project, home), "written")
+            (skill.parent / inst_skills.WRITTEN).write_text(digest + "\n")
+        else:
+            inst_notes.note(place_of(project, home), "written", digest)
 
-    an_older_install()
     update = "  - update .claude/skills/session/SKILL.md to this version"
-    assert update in do_install(project, home).splitlines()
-    an_older_install()
-    do_uninstall(project, home)
-    assert not skill.exists() and not (skill.parent / inst_skills.WRITTEN).exists()
-    assert skill.with_name("SKILL.md.edited").exists()  # the user's, never removed
+    for beside in (False, True):
+        an_older_install(beside)
+        assert update in do_install(project, home).splitlines()
+        assert not (skill.parent / inst_skills.WRITTEN).exists()
+        an_older_install(beside)
+        do_uninstall(project, home)
+        assert not skill.exists() and not (skill.parent / inst_skills.WRITTEN).exists()
+        assert inst_notes.written(place_of(project, home)) is None
+        assert skill.with_name("SKILL.md.edited").exists()  # the user's, never removed
+        do_install(project, home)
 
 
 def test_a_symlinked_skill_is_updated_through_its_link(
@@ -940,7 +1121,7 @@ def test_a_symlinked_skill_is_updated_through_its_link(
     dotfiles = tmp_path / "dotfiles" / "SKILL.md"
     dotfiles.parent.mkdir()
     dotfiles.write_text(skill.read_text() + "an older version\n")  # with no record of it
-    (skill.parent / inst_skills.WRITTEN).unlink()
+    inst_notes.forget(place_of(project, home), "written")
     skill.unlink()
     skill.symlink_to(dotfiles)
     do_install(project, home)
@@ -1017,7 +1198,7 @@ def test_uninstall_leaves_an_empty_settings_file_the_user_had(
 def test_uninstall_removes_a_settings_file_only_install_created(project: Path, home: Path) -> None:
     settings = project / ".claude" / "settings.json"
     do_install(project, home)
-    assert (settings.parent / inst_hooks.CREATED).read_text() == "settings.json\n"
+    assert inst_notes.created(place_of(project, home))
     assert do_install(project, home) == "Already installed: nothing to change."
     report = do_uninstall(project, home)
     assert "  - remove .claude/settings.json (it held only the session-skill hook)" in report
@@ -1032,7 +1213,7 @@ def test_uninstall_removes_a_settings_file_only_install_created(project: Path, h
     # An older install recorded nothing: the file may be the user's, and stays.
     settings.unlink()
     do_install(project, home)
-    (settings.parent / inst_hooks.CREATED).unlink()
+    inst_notes.forget(place_of(project, home), "created")
     settings.write_text(json.dumps({"hooks": json.loads(settings.read_text())["hooks"]}))
     do_uninstall(project, home)
     assert settings.read_text() == "{}"
