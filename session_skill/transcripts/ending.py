@@ -658,7 +658,7 @@ def gave_up(sentence: str) -> bool:
 # something), nor a change it spares ("I didn't touch the API").
 _CHANGED_NOTHING = Lazy(
     r"""\b(?:i|we)\s+(?:haven't|have\s+not|didn't|did\s+not)\s+(?:yet\s+)?
-        (?:(?:change|touch|modify|edit)(?:d|ed)?\s+(?:anything|any\s+(?:code|files?))
+        (?:(?:chang(?:e|ed)|touch(?:ed)?|modif(?:y|ied)|edit(?:ed)?)\s+(?:anything|any\s+(?:code|files?))
         |made\s+any\s+(?:changes|edits))\b(?!\s+else\b)
       | ^\W*no\s+(?:code\s+|file\s+)?changes\s+(?:were\s+|have\s+been\s+)?made\b
       | \b(?:i|we)(?:'ve|\s+have)?\s+left\s+the\s+code\s+(?:as\s+it\s+is|as\s+is|untouched

@@ -710,6 +710,8 @@ def test_an_offer_to_run_it_again_hands_nothing_back(tmp_path: Path, offer: str)
          "Ran it 50 times: no failure. I couldn't reproduce it, so I haven't changed anything.",
          True),
         ("make the export faster", "No changes made. It is bound by the database.", True),
+        ("fix the flaky checkout test", "It passed 200 times; I haven't modified any files.",
+         True),
         # …a review or an answer is the reply itself; "anything else" changed something
         ("review the diff on this branch", "Two nits; I haven't changed anything.", False),
         ("why does the test fail on weekends?", "It reads the clock. I didn't touch anything.",
