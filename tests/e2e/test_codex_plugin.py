@@ -24,6 +24,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ from codex_harness import (
 from codex_mock import Item, LoggedRequest, MockResponses, exec_command, function_call, message
 from e2e_harness import CACHE, Result, find_tmux, make_project
 from e2e_scripted import ScriptError, block_with, fill_heredoc
+from hook_log import HookLog
+from hook_log import install as hook_log
 from plugin_harness import path_without_session_skill
 
 pytestmark = pytest.mark.e2e
@@ -340,3 +343,127 @@ def test_codex_plugin_alone_parks_dumps_and_gives_the_notice(
     print(f"[codex plugin] first command (approval + venv build + park): {setup_s:.1f} s")
     print(f"[codex plugin] whole test after install: {total:.1f} s")
     print(f"[codex plugin] notice: {json.dumps(notice)}")
+
+
+# --- the plugin beside a project install ------------------------------------------------------
+
+DUMP_NAME = "retry-work"
+PENDING = "is pending in this project"
+PARKED_IDEA = "try a jittered backoff later"
+
+
+def codex_project_install(w: CodexPluginWorld) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """`session-skill install --agent codex` into the plugin world's (trusted) project, by
+    this checkout (not the plugin): its hooks in `.codex/hooks.json`, beside the plugin's.
+    Returns a runner of this checkout's CLI in the project."""
+
+    def cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:  # noqa: A002
+        return subprocess.run(
+            [sys.executable, "-m", "session_skill", *args],
+            cwd=w.proj,
+            env=w.env(),
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    done = cli("install", "--agent", "codex")
+    assert done.returncode == 0, done.stdout + done.stderr
+    hooks = (w.proj / ".codex" / "hooks.json").read_text(encoding="utf-8")
+    assert "-m session_skill hook session-start" in hooks, hooks
+    assert f"[projects.{json.dumps(str(w.proj))}]" in w.config_toml.read_text(encoding="utf-8")
+    return cli
+
+
+def both_trusted(w: CodexPluginWorld) -> None:
+    """The TUI's "Trust all and continue" trusted the plugin's hooks and the project's."""
+    project = w.proj / ".codex" / "hooks.json"
+    assert sorted(w.hook_trust()) == sorted(
+        [
+            f"{PLUGIN}:codex/hooks.json:pre_compact:0:0",
+            f"{PLUGIN}:codex/hooks.json:session_start:0:0",
+            f"{project}:pre_compact:0:0",
+            f"{project}:session_start:0:0",
+            *(f"{w.codex_home / 'hooks.json'}:{e}:0:0" for e in LOGGED),
+        ]
+    ), w.hook_trust()
+
+
+LOGGED = ("session_start", "pre_compact", "post_compact", "stop")
+
+
+def logged_turn(
+    w: CodexPluginWorld, t: Any, log: HookLog, prompt: str, answer: str
+) -> LoggedRequest:
+    """``prompt`` → ``answer``; the turn's main request, once its Stop hook ran."""
+    w.mock.add(answer)
+    mark, before = w.mock.mark(), log.mark()
+    t.type(prompt)
+    req = w.mock.wait_main(since=mark)
+    log.wait("Stop", since=before, where=lambda p: p["last_assistant_message"] == answer)
+    t.wait_ready()
+    return req
+
+
+def test_codex_plugin_and_a_project_install_say_a_startup_notice_once(
+    plugin_world: CodexPluginWorld,
+) -> None:
+    """The Codex plugin and a project install (`install --agent codex`) both in place, a
+    handover pending, the project trusted: Codex 0.171.0 runs both SessionStart hooks at the
+    thread's first prompt, and each said the handover is pending — two developer messages, in
+    every request of the thread. The plugin's hook leaves it to the project's: said once, in
+    the project install's words (`$session`), and nothing in the store moves."""
+    w = plugin_world
+    cli = codex_project_install(w)
+    dumped = cli("dump", DUMP_NAME, "--file", "-", input=DOC)
+    assert dumped.returncode == 0, dumped.stdout + dumped.stderr
+    slug = w.latest()
+    assert slug is not None
+    before = {p.name: p.read_bytes() for p in w.store.glob("*.md")}
+    log = hook_log(w, events=("SessionStart", "PreCompact", "PostCompact", "Stop"))
+    t = w.tui()
+    t.trust_hooks()
+    both_trusted(w)
+    req = logged_turn(w, t, log, "hello, where were we?", "Let me look.")
+    assert [p["source"] for p in log.payloads("SessionStart")] == ["startup"]
+    said = hook_context(req, PENDING)
+    print(f"\n[codex plugin + project install] startup notices: {json.dumps(said)}")
+    assert len(said) == 1, said
+    assert req.text().count(PENDING) == 1, req.text()[-4000:]
+    assert f"(`{slug}`); `$session recall` loads it." in said[0], said  # the project's skill
+    assert {p.name: p.read_bytes() for p in w.store.glob("*.md")} == before
+    assert w.latest() == slug
+    assert w.mock.errors == [] and log.errors() == ""
+
+
+def test_codex_plugin_and_a_project_install_give_a_compactions_context_once(
+    plugin_world: CodexPluginWorld,
+) -> None:
+    """Both in place: Codex runs both PreCompact hooks at `/compact` and both SessionStart
+    (compact) hooks at the next prompt. The state is saved once and what the compaction
+    dropped (the parked item) is given back once."""
+    w = plugin_world
+    cli = codex_project_install(w)
+    parked = cli("park", PARKED_IDEA)
+    assert parked.stdout.startswith("Parked: "), parked.stdout + parked.stderr
+    item = parked.stdout.split()[1]
+    log = hook_log(w, events=("SessionStart", "PreCompact", "PostCompact", "Stop"))
+    t = w.tui()
+    t.trust_hooks()
+    both_trusted(w)
+    logged_turn(w, t, log, "hello, we work on retries", "Hi, retries it is.")
+    before = log.mark()
+    t.compact()
+    log.wait("PostCompact", since=before)
+    req = logged_turn(w, t, log, "what next?", "Next: the backoff test.")
+    assert [p["source"] for p in log.payloads("SessionStart", since=before)] == ["compact"]
+    given = hook_context(req, "Context was compacted.")
+    print(f"\n[codex plugin + project install] after /compact: {json.dumps(given)}")
+    assert len(given) == 1, given
+    assert req.text().count("Context was compacted.") == 1, req.text()[-4000:]
+    assert f"Parked items: 1 open — **{item}**" in given[0], given
+    assert (w.store / ".given").exists()  # the first hook to answer recorded it
+    saved = [p for p in w.store.glob("*.md") if p.name != "PARKED.md"]
+    assert len(saved) == 1 and frontmatter(saved[0])["trigger"] == "compact", saved
+    assert w.mock.errors == [] and log.errors() == ""
