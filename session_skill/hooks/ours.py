@@ -7,7 +7,9 @@ place, Claude Code runs both SessionStart hooks. A notice that moves nothing in 
 twice to the user, twice in the model's context. The store cannot tell the two apart —
 writing there is what a notice must not do — so the plugin's hook asks the settings files
 instead (`speaks_beside`): when one of ours there answers this start and looks able to, the
-plugin leaves the notice to it.
+plugin leaves the notice to it. Codex (0.171.0, seen) does the same with its plugin's hooks and
+a `.codex/hooks.json` install's: there the hook files are Codex's, and a hook of them counts
+only once Codex would run it — the project trusted, the hook trusted (`codex_speaks_beside`).
 
 Standard library only, and cheap: the installer reads `our_form`, and the plugin's
 SessionStart hook reads this module only when it has such a notice to give.
@@ -19,10 +21,11 @@ import json
 import os
 import re
 import shlex
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
 HOOK_MARK = "-m session_skill hook session-start"  # how we recognise our own hook entry
 
@@ -154,23 +157,130 @@ def _hooks_off(data: dict[str, object]) -> bool:
     )
 
 
-def _answers(data: dict[str, object], source: str, env: Mapping[str, str], home: str) -> bool:
+def _answers(
+    data: dict[str, object],
+    source: str,
+    env: Mapping[str, str],
+    home: str,
+    trusted: Callable[[int, int], bool] | None = None,
+) -> bool:
+    """One of ours in `data`'s SessionStart hooks answers `source`; `trusted(entry, hook)`,
+    when given, says whether the client runs the hook at those positions."""
     hooks = data.get("hooks")
     entries = hooks.get("SessionStart") if isinstance(hooks, dict) else None
     if not isinstance(entries, list):
         return False
-    for entry in entries:
+    for at, entry in enumerate(entries):
         if not isinstance(entry, dict) or not _matches(entry.get("matcher"), source):
             continue
-        for hook in entry.get("hooks") or ():
+        listed = entry.get("hooks") or ()
+        for i, hook in enumerate(listed if isinstance(listed, list) else ()):
             if (
                 isinstance(hook, dict)
                 and hook.get("type", "command") == "command"
                 and our_form(hook) == "ours"
+                and (trusted is None or trusted(at, i))
                 and _runnable(hook["command"], env, home)
             ):
                 return True
     return False
+
+
+_MAX_CONFIG = 4 * 1024 * 1024  # Codex's config.toml keeps every project's trust and hook's
+
+
+def codex_speaks_beside(source: str, cwd: str, root: str, env: Mapping[str, str]) -> bool:
+    """Does a `.codex/hooks.json` install of ours (`install --agent codex`, `--user`) run its
+    SessionStart hook at `source` beside the Codex plugin's, and look able to answer?
+
+    `cwd` is the folder Codex runs in (the payload's), `root` its project (the git root).
+    Read, only then: Codex's `config.toml` (`$CODEX_HOME`, else `~/.codex`), the user's
+    `hooks.json` beside it, and — when `config.toml` trusts the project (`[projects."<cwd>"]`,
+    else `[projects."<root>"]`, `trust_level = "trusted"`: Codex loads an untrusted
+    project's `.codex/` not at all) — `.codex/hooks.json` of `cwd` and of each folder above it
+    up to `root`. Yes only when one of ours there (install's very form) matches `source`, its
+    interpreter and package are there (`_runnable`), and Codex trusts that very hook:
+    `[hooks.state."<file>:session_start:<entry>:<hook>"]` holds a `trusted_hash`, not
+    `enabled = false`, and the file was not changed after `config.toml` was last written (a
+    changed hook needs trusting again, and its hash is Codex's own). Anything else — no
+    `tomllib` (Python 3.10), a file that does not parse, a hook of the user's form — no: the
+    notice is said twice at worst. Not seen from here: a trusted hash that no longer matches
+    a hook changed before `config.toml` was last written, `codex --dangerously-bypass-hook-trust`
+    (then both run, and the notice is said twice)."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    codex_home = os.path.expanduser(env.get("CODEX_HOME") or os.path.join(home, ".codex"))
+    config_path = os.path.join(codex_home, "config.toml")
+    try:
+        with open(config_path, "rb") as fh:
+            raw = fh.read(_MAX_CONFIG + 1)
+        written = os.stat(config_path).st_mtime
+        config = _toml(raw) if len(raw) <= _MAX_CONFIG else None
+    except (OSError, ValueError):  # tomllib.TOMLDecodeError is a ValueError
+        return False
+    if not isinstance(config, dict):
+        return False
+    hooks = config.get("hooks")
+    state = hooks.get("state") if isinstance(hooks, dict) else None
+    if not isinstance(state, dict):
+        return False  # no hook trusted at all
+    files = [os.path.join(codex_home, "hooks.json")]
+    if _project_trusted(config, cwd, root):
+        files += [os.path.join(d, ".codex", "hooks.json") for d in _up_to(cwd, root)]
+    for path in files:
+        data = _read(path)
+        if data is None:
+            continue
+        try:
+            changed = os.stat(path).st_mtime
+        except OSError:
+            continue
+        if changed > written:
+            continue  # changed after Codex last wrote its trust: not trusted yet, maybe
+
+        def trusted(entry: int, hook: int, path: str = path) -> bool:
+            key = f"{os.path.abspath(path)}:session_start:{entry}:{hook}"
+            said = state.get(key)
+            return (
+                isinstance(said, dict)
+                and isinstance(said.get("trusted_hash"), str)
+                and said.get("enabled") is not False
+            )
+
+        if _answers(data, source, env, home, trusted):
+            return True
+    return False
+
+
+def _toml(raw: bytes) -> object:
+    """`raw` read as TOML; None on Python 3.10, which has no `tomllib`."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        return tomllib.loads(raw.decode("utf-8"))
+    return None
+
+
+def _project_trusted(config: dict[str, object], cwd: str, root: str) -> bool:
+    """`[projects."<cwd>"]`, else `[projects."<root>"]`, says `trust_level = "trusted"`."""
+    projects = config.get("projects")
+    if not isinstance(projects, dict):
+        return False
+    for folder in (cwd, root):
+        for name in dict.fromkeys((os.path.abspath(folder), os.path.realpath(folder))):
+            said = projects.get(name)
+            if isinstance(said, dict) and "trust_level" in said:
+                return bool(said["trust_level"] == "trusted")
+    return False
+
+
+def _up_to(cwd: str, root: str) -> list[str]:
+    """`cwd`, then each folder above it up to `root` (only `cwd` when it is not inside)."""
+    here, top = os.path.abspath(cwd), os.path.abspath(root)
+    found = [here]
+    while here != top and here.startswith(top + os.sep):
+        here = os.path.dirname(here)
+        found.append(here)
+    return found
 
 
 def _matches(matcher: object, source: str) -> bool:

@@ -18,7 +18,7 @@ By `source`:
 - `startup`: a notice that a handover is pending, nothing consumed.
 - `compact`: what the compaction dropped (`after_compact`).
 A notice that moves nothing is said once with the plugin and a settings-file install both
-in place: the plugin's hook leaves it to the other (`_said_beside`).
+in place (in Claude Code or Codex): the plugin's hook leaves it to the other (`_said_beside`).
 A dump too old to restore is said to be there, once. A capture still being written by the
 boundary's hook is waited for briefly, else said to be on its way. Whatever the hook
 gives, it also tells the user in one line (`systemMessage`).
@@ -233,15 +233,25 @@ def _said_beside(start: _Start, env: Mapping[str, str]) -> bool:
     file, matches this start and looks able to run (`ours.speaks_beside`); the other then
     says it. Anything else (only the plugin, only a pip install, an install whose hooks are
     off or broken, a hook the user wrapped) is said as before, twice at worst. What consumes
-    (a restore, a notice given once) is given once already."""
+    (a restore, a notice given once) is given once already. Codex (0.171.0, seen) runs its
+    plugin's hook and a `.codex/hooks.json` install's alike: there the install counts when
+    Codex would run it, the project and the hook trusted (`ours.codex_speaks_beside`)."""
     from session_skill import agent
 
-    plugin = agent.via_plugin(env) and bool(env.get("CLAUDE_PLUGIN_ROOT"))
-    project = env.get("CLAUDE_PROJECT_DIR") or start.cwd
-    if not plugin or not project or agent.agent(env) != agent.CLAUDE:
+    # Codex (0.171.0) gives its plugin's hooks PLUGIN_ROOT, and CLAUDE_PLUGIN_ROOT too.
+    plugin_root = env.get("CLAUDE_PLUGIN_ROOT") or env.get("PLUGIN_ROOT")
+    if not agent.via_plugin(env) or not plugin_root:
         return False
     from session_skill.hooks import ours
 
+    if _codex(start, env):  # Codex runs the plugin's and a .codex/hooks.json install's alike
+        if not start.cwd:
+            return False
+        root = storepaths.project_root(env={}, cwd=start.cwd)
+        return ours.codex_speaks_beside(start.source, start.cwd, root, env)
+    project = env.get("CLAUDE_PROJECT_DIR") or start.cwd
+    if not project or agent.agent(env) != agent.CLAUDE:
+        return False
     return ours.speaks_beside(start.source, project, env)
 
 
