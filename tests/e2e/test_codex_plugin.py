@@ -467,3 +467,32 @@ def test_codex_plugin_and_a_project_install_give_a_compactions_context_once(
     saved = [p for p in w.store.glob("*.md") if p.name != "PARKED.md"]
     assert len(saved) == 1 and frontmatter(saved[0])["trigger"] == "compact", saved
     assert w.mock.errors == [] and log.errors() == ""
+
+
+def test_codex_plugin_and_a_project_install_save_and_notice_a_clear_once(
+    plugin_world: CodexPluginWorld,
+) -> None:
+    """Both in place: Codex's `/clear` fires no SessionEnd, and at the next prompt both
+    SessionStart(clear) hooks look for the thread it left. It is saved once, and its notice
+    given once."""
+    w = plugin_world
+    codex_project_install(w)
+    log = hook_log(w, events=("SessionStart", "PreCompact", "PostCompact", "Stop"))
+    t = w.tui()
+    t.trust_hooks()
+    both_trusted(w)
+    work = "Add an expiry check to the token helper in token.py"
+    logged_turn(w, t, log, work, "Added expired() to token.py; the test is still to write.")
+    old = log.payloads("SessionStart")[0]["session_id"]
+    t.clear()
+    req = logged_turn(w, t, log, "Now write the test for expired()", "Fresh start.")
+    assert [p["source"] for p in log.payloads("SessionStart")] == ["startup", "clear"]
+    saved = [p for p in w.store.glob("*.md") if p.name != "PARKED.md"]
+    assert len(saved) == 1, saved
+    fm = frontmatter(saved[0])
+    assert fm["session_id"] == old and fm["trigger"] == "session-end", fm
+    said = hook_context(req, saved[0].stem)
+    print(f"\n[codex plugin + project install] after /clear: {json.dumps(said)}")
+    assert len(said) == 1, said
+    assert "still being written" not in req.text()
+    assert w.mock.errors == [] and log.errors() == ""
