@@ -264,12 +264,15 @@ def uninstall(
         steps += uninstall_skill(place, kept)
         steps += uninstall_hook(place, kept)
     root = base if user else store_root(base)
-    if not user and Store(root).exists():
+    stays = not user and Store(root).exists()
+    if stays:
         shown = _shown(Store(root).dir, root, base)
         kept.append(f"the store {shown}/ (your handovers and parked items)")
     if not user and _has_line(root / ".gitignore", GITIGNORE_LINE):
         shown = _shown(root / ".gitignore", root, base)
-        kept.append(f"the {GITIGNORE_LINE} line in {shown} (the store stays, so it stays ignored)")
+        # (a store removed by hand: the line keeps the next one out of git)
+        why = "the store stays, so it stays ignored" if stays else "it keeps a store out of git"
+        kept.append(f"the {GITIGNORE_LINE} line in {shown} ({why})")
     if not steps:
         return "\n".join(["Not installed: nothing to remove.", *(f"Kept {k}." for k in kept)])
     for step in steps:

@@ -713,6 +713,19 @@ def test_uninstall_leaves_foreign_hooks_and_the_store(project: Path, home: Path)
     assert again.splitlines()[0] == "Not installed: nothing to remove."
 
 
+def test_uninstall_after_the_store_was_removed_says_so(project: Path, home: Path) -> None:
+    """The store deleted by hand: uninstall does not say it stays, and keeps the settings
+    file install made (its note went with the store: the file is taken for the user's)."""
+    do_install(project, home)
+    shutil.rmtree(project / ".claude" / "state")
+    report = do_uninstall(project, home)
+    assert "the store stays" not in report
+    assert report.splitlines()[-1] == (
+        "Kept the .claude/state/ line in .gitignore (it keeps a store out of git)."
+    )
+    assert json.loads((project / ".claude" / "settings.json").read_text()) == {}
+
+
 def test_uninstall_drops_only_containers_it_emptied(project: Path, home: Path) -> None:
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
