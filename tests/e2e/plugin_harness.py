@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,26 @@ class PluginWorld(World):
     def data(self) -> Path:
         """The plugin data folder Claude Code gives this plugin."""
         return self.home / ".claude" / "plugins" / "data" / f"session-skill-{MARKET}"
+
+
+def checkout_cli(
+    proj: Path, env: dict[str, str]
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """A runner of this checkout's CLI (not a plugin's) in `proj`, with `env`: what a
+    project install beside the plugin is driven with."""
+
+    def cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:  # noqa: A002
+        return subprocess.run(
+            [sys.executable, "-m", "session_skill", *args],
+            cwd=proj,
+            env=env,
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    return cli
 
 
 def path_without_session_skill() -> str:

@@ -15,8 +15,6 @@ import importlib.util
 import os
 import re
 import shutil
-import subprocess
-import sys
 import time
 from datetime import datetime
 from pathlib import Path
@@ -36,7 +34,7 @@ from e2e_scripted import (
 from e2e_store import body, docs, docs_with, frontmatter, section, wait_until
 from hook_log import HookLog, install
 from mock_api import reply
-from plugin_harness import PluginWorld
+from plugin_harness import PluginWorld, checkout_cli
 
 from session_skill.hooks.pre_compact import INSTRUCTIONS
 
@@ -387,17 +385,7 @@ def project_install(w: PluginWorld) -> Any:
     plugin): its hooks in `.claude/settings.json`, beside the plugin's. Returns a runner of
     this checkout's CLI in the project."""
 
-    def cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "session_skill", *args],
-            cwd=w.proj,
-            env=w.env(),
-            input=input,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-
+    cli = checkout_cli(w.proj, w.env())
     done = cli("install")
     assert done.returncode == 0, done.stdout + done.stderr
     hooks = (w.proj / ".claude" / "settings.json").read_text(encoding="utf-8")

@@ -24,7 +24,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -44,7 +43,7 @@ from e2e_harness import CACHE, Result, find_tmux, make_project
 from e2e_scripted import ScriptError, block_with, fill_heredoc
 from hook_log import HookLog
 from hook_log import install as hook_log
-from plugin_harness import path_without_session_skill
+from plugin_harness import checkout_cli, path_without_session_skill
 
 pytestmark = pytest.mark.e2e
 
@@ -357,17 +356,7 @@ def codex_project_install(w: CodexPluginWorld) -> Callable[..., subprocess.Compl
     this checkout (not the plugin): its hooks in `.codex/hooks.json`, beside the plugin's.
     Returns a runner of this checkout's CLI in the project."""
 
-    def cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:  # noqa: A002
-        return subprocess.run(
-            [sys.executable, "-m", "session_skill", *args],
-            cwd=w.proj,
-            env=w.env(),
-            input=input,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-
+    cli = checkout_cli(w.proj, w.env())
     done = cli("install", "--agent", "codex")
     assert done.returncode == 0, done.stdout + done.stderr
     hooks = (w.proj / ".codex" / "hooks.json").read_text(encoding="utf-8")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from datetime import timedelta
@@ -55,6 +56,24 @@ def settings(path: Path, command: str, matcher: str = MATCHER, **more: object) -
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"hooks": {"SessionStart": [entry]}, **more}), encoding="utf-8")
     return path
+
+
+def run_both(root: Path, *hooks: tuple[str, dict[str, str]]) -> list[bytes]:
+    """Each hook command run as the client runs it (`sh -c`, the payload of a startup on
+    stdin), in its own environment; what each printed. Each must exit 0, silent on stderr."""
+    outs = [
+        subprocess.run(
+            ["sh", "-c", cmd],
+            input=payload(root, "startup"),
+            capture_output=True,
+            env=env,
+            cwd=root,
+            timeout=60,
+        )  # fmt: skip
+        for cmd, env in hooks
+    ]
+    assert [(r.returncode, r.stderr) for r in outs] == [(0, b"")] * len(outs)
+    return [r.stdout for r in outs]
 
 
 def env_of(root: Path, home: Path, *, plugin: bool) -> dict[str, str]:
@@ -211,8 +230,6 @@ def test_both_hooks_as_claude_code_runs_them(root: Path, home: Path, command: st
                                              tmp_path: Path) -> None:  # fmt: skip
     """The plugin's entry through its shim, and install's command, run as processes: one
     notice between them."""
-    import subprocess
-
     repo = Path(hook.__file__).resolve().parents[2]
     hooks = json.loads((repo / "hooks" / "hooks.json").read_text())["hooks"]
     assert hooks["SessionStart"][0]["hooks"][0]["command"] == PLUGIN_HOOK
@@ -222,17 +239,6 @@ def test_both_hooks_as_claude_code_runs_them(root: Path, home: Path, command: st
                 CLAUDE_PROJECT_DIR=str(root), SESSION_SKILL_NOW=stamp(NOW))  # fmt: skip
     plugin = {**base, "CLAUDE_PLUGIN_ROOT": str(repo),
               "CLAUDE_PLUGIN_DATA": str(tmp_path / "plugin-data")}  # fmt: skip
-    outs = [
-        subprocess.run(
-            ["sh", "-c", cmd],
-            input=payload(root, "startup"),
-            capture_output=True,
-            env=env,
-            cwd=root,
-            timeout=60,
-        )  # fmt: skip
-        for cmd, env in ((PLUGIN_HOOK, plugin), (command, base))
-    ]
-    assert [r.returncode for r in outs] == [0, 0] and [r.stderr for r in outs] == [b"", b""]
-    assert outs[0].stdout == b""  # the plugin's
-    assert "`/session recall` loads it" in context(outs[1].stdout.decode())
+    outs = run_both(root, (PLUGIN_HOOK, plugin), (command, base))
+    assert outs[0] == b""  # the plugin's
+    assert "`/session recall` loads it" in context(outs[1].decode())

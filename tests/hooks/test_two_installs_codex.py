@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from datetime import timedelta
@@ -29,6 +28,7 @@ from tests.hooks.test_session_start import (
     store_dir,
     write_doc,
 )
+from tests.hooks.test_two_installs import run_both
 
 pytestmark = pytest.mark.skipif(
     sys.version_info < (3, 11), reason="Codex's trust is read with tomllib (3.11+)"
@@ -246,17 +246,6 @@ def test_both_hooks_as_codex_runs_them(root: Path, home: Path, command: str,
     data = tmp_path / "plugin-data"
     plugin = {**base, "PLUGIN_ROOT": str(REPO), "PLUGIN_DATA": str(data),
               "CLAUDE_PLUGIN_ROOT": str(REPO), "CLAUDE_PLUGIN_DATA": str(data)}  # fmt: skip
-    outs = [
-        subprocess.run(
-            ["sh", "-c", cmd],
-            input=payload(root, "startup"),
-            capture_output=True,
-            env=env,
-            cwd=root,
-            timeout=60,
-        )  # fmt: skip
-        for cmd, env in ((PLUGIN_HOOK, plugin), (command, base))
-    ]
-    assert [r.returncode for r in outs] == [0, 0] and [r.stderr for r in outs] == [b"", b""]
-    assert outs[0].stdout == b""  # the plugin's
-    assert INSTALL_SAYS in context(outs[1].stdout.decode())
+    outs = run_both(root, (PLUGIN_HOOK, plugin), (command, base))
+    assert outs[0] == b""  # the plugin's
+    assert INSTALL_SAYS in context(outs[1].decode())
