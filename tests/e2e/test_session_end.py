@@ -90,6 +90,14 @@ def dump_script() -> list[Step]:
     ]
 
 
+def do_dump(w: World, t: Any) -> None:
+    """`/session dump DUMP_NAME` typed in `t`: the doc written and LATEST on it."""
+    w.mock.script(dump_script())
+    t.type(f"/session dump {DUMP_NAME}")
+    t.wait_screen("Handover written", timeout=60)
+    assert w.mock.errors == [] and w.latest() == DUMP_NAME, w.mock.errors
+
+
 def do_work(w: World, t: Any) -> None:
     w.mock.script(work_script(w))
     t.type(REQUEST)
@@ -155,10 +163,7 @@ def test_clear_without_dump_notices_once_and_a_dump_wins(tmux_world: World) -> N
     t.wait_ready()
 
     # a session that dumps gets its own doc restored, and no automatic one
-    w.mock.script(dump_script())
-    t.type(f"/session dump {DUMP_NAME}")
-    t.wait_screen("Handover written", timeout=60)
-    assert w.mock.errors == [] and w.latest() == DUMP_NAME, w.mock.errors
+    do_dump(w, t)
     t.wait_ready()
     w.mock.script(["Picking up."])
     mark = w.mock.mark()
@@ -250,10 +255,7 @@ def test_work_after_a_dump_is_saved_beside_it_and_named(tmux_world: World) -> No
     a dump followed by nothing gets no automatic doc."""
     w = tmux_world
     t = w.tui("--permission-mode", "acceptEdits")
-    w.mock.script(dump_script())
-    t.type(f"/session dump {DUMP_NAME}")
-    t.wait_screen("Handover written", timeout=60)
-    assert w.mock.errors == [] and w.latest() == DUMP_NAME, w.mock.errors
+    do_dump(w, t)
     assert frontmatter(w.store / f"{DUMP_NAME}.md")["transcript_bytes"].isdigit()
     t.wait_ready()
     do_work(w, t)  # REQUEST, asked after the dump: token.py written, a task left open
@@ -285,10 +287,7 @@ def test_another_terminals_clear_does_not_take_the_dump(tmux_world: World) -> No
     w = tmux_world
     a = w.tui("--permission-mode", "acceptEdits")
     b = w.tui("--permission-mode", "acceptEdits")
-    w.mock.script(dump_script())
-    a.type(f"/session dump {DUMP_NAME}")
-    a.wait_screen("Handover written", timeout=60)
-    assert w.mock.errors == [] and w.latest() == DUMP_NAME, w.mock.errors
+    do_dump(w, a)
     a.wait_ready()
 
     w.mock.script(["Hello from B."])
