@@ -131,6 +131,31 @@ _OFFERED = [
 ]
 
 
+def _numbered(reply: str) -> list[dict[str, Any]]:
+    """A review listing what is left by number; the user picks some; the work is done."""
+    review = (
+        "Read through the invitations PR. Still open:\n"
+        "1. **Validation** inline in the controller, not a FormRequest\n"
+        "2. No index on `(team_id, email)`\n3. Mail sent synchronously in the request\n"
+    )
+    asked = "go through the review comments on the invitations PR"
+    return [*_user(asked), *_say(review), *_user(reply), *_edit("InvitationController.php"),
+            *_say("Done, tests pass.")]  # fmt: skip
+
+
+# (reply, the first item still listed?): the items picked by number are the work done
+_NUMBERED = [
+    ("do 1 and 2", False),
+    ("fix 1 2 and 3 on the branch", False),
+    ("ok, 1 and 3 please", False),
+    ("yes to 1+2, leave the mail for now", False),
+    ("let's do option 1", False),
+    ("do 2. the validation is fine as it is", True),
+    ("just 3 for now", True),
+    ("2 and 3", True),
+]
+
+
 def _unchanged(case: str) -> list[dict[str, Any]]:
     """A request, and a reply that changed no file: "request | closing"."""
     request, closing = case.split(" | ")
@@ -527,6 +552,7 @@ GROUPS: list[Group] = [
     ("a review given, an offer after it; work asked", "right", _told, _TOLD),
     ("work done, an offer to run more; or handed back", "right", _offered, _OFFERED),
     ("work asked, the reply changed nothing; or told", "right", _unchanged, _UNCHANGED),
+    ("a list left open, items picked by number, done", "right", _numbered, _NUMBERED),
     ("the Goal: an opener naming no work, or work", "right", _opened, _OPENERS),
     ("the Goal: a command with no arguments, a pick", "right", _commanded,
      [(t, True) for t in _COMMANDS]),
@@ -562,6 +588,8 @@ def run() -> list[dict[str, Any]]:
                     found = "pagination" in texts and "rate limits" in texts
                 elif build is _loosely:
                     found = any("staging key" in c.text for c in facts.candidates)
+                elif build is _numbered:
+                    found = any(c.text.startswith("Validation") for c in facts.candidates)
                 elif build is _ticked:
                     found = bool(facts.pending_tasks)
                 elif build in (_answered, _told, _offered, _unchanged):

@@ -106,7 +106,7 @@ OPEN_LIST_TURNS: int | None = None
 # Questions carried over replies that ask back ("is 1 really a bug?"): at most this many.
 _CARRIED = 4
 # A reply that takes up a whole list of the assistant's: "do all 3", "go ahead with all
-# three", "yes, do them", "both please". Not "do 1 and 3": which items, it says by number.
+# three", "yes, do them", "both please"…
 _TAKES_UP_ALL = Lazy(
     r"""(?:^|[,.;!]\s*|\band\s+)(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|great|cool|perfect|nice|please
         |pls|sounds\s+good|lgtm|go|alright)[,.!\s]+)*
@@ -118,6 +118,21 @@ _TAKES_UP_ALL = Lazy(
           |these|it)|\s+(?:two|three|four|five|\d))?(?:\s+please)?\W*$)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# …or the items it names by number: "do 1 2 and 4", "fix 1 and 3 on the branch", "yes to
+# 1+2", "let's do 1", "convert 2 and 3 too" — each the item numbered so in the list it
+# answers, when one numbered list of that text holds it.
+_NUMBERS = r"\#?([1-9](?:\s*(?:,\s*(?:and\s+)?|and\s+|&\s*|\+\s*|\s)\s*\#?[1-9])*)(?![\w%/:-]|\.\d)"
+_TAKES_UP_NUMBERS = Lazy(
+    rf"""(?:^|[.;!]\s+)\W*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|great|cool|perfect|nice|alright
+        |go)[,.!\s]+)*
+      (?:(?:let's\s+|please\s+|pls\s+)?(?:do|fix|address|handle|implement|tackle|apply|take
+          |convert|go\s+(?:ahead\s+)?with|yes\s+to)\s+(?:(?:options?|items?|points?|numbers?)\s+)?
+          {_NUMBERS}
+        | ^\W*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|go)[,.!\s]+)*(?:(?:options?|items?|points?)\s+)?
+          {_NUMBERS}\s*(?:please|pls|too|only|then)?\W*$)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_NUMBERED = Lazy(r"^\s*(?:[-*+]\s+)?\**([1-9])[.)]\s+(.+)$", re.MULTILINE)
 # The user taking a step on themselves: "ill push and open the pr myself", "i'll kick off
 # the base run on the cluster tonight", "i'll send them to the translation agency".
 _MINE_TOKENS = frozenset({"i'll", "ill", "will", "going"})
@@ -590,7 +605,35 @@ class Loose:
             listed = {k for k, c in self.pool.items() if c.line == line and c.rule in _LISTS}
             if listed:
                 self.taken_up = (listed, self.edits)
+        elif reply is not None and self.list_line == line and len(reply.text) <= 160:
+            picked = self._picked(text, line, reply.text)
+            if picked:
+                self.taken_up = (picked, self.edits)
         return taken
+
+    def _picked(self, text: str, line: int, reply: str) -> set[str]:
+        """The keys of this closing text's listed items that `reply` takes up by number
+        ("do 1 2 and 4"): each one the item of that number in the text's numbered list. A
+        number two lists of the text both use, or none, picks nothing."""
+        found = _TAKES_UP_NUMBERS.search(reply)
+        if found is None:
+            return set()
+        numbers = set(re.findall(r"[1-9]", found[1] or found[2]))
+        at: dict[str, list[list[str]]] = {}
+        for m in _NUMBERED.finditer(text):
+            at.setdefault(m[1], []).append(WORD.findall(m[2].lower()))
+        picked: set[str] = set()
+        for key, c in self.pool.items():
+            if c.line != line or c.rule not in _LISTS:
+                continue
+            # The item's words from its start (the last one perhaps clipped): `1.` the item.
+            said = WORD.findall(c.text.lower())[:12]
+            head = said[:-1] if c.text.endswith("…") else said
+            for number in numbers:
+                items = at.get(number, [])
+                if head and len(items) == 1 and items[0][: len(head)] == head:
+                    picked.add(key)
+        return picked
 
     def _unanswered(self, asked: list[tuple[Ask, str | None, int]], ended: bool) -> None:
         ending = "the session ended" if ended else "the user moved on"

@@ -3345,9 +3345,11 @@ _NEXT_STEPS = (
         ("ok go ahead with both", "Done: the loaders and the regression test.", True),
         ("yes, all of them please", "Done.", True),
         ("yeah the drawer crashes too, sentry has it, fix all 3", "Done.", True),
-        # the work did not finish, or failed, or the reply picks by number
+        ("do 1 and 2", "Done.", True),  # …or picks each by number
+        ("yes to 1+2", "Done.", True),
+        # the work did not finish, or failed
         ("do all 3", "The loaders are updated but the regression test is still failing.", False),
-        ("do 1 and 2", "Done.", False),
+        ("do 1 and 2", "Both are in, but the regression test is still failing.", False),
         ("thanks, looks right", "Done.", False),
     ],
 )
@@ -3361,6 +3363,43 @@ def test_a_list_the_user_took_up_whole_is_settled_by_the_work_after_it(
     texts = [c.text for c in run(tmp_path, records).candidates]
     listed = ["normalise the emails in both loaders", "add a regression test for mixed case"]
     assert (not set(listed) & set(texts)) is settled, texts
+
+
+@pytest.mark.parametrize(
+    ("reply", "settled"),
+    [
+        ("do 1", ["normalise the emails in both loaders"]),
+        ("let's do 2. the loaders can wait", ["add a regression test for mixed case"]),
+        (
+            "ok, 1 and 2 please",
+            ["normalise the emails in both loaders", "add a regression test for mixed case"],
+        ),  # fmt: skip
+        # a number that is not a pick, nor an item of the list
+        ("3 tests fail on main, look at that first", []),
+        ("do 5", []),
+        ("it took 1 hour", []),
+    ],
+)
+def test_the_items_the_user_took_up_by_number_are_settled_by_the_work(
+    tmp_path: Path, reply: str, settled: list[str]
+) -> None:
+    """ "do 1" takes up the item numbered 1 of the list it answers: the work after it
+    settles that item, and the others stay open."""
+    records = [user("Why does the ETL duplicate customers?"), say(_NEXT_STEPS), user(reply),
+               *_edit("t1", "customers.py"), say("Done.")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    listed = ["normalise the emails in both loaders", "add a regression test for mixed case"]
+    assert [t for t in listed if t not in texts] == settled, texts
+
+
+def test_a_number_two_lists_share_picks_nothing(tmp_path: Path) -> None:
+    """ "do 1" after a text with two numbered lists: which item 1, it does not say."""
+    two = _NEXT_STEPS + "\nStill open from before:\n1. the Windows paths\n2. the retry jitter\n"
+    records = [user("Why does the ETL duplicate customers?"), say(two), user("do 1"),
+               *_edit("t1", "customers.py"), say("Done.")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert "normalise the emails in both loaders" in texts, texts
+    assert "the Windows paths" in texts, texts
 
 
 def test_a_list_taken_up_is_not_settled_by_a_turn_that_changed_nothing(tmp_path: Path) -> None:
