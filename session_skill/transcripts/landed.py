@@ -92,7 +92,13 @@ def stem(word: str) -> str:
         return found
     if len(_memo) >= _MEMO_MAX:
         _memo.clear()
-    _memo[word] = result = _stem(word.strip(_PUNCT))
+    bare = word.strip(_PUNCT)
+    result = _stem(bare)
+    if result in _FRAMING_STEMS and bare.endswith(("er", "ers")) and bare.isalpha():
+        # "worker", "pointer", "holder": a thing of its own, not the framing "work",
+        # "point", "hold" a loose end's subject leaves out.
+        result = bare.removesuffix("s")
+    _memo[word] = result
     return result
 
 

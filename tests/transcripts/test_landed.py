@@ -31,6 +31,18 @@ def test_different_words_keep_different_stems() -> None:
     assert stem("bug.") == stem("bug") and stem("(fix") == "fix"
 
 
+def test_a_thing_named_after_a_framing_word_stays_in_the_subject() -> None:
+    """ "worker" is not "work", the framing a subject leaves out: "do the sync worker" takes
+    up "The sync worker that drains the outbox"."""
+    assert stem("worker") == stem("workers") != stem("work")
+    assert {"worker", "pointer", "holder"} <= set(
+        subject("The sync worker, a pointer and the token holder")
+    )
+    wanted = frozenset(subject("The sync worker that drains the outbox"))
+    assert settles(wanted, content_stems("yes do the sync worker and connectivity."))
+    assert stem("later") == "later" and not subject("we'll do it later")
+
+
 def test_the_subject_drops_the_marker_and_the_framing() -> None:
     found = subject("Would you like me to proceed with Sprint 0 (fixing the underscore bug) now?")
     assert set(found) == {"sprint", "fix", "underscor", "bug"}
