@@ -102,9 +102,30 @@ def stem(word: str) -> str:
     return result
 
 
+# Irregular past forms, to the verb a loose end names: "Write the output to …" is done by
+# "wrote `data/out.csv`", "Rebuild the index" by "rebuilt it".
+_IRREGULAR = {
+    past: verb
+    for verb, forms in (
+        ("write", "wrote written"), ("rewrite", "rewrote rewritten"), ("run", "ran"),
+        ("rerun", "reran"), ("make", "made"), ("build", "built"), ("rebuild", "rebuilt"),
+        ("take", "took taken"), ("get", "got gotten"), ("find", "found"), ("send", "sent"),
+        ("give", "gave given"), ("choose", "chose chosen"), ("break", "broke broken"),
+        ("bring", "brought"), ("catch", "caught"), ("think", "thought"), ("tell", "told"),
+        ("hide", "hid hidden"), ("throw", "threw thrown"), ("undo", "undid undone"),
+        ("redo", "redid redone"), ("override", "overrode overridden"),
+        ("freeze", "froze frozen"), ("lose", "lost"), ("mean", "meant"), ("pay", "paid"),
+        ("begin", "began begun"), ("draw", "drew drawn"), ("stick", "stuck"),
+        ("feed", "fed"), ("bind", "bound"), ("lead", "led"), ("drive", "drove driven"),
+    )
+    for past in forms.split()
+}  # fmt: skip
+
+
 def _stem(word: str) -> str:
     if word.endswith("'s"):
         word = word[:-2]
+    word = _IRREGULAR.get(word, word)
     if len(word) <= 3 or not word.isalpha():
         return word
     for suffix, replacement in _SUFFIXES:
@@ -259,6 +280,10 @@ class Ledger:
         """The loose ends this message names one distinctive stem of (the caller then
         weighs all their stems, generic ones too: "implement the enhanced export")."""
         found = self.forms.keys() & tokens
+        # A path spelled whole ("`data/customers_dedup.csv`") names its parts.
+        parts = {w for t in tokens if "/" in t for w in WORD.findall(t)}
+        if parts:
+            found |= self.forms.keys() & parts
         if not found:
             return set()
         count: dict[str, int] = {}
@@ -294,6 +319,7 @@ def surface_forms(s: str, word: str) -> tuple[str, ...]:
         bases.update((s + "e", s[:-2] + "is"))  # normaliz: normalize, normalisation
     candidates = {b + e for b in bases for e in _ENDINGS}
     candidates |= {s + s[-1] + e for e in ("ed", "ing", "er")}  # commit: committed
+    candidates |= {past for past, verb in _IRREGULAR.items() if verb in bases}  # build: built
     words = [c for c in candidates if stem(c) == s]
     return tuple(h + w + t for w in words for h in _HEADS for t in _TAILS)
 

@@ -729,8 +729,9 @@ class Loose:
         keys = ledger.hits(tokens)
         if not keys:
             return
-        # The whole message first, then its sentences.
+        # The whole message first, then its sentences (a path spelled whole, its parts too).
         stems = {stem(t) for t in tokens}
+        stems.update(stem(w) for t in tokens if "/" in t for w in WORD.findall(t))
         keys = {k for k in keys if might_settle(ledger.subjects[k], stems)}
         if not keys:
             return

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from session_skill.transcripts.landed import Ledger, content_stems, settles, stem, subject
+from session_skill.transcripts.landed import (
+    Ledger,
+    content_stems,
+    settles,
+    stem,
+    subject,
+    surface_forms,
+)
 
 
 @pytest.mark.parametrize(
@@ -41,6 +48,14 @@ def test_a_thing_named_after_a_framing_word_stays_in_the_subject() -> None:
     wanted = frozenset(subject("The sync worker that drains the outbox"))
     assert settles(wanted, content_stems("yes do the sync worker and connectivity."))
     assert stem("later") == "later" and not subject("we'll do it later")
+
+
+def test_an_irregular_past_is_the_verb_it_comes_from() -> None:
+    assert stem("wrote") == stem("write") == stem("written")
+    assert stem("built") == stem("build") and stem("ran") == stem("run")
+    assert "built" in surface_forms("build", "build")  # a message saying it is found
+    wanted = frozenset(subject("Rebuild the cache"))
+    assert settles(wanted, content_stems("Rebuilt the cache."))
 
 
 def test_the_subject_drops_the_marker_and_the_framing() -> None:

@@ -3392,6 +3392,24 @@ def test_the_items_the_user_took_up_by_number_are_settled_by_the_work(
     assert [t for t in listed if t not in texts] == settled, texts
 
 
+def test_a_path_spelled_whole_in_the_work_done_settles_the_item_naming_it(
+    tmp_path: Path,
+) -> None:
+    """ "Write the output to `data/customers_dedup.csv`" is done by "Done — wrote
+    `data/customers_dedup.csv` (17,961 rows).": the path in backticks names its parts, and
+    "wrote" is "write"."""
+    listed = (
+        "Added the script.\n\nNext steps\n1. Write the output to `data/customers_dedup.csv`\n"
+        "2. Spot-check a few of the merged emails\n\nWant me to run it for real?"
+    )
+    records = [user("write a script that dedupes customers.csv by email"), say(listed),
+               user("yes go ahead"), call("t1", "Bash", command="python dedupe.py -o out.csv"),
+               result("t1"), say("Done — wrote `data/customers_dedup.csv` (17,961 rows)."),
+               user("great")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert texts == ["Spot-check a few of the merged emails"], texts
+
+
 def test_a_number_two_lists_share_picks_nothing(tmp_path: Path) -> None:
     """ "do 1" after a text with two numbered lists: which item 1, it does not say."""
     two = _NEXT_STEPS + "\nStill open from before:\n1. the Windows paths\n2. the retry jitter\n"
