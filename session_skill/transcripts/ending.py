@@ -305,10 +305,13 @@ _YOURS = Lazy(
     re.IGNORECASE | re.VERBOSE,
 )
 # A state the user asked for: "Not pushed, as you said.", "… wasn't applied, by your call".
-_AS_DECIDED = Lazy(
-    r"""\b(?:as\s+you\s+(?:said|asked|requested|wanted|suggested|preferred)|as\s+requested
+_USERS_CALL = r"""as\s+you\s+(?:said|asked|requested|wanted|suggested|preferred)|as\s+requested
       |per\s+your\s+(?:request|call|instructions?|note)|by\s+your\s+(?:call|choice|request)
-      |at\s+your\s+request|like\s+you\s+(?:said|asked)|as\s+(?:agreed|discussed|planned)
+      |at\s+your\s+request|like\s+you\s+(?:said|asked)|as\s+(?:agreed|discussed|planned)"""
+# What the user decided, said back: "Virtualization is parked, as agreed".
+AS_THEY_SAID = Lazy(rf"\b(?:{_USERS_CALL})\b", re.IGNORECASE | re.VERBOSE)
+_AS_DECIDED = Lazy(
+    rf"""\b(?:{_USERS_CALL}
       # …or the work's own intent: "`:dev` and `a:b:c` still fail with a usage error, which
       # is intended", "… still fails, as expected", "rejected by design"
       |(?:which|that)\s+(?:is|was|'s)\s+(?:intended|expected|intentional|deliberate|by\s+design

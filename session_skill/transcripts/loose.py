@@ -44,7 +44,13 @@ from session_skill.transcripts.candidates import (
     UNFINISHED,
     Candidate,
 )
-from session_skill.transcripts.ending import caveats, inline_lists, open_lists, unticked
+from session_skill.transcripts.ending import (
+    AS_THEY_SAID,
+    caveats,
+    inline_lists,
+    open_lists,
+    unticked,
+)
 from session_skill.transcripts.events import WRITE_TOOLS
 from session_skill.transcripts.landed import (
     GENERIC_STEMS,
@@ -333,6 +339,10 @@ class Loose:
         # that message (the session ends on it).
         self.last_closed: tuple[str, str | None, int] | None = None
         self.ended_on_user = False
+        # The key of a deferral the user's last message said ("yeah agreed, not now"): the
+        # reply's own deferral after it that says it back ("Virtualization is parked, as
+        # agreed") names what is put off, and stands for it.
+        self.user_put_off: str | None = None
 
     def feed(self, event: object) -> None:
         """Every event of the part read (the pass hands user texts to `user`)."""
@@ -393,6 +403,7 @@ class Loose:
         if event.is_command and not own:
             return None  # /model, /compact…: not an answer, and the turn is not over
         taken = self._close_turn(None if own else event, ended=False)
+        self.user_put_off = None
         self.own_turn = own
         self.ended_on_user = not (own or event.is_command)
         if not own:
@@ -525,6 +536,8 @@ class Loose:
                     key = self._add(candidate, about={} if points else own)
                     if key is not None and own is not None and not points:
                         self.pool[key] = replace(self.pool[key], text=clip(shown))
+                    if key is not None:
+                        self.user_put_off = key
         for kind, item, heading in listed_items(text, words, low):
             why = f"listed under “{heading}”{_at(ts)}"
             candidate = loose_end(item, kind, why, ts, line, "listed")
@@ -591,6 +604,10 @@ class Loose:
                     continue  # a choice put to the user, who took it up in their reply
                 why = f"deferred{_at(ts)}"
                 self._said(loose_end(sentence, DEFERRED, why, ts, line, "deferral"))
+                theirs, self.user_put_off = self.user_put_off, None
+                if theirs is not None and AS_THEY_SAID.search(sentence):
+                    self.pool.pop(theirs, None)  # the user's "not now", which this names
+                    self.ledger.forget(theirs)
                 continue
             why = f"left open in the summary{_at(ts)}"
             key = self._add(loose_end(sentence, DEFERRED, why, ts, line, "caveat"))

@@ -3410,6 +3410,30 @@ def test_a_path_spelled_whole_in_the_work_done_settles_the_item_naming_it(
     assert texts == ["Spot-check a few of the merged emails"], texts
 
 
+@pytest.mark.parametrize(
+    ("closing", "rows"),
+    [
+        ("Committed. Virtualization is parked, as agreed — the trade-offs above still hold.", 1),
+        ("Committed. Virtualization stays for later, as you said.", 1),
+        # not said back: another loose end, and the user's stays beside it
+        ("Committed. If you want to lean in further later, the print path has room.", 2),
+    ],
+)
+def test_the_users_put_off_said_back_by_the_reply_is_one_row(
+    tmp_path: Path, closing: str, rows: int
+) -> None:
+    """ "yeah agreed, not now", then "Virtualization is parked, as agreed": the reply names
+    what the user put off, and its row stands for both."""
+    records = [user("the invoice table lags, could we virtualize it?"),
+               say("We could, but it's a bigger change, so I'd do it as its own PR."),
+               user("yeah agreed, not now. commit what we have"),
+               call("t1", "Bash", command="git commit -am perf"), result("t1"),
+               say(closing)]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert len(texts) == rows, texts
+    assert (rows == 2) is ("yeah agreed, not now" in texts), texts
+
+
 def test_a_number_two_lists_share_picks_nothing(tmp_path: Path) -> None:
     """ "do 1" after a text with two numbered lists: which item 1, it does not say."""
     two = _NEXT_STEPS + "\nStill open from before:\n1. the Windows paths\n2. the retry jitter\n"
