@@ -54,6 +54,7 @@ from session_skill.transcripts.prose import (
     QUESTION_WORDS,
     THANKS,
     clip,
+    is_pasted_line,
     mostly_pasted,
     redact,
     without_pastes,
@@ -218,6 +219,9 @@ class Turns:
         self.command_had_args = False
         self.first_text: str | None = None  # the first typed request, redacted
         self.mention_only = False
+        # The first message is pasted output and nothing typed ("$ kubectl get pods …"): the
+        # paste's first line, completed, as a lone mention is, by what the reply says of it.
+        self.paste_only: str | None = None
         self.restatement: str | None = None
         self.second_text: str | None = None
         self._pending_command: UserText | None = None
@@ -269,6 +273,9 @@ class Turns:
             head = redact(text[: 4 * _REQUEST_CHARS])
             self.first_text = clip(head, _REQUEST_CHARS)
             self.mention_only = _mention_only(text)
+            if pasted_whole(text):
+                first = next(ln for ln in head.splitlines() if ln.strip())
+                self.paste_only = f"{clip(first.strip(), 100)} […]"
         elif self.mention_only and self.second_text is None and not ack:
             self.second_text = clip(redact(text[: 4 * _REQUEST_CHARS]), _REQUEST_CHARS)
         if ack:
@@ -332,9 +339,13 @@ class Turns:
         proposed = proposed_plan(event.text) if "<proposed_plan>" in event.text else None
         if proposed is not None:
             self._proposed = proposed
-        if self.mention_only and self.restatement is None:
+        if (self.mention_only or self.paste_only) and self.restatement is None:
             sentence = _first_sentence(event.text.strip())
             if sentence and _INTENT.match(sentence):
+                self.restatement = clip(redact(sentence), 300)
+            elif self.paste_only and sentence and not event.more and len(sentence.split()) > 4:
+                # The reply to a paste: its first sentence says what the paste shows ("The
+                # workers are being OOM-killed at the container limit, …").
                 self.restatement = clip(redact(sentence), 300)
         if not self._frozen and self._request is not None:
             # A text the reply goes on from to call a tool ("Now let me run the tests.") is
@@ -405,6 +416,7 @@ class Turns:
             or self.recap_lead
             or self.goal_command
             or self.mention_only
+            or (self.paste_only and self.restatement)
         )
 
     def _asked(self) -> str | None:
@@ -412,7 +424,9 @@ class Turns:
         if self.goal_command is None and chosen is not None and not self.mention_only:
             return clip(redact(str(chosen)), _REQUEST_CHARS)
         first = self.first_text
-        if first is not None and self.mention_only:
+        if self.paste_only and self.restatement and chosen is None:
+            first = f"{self.paste_only} — {self.restatement}"
+        elif first is not None and self.mention_only:
             if self.restatement:
                 first = f"{first} — {self.restatement}"
             elif self.second_text:
@@ -885,7 +899,14 @@ def could_be_goal(text: str) -> bool:
         if rest == bare or len(rest.split()) < 3 or _SHORT_WORK.match(rest) is None:
             return False  # "ok sounds good, go ahead": a reply, not the work's name
         # "right. finish the french strings": the answer, then a request that names work
-    return not mostly_pasted(text)
+    return not (mostly_pasted(text) or pasted_whole(text))
+
+
+def pasted_whole(text: str) -> bool:
+    """Output pasted and nothing typed: it opens on an output line ("$ kubectl get pods"),
+    and every paragraph of it is pasted."""
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    return is_pasted_line(first) and "\n" in text.strip() and without_pastes(text) == text
 
 
 # The answer a reply opens on ("right.", "ok,", "yes —"), and the words that join what follows.

@@ -38,6 +38,38 @@ def test_a_lone_file_mention_is_completed_by_the_restatement() -> None:
     )
 
 
+_PASTE = (
+    "$ kubectl -n jobs get pods -l app=report-worker\n"
+    "NAME                             READY   STATUS             RESTARTS   AGE\n"
+    "report-worker-7c9d8f6b5d-2xkqp   0/1     CrashLoopBackOff   14         48m\n"
+)
+
+
+def test_a_paste_alone_is_completed_by_what_the_reply_says_it_shows(tmp_path: Path) -> None:
+    """A session opened on pasted output, nothing typed, then only "yes. staging first":
+    the Goal is the paste's first line and the reply's first sentence, which names it."""
+    reply = (
+        "The workers are being OOM-killed at the container limit, not crashing on their "
+        "own.\n\nWant me to raise the limit in the chart?"
+    )
+    records = [_user(_PASTE), _call("t1", 1), _say(reply, 2), _user("yes. staging first"),
+               _call("t2", 3), _say("Rolled out to staging.", 4)]  # fmt: skip
+    facts = analyze(_write(tmp_path / "t.jsonl", records))
+    assert facts.goal == (
+        "$ kubectl -n jobs get pods -l app=report-worker […] — The workers are being "
+        "OOM-killed at the container limit, not crashing on their own."
+    )
+    assert not facts.goal_guessed
+    # A request that names the work is still the Goal; words typed with it are not a paste.
+    records[3] = _user("make the workers stop getting killed, staging first")
+    assert analyze(_write(tmp_path / "t.jsonl", records)).goal == records[3]["message"]["content"]
+    records[0] = _user("the report workers keep crashing:\n\n" + _PASTE)
+    records[3] = _user("yes. staging first")
+    assert analyze(_write(tmp_path / "t.jsonl", records)).goal.startswith(
+        "the report workers keep crashing"
+    )
+
+
 def test_the_sessions_own_command_is_never_the_goal() -> None:
     facts = analyze(FIXTURES / "claude_session_command.jsonl")
     assert facts.goal == "Why does the login test fail on CI but not locally?"
