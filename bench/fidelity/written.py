@@ -49,8 +49,11 @@ SETS = Path(__file__).resolve().parent / "written"
 # request was finished; "w" and "x", both held out, written after the fifth round from one
 # prompt of ordinary sessions of every length: the check of all the rounds together; "z"
 # and its dev twin "y", on 2026-12-06, from one prompt: how the closing reply reports the
-# state of the work — z marked held out before either was written).
-HELD_OUT = frozenset({"b", "h", "n", "s", "v", "w", "x", "z"})
+# state of the work — z marked held out before either was written; "q" and its dev twin
+# "p", on 2026-12-06 (night), from one prompt: sessions typed as people really type them,
+# replies laid out as the clients lay them out — q marked held out before either was
+# written).
+HELD_OUT = frozenset({"b", "h", "n", "q", "s", "v", "w", "x", "z"})
 _ROOT = forms._APP  # the project the sessions work in
 
 
