@@ -442,10 +442,15 @@ _NOT_DEFERRALS = [
     "fix the crash in the v2 endpoint; the lock is held until the write finishes",
     "hold on, until when is the token valid? fix the crash",
 ]
-_FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails"]
+_FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails",
+            "still failing on CI, thanks", "it still shows the old banner. thx"]  # fmt: skip
 _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good", "great job",
            "that's all for today", "we're done here, bye!", "👍", "sweet, that’s all",
-           "thanks, that’s enough for now", "🚀"]  # fmt: skip
+           "thanks, that’s enough for now", "🚀",
+           # how it went, then thanks: no request
+           "tested on the pixel, push is arriving now!! thank you very much",
+           "deployed, no restarts for 20 min. 👍", "danke!", "the tests pass now. thanks!",
+           "merci beaucoup"]  # fmt: skip
 _QUESTIONS = [
     "why does the login test fail?",
     "what's the best way to cache the parsed config?",

@@ -75,8 +75,14 @@ _ANSWER_START = Lazy(
 )
 # Thanks, praise and a goodbye, as alternatives of a pattern: what `turns._ACK` (a message
 # that closes the work in hand) and `asks._THANKS_ONLY` (one that answers no question) share.
+# Thanks as people say it in their own language.
+THANKS_ABROAD = (
+    r"danke(?:\s+sch(?:ö|oe)n)?|merci(?:\s+beaucoup)?|gracias|grazie|obrigad[oa]|bedankt|tack"
+    r"|dzi(?:ę|e)kuj(?:ę|e)|dzi(?:ę|e)ki|спасибо|дякую|谢谢|多谢|ありがとう(?:ございます)?|감사합니다"
+)
 THANKS = (
     r"thanks?|thank\s+you|thx|ty|nice|cool|awesome|sweet|so\s+much|a\s+lot|very\s+much"
+    rf"|{THANKS_ABROAD}"
     r"|well\s+done|cheers|(?:good)?bye|good\s*night|see\s+(?:you|ya)(?:\s+(?:later|tomorrow))?"
     r"|(?:that's|that\s+is|that'll\s+be)\s+(?:all|it|enough)(?:\s+for\s+(?:now|today|tonight))?"
     r"|(?:good\s+enough|done)\s+for\s+(?:now|today|tonight)|calling\s+it\s+a\s+day"

@@ -53,6 +53,7 @@ from session_skill.transcripts.prose import (
     _FENCE,
     QUESTION_WORDS,
     THANKS,
+    THANKS_ABROAD,
     clip,
     is_pasted_line,
     mostly_pasted,
@@ -701,11 +702,14 @@ _OWN_ASK = Lazy(
 # it"), taking the next step on themselves or waiting ("let me find one", "let me ask the
 # team", "ok ping me when done").
 _SIGNED_OFF = Lazy(
-    r"""(?:^|[.!,;:]\s*|\s)(?:(?:ok(?:ay)?|anyway|alright)[,\s]+)?(?:thanks?|thx|ty|thank\s+you
+    rf"""(?:^|[.!,;:]\s*|\s)(?:(?:ok(?:ay)?|anyway|alright)[,\s]+)?(?:thanks?|thx|ty|thank\s+you
+      |{THANKS_ABROAD}
       |cheers|bye|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+go|(?:that's|thats)\s+(?:it|all|enough)
-      |done\s+for\s+(?:now|today)|see\s+(?:you|ya))
-      (?:[\s,]+(?:so\s+much|a\s+lot|that\s+was\s+(?:helpful|great|useful)|for\s+(?:now|today
-        |the\s+help|your\s+help)))*[\s!.🙏👍]*$""",
+      |done\s+for\s+(?:now|today)|see\s+(?:you|ya)
+      # …or a thumbs-up alone: "deployed, no restarts for 20 min. 👍"
+      |[👍🙏🎉✅🙌👌🚀💪🥳👏🤝🙂😊😄]+)
+      (?:[\s,]+(?:so\s+much|a\s+lot|very\s+much|that\s+was\s+(?:helpful|great|useful)
+        |for\s+(?:now|today|the\s+help|your\s+help)))*[\s!.🙏👍]*$""",
     re.IGNORECASE | re.VERBOSE,
 )
 _DECLINED = Lazy(
@@ -740,7 +744,9 @@ _ASKS_WORK = Lazy(
         (?:add|fix|make|change
         |update|remove|delete|create|write|implement|run|deploy|push|commit|merge|move|rename
         |refactor|bump|revert|try|check|look|do|build|set|use|switch|keep\s+an\s+eye|start
-        |stop|put|send|open|install|upgrade|test|translate|go\s+ahead|go\s+with)\b""",
+        |stop|put|send|open|install|upgrade|test|translate|go\s+ahead|go\s+with)\b
+        # …a verb, not the thing: "push is arriving now", "the build works"
+        (?!\s+(?:is|are|was|were|has|had|have|works?|worked|seems?|looks?)\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
 

@@ -70,6 +70,29 @@ def test_a_paste_alone_is_completed_by_what_the_reply_says_it_shows(tmp_path: Pa
     )
 
 
+@pytest.mark.parametrize(
+    ("last", "asks"),
+    [
+        ("tested on pixel 6, prompt appear and push is arriving now!! thank you very much", False),
+        ("deployed, no restarts for 20 min. 👍", False),
+        ("danke!", False),
+        ("спасибо", False),
+        # a request, a question or a failure, with thanks after it
+        ("write the changelog entry too, thanks", True),
+        ("thanks, can you also add a test", True),
+        ("now bump the version, thanks", True),
+        ("still failing on CI, thanks", True),
+    ],
+)
+def test_last_words_that_report_how_it_went_and_thank_ask_nothing(
+    tmp_path: Path, last: str, asks: bool
+) -> None:
+    records = [_user("fix the push permission on android 13"), _call("t1", 1),
+               _say("Added the runtime permission request.", 2), _user(last)]  # fmt: skip
+    facts = analyze(_write(tmp_path / "t.jsonl", records))
+    assert (facts.unfinished is not None) is asks, facts.unfinished
+
+
 def test_the_sessions_own_command_is_never_the_goal() -> None:
     facts = analyze(FIXTURES / "claude_session_command.jsonl")
     assert facts.goal == "Why does the login test fail on CI but not locally?"
