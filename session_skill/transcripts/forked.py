@@ -43,6 +43,7 @@ class Forked:
                 with open(write_end, "wb") as out:
                     out.write(data)
                 code = 0
+                _keep_compiled()
             finally:
                 os._exit(code)
         os.close(write_end)
@@ -86,3 +87,13 @@ class Forked:
             except OSError:
                 pass
             self._reaped()
+
+
+def _keep_compiled() -> None:
+    """Keep the patterns the helper compiled (`recache`) for the next run's helper: no exit
+    handler saves them here. Only a run that compiled one writes; later runs load them."""
+    import sys
+
+    recache = sys.modules.get("session_skill.recache")
+    if recache is not None:
+        recache.save()

@@ -584,17 +584,31 @@ def _tail_in_helper(
     """In the helper: where the newest `tail` requests of the first `size` bytes begin, found
     from `guess` on the way the pass finds them, and the loose ends read from there — lines
     counted from 1 at that start. None when fewer than `tail` requests follow the guess."""
-    begin = line_start(path, guess)
-    probe = _Sweep(ReadStats(), 0, go_cheap=False)
-    probe.loose, probe.tail = None, deque(maxlen=tail)
-    for event in iter_events(path, probe.stats, wanted_results=probe.watched, start=begin,
-                             stop=size):  # fmt: skip
-        probe.feed(event)
-    if probe.tail is None or len(probe.tail) < tail:
+    start = _tail_start(path, line_start(path, guess), size, tail)
+    if start is None:
         return None
-    start = probe.tail[0][0]
     pool, settled = _read_tail(path, start, 1, size, carried)
     return start, [_frozen(c) for c in pool], [_frozen(c) for c in settled]
+
+
+def _tail_start(path: Path, begin: int, size: int, tail: int) -> int | None:
+    """Where the newest `tail` requests of [begin, size) begin, counted as the pass counts
+    them (`_Sweep.feed`, `_Sweep._user`): a message typed, not a command, after the last
+    /clear; None when fewer follow `begin`, or a /clear began a conversation there. Only
+    the requests are followed (not the tools, the turns): the helper's part of its work
+    the parent waits on. A count that differs from the pass's only costs time: the parent
+    uses the helper's reading when it began where the pass says the tail begins."""
+    stats = ReadStats()
+    starts: deque[int] = deque(maxlen=tail)
+    clear_pending = False
+    for event in iter_events(path, stats, wanted_results=set(), start=begin, stop=size):
+        if isinstance(event, ClearSplit):
+            clear_pending = True
+        elif clear_pending and isinstance(event, (UserText, AssistantText, ToolCall)):
+            return None  # the pass begins another conversation here: its tail is not this
+        elif isinstance(event, UserText) and not (event.is_command or is_own_command(event)):
+            starts.append(stats.offset)
+    return starts[0] if len(starts) == tail else None
 
 
 def _frozen(c: Candidate) -> tuple[object, ...]:

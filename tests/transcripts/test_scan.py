@@ -1908,6 +1908,66 @@ def test_a_helper_for_the_conversation_before_a_clear_is_let_go(
         os.waitpid(-1, os.WNOHANG)
 
 
+def _tail_start_as_the_pass_counts(path: Path, begin: int, size: int, tail: int) -> int | None:
+    """Where the newest `tail` requests of [begin, size) begin, found by the pass itself (a
+    `_Sweep` reading only what the session did), as the helper found it before."""
+    from collections import deque
+
+    probe = sweep._Sweep(ReadStats(), 0, go_cheap=False)
+    probe.loose, probe.tail = None, deque(maxlen=tail)
+    for event in iter_events(path, probe.stats, wanted_results=probe.watched, start=begin,
+                             stop=size):  # fmt: skip
+        probe.feed(event)
+    if probe.tail is None or len(probe.tail) < tail:
+        return None
+    return int(probe.tail[0][0])
+
+
+def test_the_helper_finds_the_tail_where_the_pass_would(tmp_path: Path) -> None:
+    """The helper counts requests without following the tools and the turns: it finds the
+    newest ones where a `_Sweep` finds them — commands, our own, a /clear (after which its
+    count begins again), a request typed while the assistant worked, every fixture."""
+    from session_skill.transcripts.reader import line_start
+
+    first = _conversation(tmp_path, 1 << 20).read_bytes()
+    clear = json.dumps(user("<command-name>/clear</command-name>\n<command-args></command-args>"))
+    own = json.dumps(
+        user("<command-name>/session</command-name>\n<command-args>park x</command-args>")
+    )
+    model = json.dumps(
+        user("<command-name>/model</command-name>\n<command-args>opus</command-args>")
+    )
+    typed = [user("$session park the flag"), _queue("enqueue", "also drop it"), _queue("remove")]
+    lines = first.splitlines(keepends=True)
+    near_end = len(lines) - 12
+    inserted = [own, model, *(json.dumps(r) for r in typed)]
+    mixed = b"".join([*lines[:near_end], *(r.encode() + b"\n" for r in inserted),
+                      *lines[near_end:]])  # fmt: skip
+    after = first + clear.encode() + b"\n"
+    files = {
+        "mixed": mixed,
+        "two": after + first,  # another conversation after the clear: its own count
+        "said": after + json.dumps(say("Cleared.")).encode() + b"\n",  # none begun yet
+    }
+    paths = []
+    for name, data in files.items():
+        paths.append(tmp_path / f"{name}.jsonl")
+        paths[-1].write_bytes(data)
+    shared = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts"
+    paths += sorted(FIXTURES.glob("*.jsonl"))
+    paths += sorted(shared.rglob("*.jsonl")) if shared.is_dir() else []
+    found = 0
+    for path in paths:
+        size = path.stat().st_size
+        for share in (0.0, 0.4, 0.9):
+            begin = line_start(path, int(size * share))
+            for tail in (1, 7, 60, 400):
+                expected = _tail_start_as_the_pass_counts(path, begin, size, tail)
+                assert sweep._tail_start(path, begin, size, tail) == expected, (path, share, tail)
+                found += expected is not None
+    assert found > 20  # not only files too short for the tails asked
+
+
 def test_a_short_tail_continues_the_first_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail_reader: tuple[bool, list[bool]]
 ) -> None:
