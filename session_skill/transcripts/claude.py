@@ -87,6 +87,18 @@ _WRITE_SHAPES = {
 }
 _INPUT = b',"input":{'
 _NO_REPLACE_ALL = _INPUT + b'"replace_all":false,'
+# …and what follows the name when the input opens on `"replace_all":false` (`_write_call`).
+_WRITE_SHAPES_NO_REPLACE_ALL = {
+    key: (name, field, _NO_REPLACE_ALL + opening[len(_INPUT) :])
+    for key, (name, field, opening) in _WRITE_SHAPES.items()
+}
+# The kinds `quick` skips, as it names them (decoded once, not for every line).
+_SKIP_KINDS = {kind: kind.decode("ascii", "replace") for kind in _CLAUDE_SKIP}
+_ATTACHMENT_LEN = len(_ATTACHMENT)
+_CONTENT_LEN = len(_CONTENT)
+_ASSISTANT_TEXT_LEN = len(_ASSISTANT_TEXT)
+_USER_TEXT_LEN = len(_USER_TEXT)
+_TOOL_USE_LEN = len(_TOOL_USE)
 # The C string scanner json itself uses (not in the type stubs): decodes one JSON string.
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.__dict__["scanstring"]
 # How many recent assistant message ids are remembered to merge split records. Parts of
@@ -135,7 +147,7 @@ class ClaudeParser:
         if end == -1:
             return None
         value = raw[start + 8 : end]
-        if raw.startswith(_ATTACHMENT, start - len(_ATTACHMENT)):
+        if raw.startswith(_ATTACHMENT, start - _ATTACHMENT_LEN):
             # An attachment record (its first "type" is the attachment's): only a prompt the
             # user typed while the assistant worked is read; the rest are file snapshots,
             # reminders, diagnostics.
@@ -146,10 +158,11 @@ class ClaudeParser:
             skip = len(_ATTACHMENT_TYPE)
             kind = raw[at + skip : raw.find(b'"', at + skip, at + 80)] if at != -1 else b""
             return None if kind in _ATTACHMENTS_READ else "attachment"
-        if value in _CLAUDE_SKIP:
-            return value.decode("ascii", "replace")
+        skipped = _SKIP_KINDS.get(value)
+        if skipped is not None:
+            return skipped
         # isSidechain sits in the envelope, before the record's first nested object.
-        if raw.find(b'"isSidechain":true', 0, min(start, 512)) != -1:
+        if raw.find(b'"isSidechain":true', 0, start if start < 512 else 512) != -1:
             return "sidechain"
         # An assistant record's first "type" is its message's (or, in older files, the
         # envelope's); a user record's is the envelope's.
@@ -157,13 +170,14 @@ class ClaudeParser:
             at = raw.find(_CONTENT, start)
             if at == -1:
                 return None
-            if raw.startswith(b'text","text":"', at + len(_CONTENT)):
-                return self._text(raw, at, len(_ASSISTANT_TEXT), True) if FAST_PATH else None
-            if raw.startswith(b'tool_use","id":"', at + len(_CONTENT)):
+            block = at + _CONTENT_LEN
+            if raw.startswith(b'text","text":"', block):
+                return self._text(raw, at, _ASSISTANT_TEXT_LEN, True) if FAST_PATH else None
+            if raw.startswith(b'tool_use","id":"', block):
                 return self._write_call(raw, at) if FAST_PATH else None
             # Only a thinking block (no second block after it): most of a response's
             # bytes, nothing the sweep reads.
-            if raw.startswith(_THINKING, at + len(_CONTENT)):
+            if raw.startswith(_THINKING, block):
                 if raw.find(b'},{"type":"', at) == -1:
                     return "assistant:thinking"
             return None
@@ -171,7 +185,7 @@ class ClaudeParser:
             if FAST_PATH:
                 at = raw.find(_USER_TEXT, start)
                 if at != -1:
-                    return self._text(raw, at, len(_USER_TEXT), False)
+                    return self._text(raw, at, _USER_TEXT_LEN, False)
             if raw.find(b'"tool_result"', start) != -1:
                 # Tool results only, no text block the user typed (toolUseResult, after the
                 # message, may itself say "type":"text": Read results).
@@ -180,7 +194,9 @@ class ClaudeParser:
                 tail = raw.rfind(b'"toolUseResult":')
                 if raw.find(b'"type":"text"', start, tail if tail > start else len(raw)) == -1:
                     # An error (a failed or rejected edit touched no file) is always read.
-                    if not mentions(raw, wanted) and raw.find(b'"is_error":true', start) == -1:
+                    if not (wanted and mentions(raw, wanted)) and (
+                        raw.find(b'"is_error":true', start) == -1
+                    ):
                         return "user:tool_result"
             return None
         if value == b"system":
@@ -198,7 +214,7 @@ class ClaudeParser:
             text, end = _scanstring(body, 0)
         except ValueError:
             return None
-        if lone_surrogate(text):
+        if not text.isascii() and lone_surrogate(text):
             return None  # the full parse cleans it
         # `end` is past the closing quote: the block (or the message) must end right there.
         if not body.startswith("}]" if assistant else "}", end):
@@ -229,7 +245,7 @@ class ClaudeParser:
             key: tuple[str, int | str] = ("text", hash(text))
             if key not in seen:
                 seen.add(key)
-                if text.strip():
+                if text and not text.isspace():  # `text.strip()`, without the copy
                     more = body.find('"stop_reason":"tool_use"', end) != -1
                     events.append(assistant_text(text, ts, msg_id, more))
         else:
@@ -243,20 +259,25 @@ class ClaudeParser:
         """A record whose one block is a call writing a file (`WRITE_TOOLS`): its path read
         where it stands, the content written left unparsed. None: parse it (another tool,
         more than one block, a flag, a session not seen on an earlier line)."""
-        pos = at + len(_TOOL_USE)
+        pos = at + _TOOL_USE_LEN
         id_end = raw.find(b'"', pos, pos + 128)
         if id_end <= pos or not raw.startswith(b',"name":"', id_end + 1):
             return None
         name_at = id_end + 10
         name_end = raw.find(b'"', name_at, name_at + 16)
-        shape = _WRITE_SHAPES.get(raw[name_at:name_end]) if name_end != -1 else None
+        if name_end == -1:
+            return None
+        # `{"replace_all":false,"file_path":…}`: how most Edit calls of Claude Code's
+        # transcripts are laid out (939 of 952 in the corpus); the flag says nothing.
+        shapes = (
+            _WRITE_SHAPES_NO_REPLACE_ALL
+            if raw.startswith(_NO_REPLACE_ALL, name_end + 1)
+            else _WRITE_SHAPES
+        )
+        shape = shapes.get(raw[name_at:name_end])
         if shape is None:
             return None
         name, field, opening = shape
-        if raw.startswith(_NO_REPLACE_ALL, name_end + 1):
-            # `{"replace_all":false,"file_path":…}`: how most Edit calls of Claude Code's
-            # transcripts are laid out (939 of 952 in the corpus); the flag says nothing.
-            opening = _NO_REPLACE_ALL + opening[len(_INPUT) :]
         # One block only (a second is `},{"type":"`: a quote in a string is escaped), no
         # flag anywhere (`"…":true`, in the envelope or the input), the session known.
         if (
@@ -267,12 +288,8 @@ class ClaudeParser:
             or raw.find(self._envelope) == -1
         ):
             return None
-        path_at = name_end + 1 + len(opening)
-        try:
-            path, _ = _scanstring(raw[path_at : path_at + 8192].decode("utf-8", "replace"), 0)
-        except ValueError:
-            return None
-        if lone_surrogate(path):
+        path = _json_string(raw, name_end + 1 + len(opening), 8192)
+        if path is None or (not path.isascii() and lone_surrogate(path)):
             return None
         tool_id = raw[pos:id_end].decode("utf-8", "replace")
         if "\\" in tool_id:
@@ -539,6 +556,27 @@ class ClaudeParser:
                 self.stats.skip("system:local_command")
         else:
             self.stats.skip(f"system:{subtype}")
+
+
+def _json_string(raw: bytes, at: int, most: int) -> str | None:
+    """The JSON string whose text begins at `at` (after its opening quote), as
+    `_scanstring` reads it from the decoded `raw[at : at + most]`; None where it cannot.
+
+    Most of what follows a path is the content written (an Edit's strings, a Write's
+    file): the text up to the first quote is decoded first, and is the string when that
+    quote closes it. A quote ends no UTF-8 sequence, so what that shorter text decodes to
+    begins what the longer does, and the scanner reads the same string from both. When
+    that quote is escaped (or there is none) the longer text is read, as it always was."""
+    quote = raw.find(b'"', at, at + most)
+    if quote != -1:
+        try:
+            return _scanstring(raw[at : quote + 1].decode("utf-8", "replace"), 0)[0]
+        except ValueError:
+            pass  # an escaped quote: the string goes on
+    try:
+        return _scanstring(raw[at : at + most].decode("utf-8", "replace"), 0)[0]
+    except ValueError:
+        return None
 
 
 def _goal_status(attachment: dict[str, Any], ts: object) -> Iterator[ThreadGoal]:

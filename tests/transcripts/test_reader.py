@@ -594,6 +594,62 @@ def test_the_fast_path_agrees_on_arbitrary_text(
     assert fast == full
 
 
+def test_a_text_of_whitespace_alone_is_no_text_on_either_path(tmp_path: Path) -> None:
+    # The fast path tells a blank text by `isspace`, the full parse by `strip`: the same
+    # characters, and a character that only looks blank (a zero-width space) is text.
+    blanks = [" ", "\n\t ", "\u2003\u00a0", "\x1c\x1d\x1e\x1f\x85", "\u3000", "\u200b", ""]
+    records = [assistant(f"msg_{n}", text(value)) for n, value in enumerate(blanks)]
+    fast, full = _both_paths(write_jsonl(tmp_path / "t.jsonl", records))
+    assert fast == full
+    assert [e.text for e in of(AssistantText, fast[0])] == ["\u200b"]
+
+
+def test_a_written_path_reads_the_same_from_its_first_quote_as_from_the_window() -> None:
+    """`_write_call` decodes a path up to its first quote, not the 8 KB after it: the same
+    string as the whole window gives, or the window is read (an escaped quote), or None."""
+    window = 64
+    cases = [
+        rb'/a/b.py","old_string":"x"}',
+        rb'/a/q\"uo.py","content":"x"}',  # an escaped quote first: the window is read
+        rb'/a/q\\"uo.py","content":"x"}',  # an escaped backslash, then the closing quote
+        rb'/a/q\\\"uo.py","content":"x"}',
+        rb'/a/\u00e9\u0022.py","x":1}',
+        '/a/é ü 😀.py","x":""}'.encode(),
+        b'/a/\xe2\x82".py"',  # a sequence cut short by the quote
+        b'/a/\xff\xfe.py"',
+        b'/a/tab\there.py"',  # a control character: no JSON string
+        rb'/a/bad\escape.py"',
+        b"/a/" + b"x" * 80 + b'"',  # no quote within the window
+        b"/a/no-quote-at-all",
+        b'"',
+        rb"\"",
+    ]
+
+    def window_read(raw: bytes, at: int) -> str | None:
+        try:
+            return claude._scanstring(raw[at : at + window].decode("utf-8", "replace"), 0)[0]
+        except ValueError:
+            return None
+
+    for case in cases:
+        raw = b'{"file_path":"' + case + b"\n"
+        at = raw.index(b'"file_path":"') + len(b'"file_path":"')
+        assert claude._json_string(raw, at, window) == window_read(raw, at), case
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40), st.sampled_from([b'"', rb"\"", rb'\\"', b"\xc3", rb"\u00", b""]))
+def test_a_written_path_reads_the_same_whatever_its_bytes(body: bytes, tail: bytes) -> None:
+    raw = b'"file_path":"' + body + tail + b'","content":"' + body + b'"}'
+    at = len(b'"file_path":"')
+    for window in (8, 32, 8192):
+        try:
+            expected = claude._scanstring(raw[at : at + window].decode("utf-8", "replace"), 0)[0]
+        except ValueError:
+            expected = None
+        assert claude._json_string(raw, at, window) == expected
+
+
 def test_a_lone_surrogate_is_cleaned_whichever_path_reads_its_line(tmp_path: Path) -> None:
     # JSON.stringify writes one as `\\ud800`; the fast paths decline such a line (the check
     # is on the text they decode, not a scan of every line) and the full parse cleans it.
