@@ -276,12 +276,11 @@ class Ledger:
         for form in self.spelled.pop(s, ()):
             forms.pop(form, None)
 
-    def hits(self, tokens: set[str]) -> set[str]:
+    def hits(self, tokens: set[str], parts: set[str] | None = None) -> set[str]:
         """The loose ends this message names one distinctive stem of (the caller then
-        weighs all their stems, generic ones too: "implement the enhanced export")."""
+        weighs all their stems, generic ones too: "implement the enhanced export"); `parts`,
+        the words of the paths it spells whole ("`data/customers_dedup.csv`"), too."""
         found = self.forms.keys() & tokens
-        # A path spelled whole ("`data/customers_dedup.csv`") names its parts.
-        parts = {w for t in tokens if "/" in t for w in WORD.findall(t)}
         if parts:
             found |= self.forms.keys() & parts
         if not found:

@@ -743,12 +743,15 @@ class Loose:
     def _evidence(self, text: str, tokens: set[str], role: str) -> None:
         """Settle the loose ends this message shows done (assistant) or taken up (user)."""
         ledger = self.ledger
-        keys = ledger.hits(tokens)
+        # A path spelled whole ("`data/customers_dedup.csv`") names its parts too.
+        parts = {w for t in tokens if "/" in t for w in WORD.findall(t)} if "/" in text else None
+        keys = ledger.hits(tokens, parts)
         if not keys:
             return
-        # The whole message first, then its sentences (a path spelled whole, its parts too).
+        # The whole message first, then its sentences.
         stems = {stem(t) for t in tokens}
-        stems.update(stem(w) for t in tokens if "/" in t for w in WORD.findall(t))
+        if parts:
+            stems.update(stem(w) for w in parts)
         keys = {k for k in keys if might_settle(ledger.subjects[k], stems)}
         if not keys:
             return
@@ -784,7 +787,9 @@ class Loose:
             if not self.ledger:
                 return
             for line in text.splitlines():
-                keys = list(self.ledger.hits(set(line.lower().split())))
+                low = line.lower()
+                parts = set(WORD.findall(low)) if "/" in low else None
+                keys = list(self.ledger.hits(set(low.split()), parts))
                 if keys:
                     self._match(line, keys, "done later")
 
