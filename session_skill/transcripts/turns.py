@@ -1040,12 +1040,33 @@ def _asks_to_know(said: str) -> bool:
         return _TO_CHANGE.search(said[:2000]) is None
     if _TO_WRITE_TEXT.match(head):
         return _A_FILE.search(said[:2000]) is None
-    if _TO_KNOW.match(said) is None or _SUGGESTING.match(said):
+    if _TO_KNOW.match(said) is None:
+        return _asks_last(said)
+    if _SUGGESTING.match(said):
         return False
     # A question, typed with its question mark or not ("how do i roll this out safely").
     return (
         said.rstrip().endswith("?") and len(said) <= 600 or (len(said) <= 200 and "\n" not in said)
     )
+
+
+# Where a topic ends and the question about it begins: "the blurry preview thing - whats
+# causing that".
+_TOPIC_THEN = Lazy(r"\s[-—–]\s+|:\s+")
+
+
+def _asks_last(said: str) -> bool:
+    """A message of a line whose last sentence asks to know ("cors is fine i checked. thx.
+    the blurry preview thing - whats causing that"), the sentences before it asking for no
+    work: a question too."""
+    if len(said) > 300 or "\n" in said.strip():
+        return False
+    text = said.strip()
+    asked = _TOPIC_THEN.split(_SENTENCES.split(text)[-1])[-1]
+    before = text[: -len(asked)]  # the sentences before, and the topic the question is about
+    if not before or _ASKS_WORK.search(before):
+        return False
+    return _TO_KNOW.match(asked) is not None and _SUGGESTING.match(asked) is None
 
 
 # Claude Code's marker for an image pasted into the prompt.
