@@ -426,6 +426,8 @@ _DEFERRALS = [
     "fix the crash. remind me about pagination next week",
     "fix the crash. hold pagination until marketing signs off",
     "fix the crash. pagination: parked",
+    "fix the crash now. pagination can be a follow-up, make a note somewhere",
+    "fix the crash, make pagination a follow-up pr",
 ]
 _NOT_DEFERRALS = [
     "fix the crash, then add pagination",
@@ -441,6 +443,7 @@ _NOT_DEFERRALS = [
     "fix the crash. we already shipped pagination in phase 2",
     "fix the crash in the v2 endpoint; the lock is held until the write finishes",
     "hold on, until when is the token valid? fix the crash",
+    "fix the crash; the pagination page could be a follow-up email to the customer",
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails",
             "still failing on CI, thanks", "it still shows the old banner. thx"]  # fmt: skip

@@ -136,6 +136,12 @@ RULES: tuple[Rule, ...] = (
           | follow[- ]?up\s+(?:pr|pull\s+request|commit|change|issue|ticket|task|work|session
               |fix|patch|item|iteration|pass)s?\b
           | (?:i'll|we'll|i\s+will|we\s+will|let's|can|could|should)\s+follow\s+up\s+on\b
+          # "2 can be a follow-up", "make that a follow-up"
+          # (not "a follow-up email": a thing of its own)
+          | \b(?:(?:can|could|should|will|would)\s+be|make\s+(?:it|that|this|them|those))
+              \s+(?:a|its\s+own)\s+(?:separate\s+)?follow[- ]?up
+              (?:\s+(?:pr|pull\s+request|change|issue|ticket|task|fix|patch|commit))?
+              (?=\s*(?:[,.;:!?)—–]|\s-\s|$))
           # "Follow-up: open an issue to give each worker its own dir."
           | ^\W*follow[- ]?ups?\s*[:—–])""",
     ),
