@@ -148,8 +148,9 @@ _MINE = Lazy(
       (?:(?:send|ask|ping|email|message|tell|talk\s+to|check\s+with|kick\s+off|schedule|file
           |forward|loop\s+in|raise)\b(?!\s+(?:you|u)\b)  # not "I'll tell you what I saw"
         | (?:do|handle|push|merge|deploy|open|run|start|measure|test|review|write|update|fix
-          |rotate|renew|regenerate|take\s+care\s+of|look\s+at|deal\s+with)\b[^.?!\n]{0,80}?
-          \b(?:myself|manually|by\s+hand|tonight|tomorrow|later|on\s+my\s+(?:end|side)
+          |rotate|renew|regenerate|take\s+care\s+of|look\s+at|deal\s+with|bump|set|raise
+          |lower|increase|change|add)\b[^.?!\n]{0,80}?
+          \b(?:myself|manually|by\s+hand|tonight|tomorrow|later|on\s+my\s+(?:end|side)|there
           |this\s+(?:week|afternoon|evening)|after\s+(?:lunch|the\s+meeting))\b)""",
     re.IGNORECASE | re.VERBOSE,
 )

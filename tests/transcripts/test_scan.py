@@ -3664,7 +3664,9 @@ def test_a_commit_asked_for_is_work_done_before_the_question_after_it(tmp_path: 
         ("thanks. i'll send the release notes to the docs team", True),
         ("ill push and open the pr myself", True),
         ("ok, i'll kick off the benchmark run on the cluster tonight", True),
+        ("manifests are in the infra repo, ill bump the grace period there to 60", True),
         ("i'll be back in 10 min", False),
+        ("i'll change my mind if the numbers say so", False),
         ("i'll test it and let you know", False),
         (
             "sorry to interrupt. Ill tell you what I have observed. renaming the dir breaks it",
