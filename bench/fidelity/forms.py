@@ -453,7 +453,7 @@ _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good",
            # how it went, then thanks: no request
            "tested on the pixel, push is arriving now!! thank you very much",
            "deployed, no restarts for 20 min. 👍", "danke!", "the tests pass now. thanks!",
-           "merci beaucoup"]  # fmt: skip
+           "merci beaucoup", "cool thanks, deploying this", "great, merging it now"]  # fmt: skip
 _QUESTIONS = [
     "why does the login test fail?",
     "what's the best way to cache the parsed config?",

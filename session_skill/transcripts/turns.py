@@ -102,8 +102,9 @@ _ACK = Lazy(
     r"|(?:good|great|nice|awesome)\s+(?:job|work)|cya|(?:we're|we\s+are|i'm|i\s+am)\s+done"
     r"(?:\s+(?:here|for\s+(?:now|today|tonight)))?|[👍🙏🎉✅🙌💯❤️👌🚀🔥💪✨🥳👏🤝🙂😊😄]"
     # what the user does next themselves: "great, pushing", "merged, thanks", "sent"
-    r"|pushing|merging|deploying|shipping|releasing|pushed|merged|deployed|shipped|released"
-    r"|sent|applied|looks\s+(?:great|right|fine)"
+    r"|(?:pushing|merging|deploying|shipping|releasing|pushed|merged|deployed|shipped|released"
+    r"|sent|applied)(?:\s+(?:it|this|that|them|now|it\s+now|this\s+now))?"
+    r"|looks\s+(?:great|right|fine)"
     r")[\s!.,:)]*)+$",
     re.IGNORECASE,
 )
