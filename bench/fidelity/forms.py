@@ -444,6 +444,8 @@ _NOT_DEFERRALS = [
     "fix the crash in the v2 endpoint; the lock is held until the write finishes",
     "hold on, until when is the token valid? fix the crash",
     "fix the crash; the pagination page could be a follow-up email to the customer",
+    "ran it on staging, passed the migration, now fails later. fix the crash",
+    "the worker starts fine, crashes later. fix the crash",
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails",
             "still failing on CI, thanks", "it still shows the old banner. thx"]  # fmt: skip

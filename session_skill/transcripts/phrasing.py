@@ -44,12 +44,15 @@ _DONE_VERB = (
 _DET = r"(?:the|this|that|it|these|those|our|my|any|all)\b"
 # A clause of a word or two and "later": "hsts later.", "ugh. backfill later, finance …" —
 # the user's shorthand. Not "two days later", "see you later", "a bit later", "the later
-# run" (an adjective after a determiner).
+# run" (an adjective after a determiner), nor what happened then: "now fails later".
 _TERSE = (
     r"(?:^|[.,;:!?]\s+)\W*(?:[a-z][\w/-]*\s+)?(?!(?:you|u|ya|talk|chat|speak|much|years?"
     r"|months?|weeks?|days?|hours?|minutes?|mins?|seconds?|secs?|moments?|bit|little|time"
     r"|steps?|turns?|lines?|pages?|runs?|the|an?|this|that|these|those|its|their|our|my|your"
-    r"|so|and|or|but|then|is|was|were|are|\d\w*)\b)[a-z][\w/-]*\s+"
+    r"|so|and|or|but|then|is|was|were|are|\d\w*"
+    r"|fail(?:s|ed)|crash(?:es|ed)|breaks|broke|happen(?:s|ed)|error(?:s|ed)|died|dies|hangs|hung"
+    r"|appear(?:s|ed)|show(?:s|ed)|start(?:s|ed)|stop(?:s|ped)|ran|pass(?:es|ed)|timed\s+out"
+    r"|times\s+out)\b)[a-z][\w/-]*\s+"
 )
 
 
