@@ -455,7 +455,9 @@ _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good",
            # how it went, then thanks: no request
            "tested on the pixel, push is arriving now!! thank you very much",
            "deployed, no restarts for 20 min. 👍", "danke!", "the tests pass now. thanks!",
-           "merci beaucoup", "cool thanks, deploying this", "great, merging it now"]  # fmt: skip
+           "merci beaucoup", "cool thanks, deploying this", "great, merging it now",
+           # thanks, then how it went
+           "thank you, it reads very natural", "thx! works great on my phone too"]  # fmt: skip
 _QUESTIONS = [
     "why does the login test fail?",
     "what's the best way to cache the parsed config?",

@@ -713,6 +713,13 @@ _SIGNED_OFF = Lazy(
         |for\s+(?:now|today|the\s+help|your\s+help)))*[\s!.🙏👍]*$""",
     re.IGNORECASE | re.VERBOSE,
 )
+# Thanks the message opens on: "thank you, …", "thx! …", "ok thanks. …"
+_THANKED = Lazy(
+    rf"""^\W*(?:(?:ok(?:ay)?|great|perfect|cool|nice)[,.!\s]+)?(?:thanks?|thank\s+you|thx|ty
+      |{THANKS_ABROAD})(?:\s+(?:so|very)\s+much|\s+a\s+lot)?[,.!\s]+""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_WILL = Lazy(r"\b(?:i'll|ill|i\s+will|will|gonna|going\s+to)\b", re.IGNORECASE)
 _DECLINED = Lazy(
     r"""(?:^|[.!,;]\s*)(?:(?:no|nah|nope)\b[,.!\s]*(?:\w+\s+){0,3}?)?(?:\w+\s+){0,3}?
         (?:is|are|'s|s)\s+(?:enough|fine|ok(?:ay)?|good(?:\s+enough)?)\b
@@ -818,6 +825,12 @@ def _asks_nothing_new(said: str) -> bool:
     found = _SIGNED_OFF.search(text)
     if found is not None and found.start() > 0:
         return not _asks(text[: found.start()])
+    thanked = _THANKED.match(text)
+    if thanked is not None and thanked.end() < len(text):
+        # "thank you, it reads very natural": thanks, then how it went — not a step the
+        # user takes on ("thanks, ill clear them after the deploy"), nor a failure
+        after = text[thanked.end() :]
+        return not (_asks(after) or _fails(after) or _OWN_STEP.match(after) or _WILL.search(after))
     own = _OWN_STEP.match(text)
     if own is not None:  # what they do themselves, then maybe what they ask for
         rest = re.split(r"(?<=[.;!?])\s|,\s+(?:then|and)\s", text[own.end() :], maxsplit=1)

@@ -77,10 +77,14 @@ def test_a_paste_alone_is_completed_by_what_the_reply_says_it_shows(tmp_path: Pa
         ("deployed, no restarts for 20 min. 👍", False),
         ("danke!", False),
         ("спасибо", False),
+        ("thank you, it reads very natural", False),
+        ("ok thanks. the numbers match the dashboard now", False),
         # a request, a question or a failure, with thanks after it
         ("write the changelog entry too, thanks", True),
         ("thanks, can you also add a test", True),
         ("now bump the version, thanks", True),
+        ("thanks, but it still fails on CI", True),
+        ("thanks, can you also add the example as a test", True),
         ("still failing on CI, thanks", True),
     ],
 )
