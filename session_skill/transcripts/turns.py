@@ -719,7 +719,11 @@ _THANKED = Lazy(
       |{THANKS_ABROAD})(?:\s+(?:so|very)\s+much|\s+a\s+lot)?[,.!\s]+""",
     re.IGNORECASE | re.VERBOSE,
 )
-_WILL = Lazy(r"\b(?:i'll|ill|i\s+will|will|gonna|going\s+to)\b", re.IGNORECASE)
+# …after which words of a step taken on, or of something not quite right, ask it still.
+_WILL = Lazy(
+    r"\b(?:i'll|ill|i\s+will|will|gonna|going\s+to|but|still|though|however|except)\b",
+    re.IGNORECASE,
+)
 _DECLINED = Lazy(
     r"""(?:^|[.!,;]\s*)(?:(?:no|nah|nope)\b[,.!\s]*(?:\w+\s+){0,3}?)?(?:\w+\s+){0,3}?
         (?:is|are|'s|s)\s+(?:enough|fine|ok(?:ay)?|good(?:\s+enough)?)\b

@@ -84,6 +84,7 @@ def test_a_paste_alone_is_completed_by_what_the_reply_says_it_shows(tmp_path: Pa
         ("thanks, can you also add a test", True),
         ("now bump the version, thanks", True),
         ("thanks, but it still fails on CI", True),
+        ("thanks, the page is still slow on big accounts", True),
         ("thanks, can you also add the example as a test", True),
         ("still failing on CI, thanks", True),
     ],
