@@ -46,6 +46,7 @@ from e2e_harness import (
     version_of,
 )
 from e2e_scripted import ScriptError, block_with, fill_heredoc
+from hook_log import HookLog
 
 CODEX_VERSION = os.environ.get("SESSION_SKILL_E2E_CODEX_VERSION", "0.171.0")
 API_KEY = "sk-test"
@@ -518,3 +519,15 @@ def hook_context(req: LoggedRequest, needle: str) -> list[str]:
     """Developer messages holding ``needle``: where a SessionStart hook's
     ``additionalContext`` lands (its own developer message, before the user's prompt)."""
     return [m for m in req.messages("developer") if needle in m]
+
+
+def logged_turn(w: CodexWorld, t: Any, log: HookLog, prompt: str, answer: Any) -> LoggedRequest:
+    """``prompt`` → the scripted ``answer``; the turn's main request, once its Stop hook ran."""
+    text = answer.content if hasattr(answer, "content") else answer
+    w.mock.add(answer)
+    mark, before = w.mock.mark(), log.mark()
+    t.type(prompt)
+    req = w.mock.wait_main(since=mark)
+    log.wait("Stop", since=before, where=lambda p: p["last_assistant_message"] == text)
+    t.wait_ready()
+    return req

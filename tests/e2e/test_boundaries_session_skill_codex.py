@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from codex_harness import CodexWorld, make_world, relay, rollouts_for_cwd, run_skill, session_meta
+from codex_harness import logged_turn as turn
 from codex_mock import LoggedRequest, reply
 from e2e_harness import find_tmux, find_venv_bin
 from e2e_store import body, docs, docs_with, frontmatter, section, wait_until
@@ -45,18 +46,6 @@ def world(tmp_path: Path, codex_bin: Path) -> Iterator[CodexWorld]:
         yield w
     finally:
         w.close()
-
-
-def turn(w: CodexWorld, t: Any, log: HookLog, prompt: str, answer: Any) -> LoggedRequest:
-    """``prompt`` → the scripted ``answer``; the turn's main request, once its Stop hook ran."""
-    text = answer.content if hasattr(answer, "content") else answer
-    w.mock.add(answer)
-    mark, before = w.mock.mark(), log.mark()
-    t.type(prompt)
-    req = w.mock.wait_main(since=mark)
-    log.wait("Stop", since=before, where=lambda p: p["last_assistant_message"] == text)
-    t.wait_ready()
-    return req
 
 
 def contexts(req: LoggedRequest) -> list[str]:

@@ -35,13 +35,13 @@ from codex_harness import (
     CodexWorld,
     hook_context,
     last_stdout,
+    logged_turn,
     tool_exit,
     tool_stdout,
 )
 from codex_mock import Item, LoggedRequest, MockResponses, exec_command, function_call, message
 from e2e_harness import CACHE, Result, find_tmux, make_project
 from e2e_scripted import ScriptError, block_with, fill_heredoc
-from hook_log import HookLog
 from hook_log import install as hook_log
 from plugin_harness import checkout_cli, path_without_session_skill
 
@@ -380,19 +380,6 @@ def both_trusted(w: CodexPluginWorld) -> None:
 
 
 LOGGED = ("session_start", "pre_compact", "post_compact", "stop")
-
-
-def logged_turn(
-    w: CodexPluginWorld, t: Any, log: HookLog, prompt: str, answer: str
-) -> LoggedRequest:
-    """``prompt`` → ``answer``; the turn's main request, once its Stop hook ran."""
-    w.mock.add(answer)
-    mark, before = w.mock.mark(), log.mark()
-    t.type(prompt)
-    req = w.mock.wait_main(since=mark)
-    log.wait("Stop", since=before, where=lambda p: p["last_assistant_message"] == answer)
-    t.wait_ready()
-    return req
 
 
 def test_codex_plugin_and_a_project_install_say_a_startup_notice_once(

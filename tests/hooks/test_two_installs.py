@@ -38,11 +38,16 @@ def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
+def pending_project(tmp_path: Path) -> Path:
+    """A project whose handover, written 12 minutes ago, waits to be loaded."""
     root = make_project(tmp_path)
     write_doc(root, created=stamp(NOW - timedelta(minutes=12)))
     return root
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return pending_project(tmp_path)
 
 
 @pytest.fixture
@@ -52,6 +57,7 @@ def command() -> str:
 
 
 def settings(path: Path, command: str, matcher: str = MATCHER, **more: object) -> Path:
+    """A settings file (or Codex's hooks.json: the same layout) with one SessionStart hook."""
     entry = {"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": 10}]}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"hooks": {"SessionStart": [entry]}, **more}), encoding="utf-8")

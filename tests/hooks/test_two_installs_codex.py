@@ -10,7 +10,6 @@ import json
 import os
 import sys
 import time
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -28,7 +27,8 @@ from tests.hooks.test_session_start import (
     store_dir,
     write_doc,
 )
-from tests.hooks.test_two_installs import run_both
+from tests.hooks.test_two_installs import pending_project, run_both, snapshot
+from tests.hooks.test_two_installs import settings as hooks_json
 
 pytestmark = pytest.mark.skipif(
     sys.version_info < (3, 11), reason="Codex's trust is read with tomllib (3.11+)"
@@ -48,22 +48,13 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    root = make_project(tmp_path)
-    write_doc(root, created=stamp(NOW - timedelta(minutes=12)))
-    return root
+    return pending_project(tmp_path)
 
 
 @pytest.fixture
 def command() -> str:
     """What `session-skill install --agent codex` writes for this interpreter."""
     return hook_command(agent="codex")
-
-
-def hooks_json(path: Path, command: str, matcher: str = MATCHER) -> Path:
-    entry = {"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": 10}]}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"hooks": {"SessionStart": [entry]}}), encoding="utf-8")
-    return path
 
 
 def config(home: Path, *, trusted: tuple[Path, ...] = (), hooks: tuple[Path, ...] = (),
@@ -98,11 +89,6 @@ def env_of(home: Path, *, plugin: bool) -> dict[str, str]:
 
 def start(cwd: Path, home: Path, *, plugin: bool, source: str = "startup") -> str:
     return hook.run(payload(cwd, source), env=env_of(home, plugin=plugin), now=NOW)
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    sd = store_dir(root)
-    return {str(p.relative_to(sd)): p.read_bytes() for p in sorted(sd.rglob("*")) if p.is_file()}
 
 
 def test_plugin_and_a_trusted_project_install_say_a_startup_notice_once(
