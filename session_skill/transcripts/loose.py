@@ -607,8 +607,8 @@ class Loose:
                 self._said(loose_end(sentence, DEFERRED, why, ts, line, "deferral"))
                 theirs, self.user_put_off = self.user_put_off, None
                 if theirs is not None and AS_THEY_SAID.search(sentence):
-                    self.pool.pop(theirs, None)  # the user's "not now", which this names
-                    self.ledger.forget(theirs)
+                    # the user's "not now", which this names
+                    self._settle(theirs, f"said back by the reply: {clip(redact(sentence), 100)}")
                 continue
             why = f"left open in the summary{_at(ts)}"
             key = self._add(loose_end(sentence, DEFERRED, why, ts, line, "caveat"))
