@@ -185,13 +185,17 @@ def _dumped(
     from session_skill import agent
 
     slug = pending.slug
-    if (
-        gates.branch_differs(pending.branch, current)
-        or start.source == "startup"
-        or (not _codex(start, env) and _cleared_another(store, pending))
-    ) and _said_beside(start, env):
+    other_branch = gates.branch_differs(pending.branch, current)
+    # (`.cleared` read once: a /clear that restores is the common start)
+    another = (
+        not other_branch
+        and start.source != "startup"
+        and not _codex(start, env)
+        and _cleared_another(store, pending)
+    )
+    if (other_branch or start.source == "startup" or another) and _said_beside(start, env):
         return None  # a notice, which the settings-file install's hook gives beside this one
-    if gates.branch_differs(pending.branch, current):
+    if other_branch:
         return (
             f"A session handover `{slug}` from {_ago(pending.age)} was written on branch "
             f"`{pending.branch}`, but `{current}` is checked out now, so it was not loaded; "
@@ -207,7 +211,7 @@ def _dumped(
             f"session-skill: handover `{slug}` ({_old(pending.age)}) is pending; "
             f"`{agent.hint('recall', env)}` loads it",
         )
-    if not _codex(start, env) and _cleared_another(store, pending):
+    if another:
         recall = agent.hint(f"recall {slug}", env)
         return (
             f"A session handover `{slug}` from {_ago(pending.age)} is pending in this project, "
