@@ -88,6 +88,7 @@ from session_skill.transcripts.reader import (
 )
 from session_skill.transcripts.toolcalls import ToolState
 from session_skill.transcripts.turns import (
+    GO_AHEAD,
     implements_plan,
     is_own_command,
     is_plan_request,
@@ -139,6 +140,13 @@ _TAKES_UP_NUMBERS = Lazy(
     re.IGNORECASE | re.VERBOSE,
 )
 _NUMBERED = Lazy(r"^\s*(?:[-*+]\s+)?\**([1-9])[.)]\s+(.+)$", re.MULTILINE)
+# …or, with a bare go-ahead ("great. go on"), the step the reply said it would take next:
+# "Next I'll look at the CSV export.", "I'll do the docs next."
+_MY_NEXT = Lazy(
+    r"""\bnext,?\s+(?:i'll|we'll|i\s+will|we\s+will)\b
+      | \b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+\s+){1,5}?next\W*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
 # The user taking a step on themselves: "ill push and open the pr myself", "i'll kick off
 # the base run on the cluster tonight", "i'll send them to the translation agency".
 _MINE_TOKENS = frozenset({"i'll", "ill", "will", "going"})
@@ -624,7 +632,7 @@ class Loose:
             if listed:
                 self.taken_up = (listed, self.edits)
         elif reply is not None and self.list_line == line and len(reply.text) <= 160:
-            picked = self._picked(text, line, reply.text)
+            picked = self._picked(text, line, reply.text) or self._next_taken(line, reply.text)
             if picked:
                 self.taken_up = (picked, self.edits)
         return taken
@@ -652,6 +660,17 @@ class Loose:
                 if head and len(items) == 1 and items[0][: len(head)] == head:
                     picked.add(key)
         return picked
+
+    def _next_taken(self, line: int, reply: str) -> set[str]:
+        """The keys of the steps this closing text said it would take next, when `reply` is
+        a bare go-ahead ("great. go on"): the work after it is those steps."""
+        if not GO_AHEAD.match(reply):
+            return set()
+        return {
+            k
+            for k, c in self.pool.items()
+            if c.line == line and c.rule == "caveat" and _MY_NEXT.search(c.full or c.text)
+        }
 
     def _unanswered(self, asked: list[tuple[Ask, str | None, int]], ended: bool) -> None:
         ending = "the session ended" if ended else "the user moved on"

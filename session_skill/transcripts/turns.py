@@ -769,7 +769,7 @@ _SHOWN = 150
 # How many replies a thread of work is followed back through (`Turns._origin`).
 _THREAD_MAX = 12
 # A go-ahead of a few words: "ok go", "yes do it", "sure, go for it", "proceed".
-_GO_AHEAD = Lazy(
+GO_AHEAD = Lazy(
     r"""^\W*(?:(?:ok(?:ay)?|yes|yeah|yep|sure|alright|great|cool|perfect|sounds\s+good)[,.!\s]+)*
       (?:go(?:\s+(?:ahead|for\s+it|on))?|do\s+it|proceed|ship\s+it|please\s+do|continue)\W*$""",
     re.IGNORECASE | re.VERBOSE,
@@ -785,7 +785,7 @@ def _replies(node: tuple[Any, ...]) -> bool:
     text, asked, words = node[0], node[1], node[2]
     if _OWN_ASK.match(text):
         return False
-    if (words <= 4 and _GO_AHEAD.match(text)) or asks_back(text):
+    if (words <= 4 and GO_AHEAD.match(text)) or asks_back(text):
         return True
     if (asked() if callable(asked) else asked) is None:
         return False

@@ -3504,6 +3504,31 @@ def test_a_number_two_lists_share_picks_nothing(tmp_path: Path) -> None:
     assert "the Windows paths" in texts, texts
 
 
+@pytest.mark.parametrize(
+    ("reply", "edits", "closing", "settled"),
+    [
+        ("great. go on", True, "**CSV export**\n\nStreams now; 60 passed.", True),
+        ("ok go ahead", True, "The export streams its rows now.", True),
+        ("continue", True, "Streams now.", True),
+        # no work after it, work that failed, or a reply that is not a bare go-ahead
+        ("great. go on", False, "Looked at it: the export is fine.", False),
+        ("go on", True, "The export is still timing out at 5k rows.", False),
+        ("great. but first the admin filters", True, "Added the filters.", False),
+    ],
+)
+def test_the_step_the_reply_said_it_takes_next_is_settled_by_the_work_a_go_ahead_starts(
+    tmp_path: Path, reply: str, edits: bool, closing: str, settled: bool
+) -> None:
+    """ "Next I'll look at the CSV export." answered "great. go on": the turn of work after
+    the go-ahead is that step, though its closing never says "done" of it."""
+    said = "Fixed the admin page: 9 queries now.\n\nNext I'll look at the CSV export."
+    work = _edit("t1", "billing/exports.py") if edits else []
+    records = [user("admin is slow and the csv export times out"), say(said), user(reply),
+               *work, say(closing)]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert ("Next I'll look at the CSV export." not in texts) is settled, texts
+
+
 def test_a_list_taken_up_is_not_settled_by_a_turn_that_changed_nothing(tmp_path: Path) -> None:
     records = [user("Why does the ETL duplicate customers?"), say(_NEXT_STEPS),
                user("do all 3"), say("Done.")]  # fmt: skip
