@@ -488,7 +488,7 @@ class Turns:
                 # changed anything." (A review or a question asked is answered in words.) The
                 # sentence is listed on its own, with what else the reply says around it.
                 why = "the reply says it changed nothing"
-            elif hands_back(closing) and not _asks_to_know(said):
+            elif hands_back(closing) and not _asks_to_know(said) and not self._asking_answered:
                 # (A question answered in words hands back a check of the user's, which is
                 # listed itself: "tell me if the Jest run still throws".)
                 why = "the reply hands it back to be tried"

@@ -685,6 +685,28 @@ def test_an_offer_is_not_the_work_handed_back(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("last", "open_"),
+    [
+        ("tested on pixel 6, works now!! thank you very much", False),
+        ("works, thanks", False),
+        ("thanks", False),
+        # a failure, or a step the user takes on first: the work is still to be seen working
+        ("still off by one on the last page", True),
+        ("thanks, ill try it tomorrow", True),
+    ],
+)
+def test_work_handed_back_to_be_tried_is_closed_by_the_users_words_after_it(
+    tmp_path: Path, last: str, open_: bool
+) -> None:
+    """ "Try it and let me know if it works", then the user's last words reporting it works
+    or signing off: the hand-back was answered, and the request is done."""
+    tried = "Fixed the slice bound. Try it and let me know if it works."
+    facts = run(tmp_path, [user("Fix the off-by-one in the pager"), *_edit("t1", "pager.py"),
+                           say(tried), user(last)])  # fmt: skip
+    assert (facts.unfinished is not None) is open_, facts.unfinished
+
+
+@pytest.mark.parametrize(
     "offer",
     [
         "Do you want me to rerun the full grid search now?",
