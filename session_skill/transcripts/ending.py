@@ -44,7 +44,7 @@ _NOT_YET = Lazy(
     r"""(?:\bstill\s+(?:says|shows|has|have|points?|uses|needs?|refers|reads|references|lists
           |contains|mentions|open|pending|missing|broken|failing|red|blocked|unresolved|untested
           |unverified|uncommitted|untracked|unpushed|in\s+progress|to\s+do|todo|hangs?|empty
-          |stale|out\s+of\s+date|wrong|not\b|off\b|disabled)
+          |stale|out\s+of\s+date|wrong|not\b|off\b|disabled|ignores?|lacks?)
       | (?:\bnot|n't|\bnever)\s+(?:been\s+|be\s+)?(?:yet\s+)?(?:pushed|committed|merged|deployed
           |tested|verified|run|exercised|released|published|checked|confirmed|wired|implemented
           |covered|handled|supported|migrated|updated|fixed|done|finished|touched|changed

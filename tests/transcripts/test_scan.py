@@ -2224,6 +2224,21 @@ def test_a_codex_question_left_unanswered_is_open(tmp_path: Path, answered: bool
     assert asked == ([] if answered else ["Which store should the cache use?"])
 
 
+@pytest.mark.parametrize(
+    "gap",
+    [
+        "`ferry remote` still ignores `--json`; it's the only command left without it.",
+        "The admin export still lacks the date filter.",
+    ],
+)
+def test_a_part_that_still_ignores_or_lacks_what_the_work_added_is_left_open(
+    tmp_path: Path, gap: str
+) -> None:
+    facts = run(tmp_path, [user("add --json to status and log"), *_edit("t1", "cli.rs"),
+                           say(f"Done: both take `--json`. {gap}")])  # fmt: skip
+    assert gap in [c.text for c in facts.candidates]
+
+
 def test_where_it_stopped_is_kept_verbatim(tmp_path: Path) -> None:
     facts = run(
         tmp_path,
