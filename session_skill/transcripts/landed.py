@@ -104,7 +104,7 @@ def stem(word: str) -> str:
 
 # Irregular past forms, to the verb a loose end names: "Write the output to …" is done by
 # "wrote `data/out.csv`", "Rebuild the index" by "rebuilt it".
-_IRREGULAR = {
+IRREGULAR = {
     past: verb
     for verb, forms in (
         ("write", "wrote written"), ("rewrite", "rewrote rewritten"), ("run", "ran"),
@@ -125,7 +125,7 @@ _IRREGULAR = {
 def _stem(word: str) -> str:
     if word.endswith("'s"):
         word = word[:-2]
-    word = _IRREGULAR.get(word, word)
+    word = IRREGULAR.get(word, word)
     if len(word) <= 3 or not word.isalpha():
         return word
     for suffix, replacement in _SUFFIXES:
@@ -318,7 +318,7 @@ def surface_forms(s: str, word: str) -> tuple[str, ...]:
         bases.update((s + "e", s[:-2] + "is"))  # normaliz: normalize, normalisation
     candidates = {b + e for b in bases for e in _ENDINGS}
     candidates |= {s + s[-1] + e for e in ("ed", "ing", "er")}  # commit: committed
-    candidates |= {past for past, verb in _IRREGULAR.items() if verb in bases}  # build: built
+    candidates |= {past for past, verb in IRREGULAR.items() if verb in bases}  # build: built
     words = [c for c in candidates if stem(c) == s]
     return tuple(h + w + t for w in words for h in _HEADS for t in _TAILS)
 

@@ -54,6 +54,7 @@ from session_skill.transcripts.ending import (
 from session_skill.transcripts.events import WRITE_TOOLS
 from session_skill.transcripts.landed import (
     GENERIC_STEMS,
+    IRREGULAR,
     Ledger,
     content_stems,
     might_settle,
@@ -140,6 +141,12 @@ _TAKES_UP_NUMBERS = Lazy(
     re.IGNORECASE | re.VERBOSE,
 )
 _NUMBERED = Lazy(r"^\s*(?:[-*+]\s+)?\**([1-9])[.)]\s+(.+)$", re.MULTILINE)
+# The user's words that open on a step handed to them, done: "merged. second PR took 5m",
+# "deployed, looks fine", "ok ran it" — a past form first, not "added to …" (a place).
+_DID_IT = Lazy(
+    r"^\W*(?:(?:ok(?:ay)?|yes|yep|yeah|done|so)[,.!\s]+)*([a-z]+)\b(?!\s+(?:to|by|for|in)\b)",
+    re.IGNORECASE,
+)
 # …or, with a bare go-ahead ("great. go on"), the step the reply said it would take next:
 # "Next I'll look at the CSV export.", "I'll do the docs next."
 _MY_NEXT = Lazy(
@@ -622,6 +629,8 @@ class Loose:
             key = self._add(loose_end(sentence, DEFERRED, why, ts, line, "caveat"))
             if key is not None:
                 self.said_in[key, "caveat"] = self.turns
+        if reply is not None:
+            self._done_as_handed(reply.text, line)
         if (
             reply is not None
             and self.list_line == line  # this closing text listed or put something off
@@ -636,6 +645,23 @@ class Loose:
             if picked:
                 self.taken_up = (picked, self.edits)
         return taken
+
+    def _done_as_handed(self, reply: str, line: int) -> None:
+        """Settle the caveats of this closing text that hand the user a step `reply` opens
+        by saying they did: "Open a PR from it when you're ready; the cache only warms once
+        it's merged" answered "merged. second PR after that took 5m10s"."""
+        found = _DID_IT.match(reply)
+        if found is None:
+            return
+        word = found[1].lower()
+        if not (word.endswith("ed") or word in IRREGULAR):
+            return
+        verb = stem(word)
+        if len(verb) < 3 or verb in GENERIC_STEMS:
+            return
+        for key, c in list(self.pool.items()):
+            if c.line == line and c.rule == "caveat" and verb in content_stems(c.full or c.text):
+                self._settle(key, f"taken up: {clip(redact(reply), 100)}")
 
     def _picked(self, text: str, line: int, reply: str) -> set[str]:
         """The keys of this closing text's listed items that `reply` takes up by number

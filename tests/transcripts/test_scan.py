@@ -2239,6 +2239,30 @@ def test_a_part_that_still_ignores_or_lacks_what_the_work_added_is_left_open(
     assert gap in [c.text for c in facts.candidates]
 
 
+@pytest.mark.parametrize(
+    ("reply", "settled"),
+    [
+        ("merged. the next PR's build took 5m10s. nice", True),
+        ("ok merged it", True),
+        ("yep, merged", True),
+        # not the step done: another step, or the step not done
+        ("added a reviewer, will merge after lunch", False),
+        ("merging is blocked by a required check", False),
+        ("the build is still slow", False),
+    ],
+)
+def test_a_step_handed_to_the_user_is_settled_by_their_words_saying_they_did_it(
+    tmp_path: Path, reply: str, settled: bool
+) -> None:
+    """ "Open a PR when you're ready; the cache only warms once it's merged", answered
+    "merged. …": the user did the step they were handed."""
+    step = "Open a PR from it when you're ready; the cache only warms once it's merged."
+    records = [user("cache the gradle deps in CI"), *_edit("t1", "android.yml"),
+               say(f"Pushed `ci/gradle-cache`. {step}"), user(reply)]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert (step not in texts) is settled, texts
+
+
 def test_where_it_stopped_is_kept_verbatim(tmp_path: Path) -> None:
     facts = run(
         tmp_path,
