@@ -789,8 +789,13 @@ class Loose:
     def _evidence(self, text: str, tokens: set[str], role: str) -> None:
         """Settle the loose ends this message shows done (assistant) or taken up (user)."""
         ledger = self.ledger
-        # A path spelled whole ("`data/customers_dedup.csv`") names its parts too.
-        parts = {w for t in tokens if "/" in t for w in WORD.findall(t)} if "/" in text else None
+        # A path spelled whole ("`data/customers_dedup.csv`") names its parts too, and a name
+        # in backticks ("Added `preload`:") names itself.
+        parts = (
+            {w for t in tokens if "/" in t or "`" in t for w in WORD.findall(t)}
+            if "/" in text or "`" in text
+            else None
+        )
         keys = ledger.hits(tokens, parts)
         if not keys:
             return

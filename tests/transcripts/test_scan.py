@@ -2263,6 +2263,24 @@ def test_a_step_handed_to_the_user_is_settled_by_their_words_saying_they_did_it(
     assert (step not in texts) is settled, texts
 
 
+@pytest.mark.parametrize(
+    ("left", "then"),
+    [
+        ("I didn't add `preload` to the HSTS header.", "Added `preload`:"),
+        ("`retry_jitter` isn't wired up yet.", "Wired `retry_jitter`."),
+    ],
+)
+def test_work_that_names_the_thing_in_backticks_lands_it(
+    tmp_path: Path, left: str, then: str
+) -> None:
+    """ "Added `preload`:" names `preload`, backticks, colon and all."""
+    records = [user("add HSTS to kettle.conf"), *_edit("t1", "kettle.conf"),
+               say(f"Added HSTS.\n\n{left}"), user("ok"), *_edit("t2", "kettle.conf"),
+               say(then)]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert not any(t in left for t in texts), texts
+
+
 def test_where_it_stopped_is_kept_verbatim(tmp_path: Path) -> None:
     facts = run(
         tmp_path,
