@@ -147,6 +147,12 @@ _DID_IT = Lazy(
     r"^\W*(?:(?:ok(?:ay)?|yes|yep|yeah|done|so)[,.!\s]+)*([a-z]+)\b(?!\s+(?:to|by|for|in)\b)",
     re.IGNORECASE,
 )
+# A deferral of what the sentence before names: "I'd hold that until …", "leave it for now".
+_HOLDS_THAT = Lazy(
+    r"""\b(?:hold|leave|park|defer|skip|save|keep|put|punt|shelve|table|do|revisit|tackle)
+      \s+(?:off\s+)?(?:on\s+)?(?:that|it|this|those|them)\b(?!\s+(?:is|was|are|works?)\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
 # …or, with a bare go-ahead ("great. go on"), the step the reply said it would take next:
 # "Next I'll look at the CSV export.", "I'll do the docs next."
 _MY_NEXT = Lazy(
@@ -619,7 +625,11 @@ class Loose:
                 if taken is not None:
                     continue  # a choice put to the user, who took it up in their reply
                 why = f"deferred{_at(ts)}"
-                self._said(loose_end(sentence, DEFERRED, why, ts, line, "deferral"))
+                # "… so I'd hold that until …": what it puts off is what the sentence
+                # before names, and the work that lands that lands this.
+                before = _sentence_before(text, sentence) if _HOLDS_THAT.search(sentence) else None
+                about = subject(before) if before else None
+                self._said(loose_end(sentence, DEFERRED, why, ts, line, "deferral"), about=about)
                 theirs, self.user_put_off = self.user_put_off, None
                 if theirs is not None and AS_THEY_SAID.search(sentence):
                     # the user's "not now", which this names
@@ -741,10 +751,12 @@ class Loose:
                     key, "done later: the user took the list up, and the work after it finished"
                 )
 
-    def _said(self, candidate: Candidate, kind: str = "list") -> None:
+    def _said(
+        self, candidate: Candidate, kind: str = "list", about: dict[str, str] | None = None
+    ) -> None:
         """Pool a loose end the assistant listed or put off, and remember the last turn it
         said so (the turn being read: `turns` counts the closed ones before it)."""
-        self._add(candidate)
+        self._add(candidate, about)
         key = _pool_key(candidate.text)
         if key in self.pool:
             self.said_in[key, kind] = self.turns + (self.closing is not None)

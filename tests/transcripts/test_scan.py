@@ -2281,6 +2281,30 @@ def test_work_that_names_the_thing_in_backticks_lands_it(
     assert not any(t in left for t in texts), texts
 
 
+@pytest.mark.parametrize(
+    ("then", "settled"),
+    [
+        ("Added `preload`:", True),
+        ("Raised the www redirect to a 308; `nginx -t` passes.", False),
+    ],
+)
+def test_a_deferral_of_what_the_sentence_before_names_lands_with_it(
+    tmp_path: Path, then: str, settled: bool
+) -> None:
+    """ "I didn't add `preload` to the HSTS header. … so I'd hold that until the header has
+    been live for a while.": "that" is the preload, and the work that adds it lands both."""
+    held = (
+        "Once the domain is on the preload list it's very hard to undo, so I'd hold that "
+        "until the header has been live for a while."
+    )
+    closing = f"Added HSTS. I didn't add `preload` to the HSTS header. {held}"
+    records = [user("add HSTS to kettle.conf"), *_edit("t1", "kettle.conf"), say(closing),
+               user("all subdomains are https already. go on"), *_edit("t2", "kettle.conf"),
+               say(then)]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert (held not in texts) is settled, texts
+
+
 def test_where_it_stopped_is_kept_verbatim(tmp_path: Path) -> None:
     facts = run(
         tmp_path,
