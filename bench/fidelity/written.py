@@ -53,7 +53,7 @@ SETS = Path(__file__).resolve().parent / "written"
 # "p", on 2026-12-06 (night), from one prompt: sessions typed as people really type them,
 # replies laid out as the clients lay them out — q marked held out before either was
 # written).
-HELD_OUT = frozenset({"b", "h", "n", "q", "s", "v", "w", "x", "z"})
+HELD_OUT = frozenset({"b", "h", "n", "q", "r", "s", "v", "w", "x", "z"})
 _ROOT = forms._APP  # the project the sessions work in
 
 
@@ -80,7 +80,8 @@ def build_codex(case: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, i
     """The same session as a codex-cli 0.171.0 rollout (the shapes of the corpus's Codex
     sessions): each user turn a `response_item` message beside its `user_message` event;
     each edit an `apply_patch` call, its `patch_apply_end` and its output; each command an
-    `exec_command` call and its output; each reply the turn's `final_answer`."""
+    `exec_command` call and its output; each reply the turn's `final_answer` (a step the
+    turn's work goes on after, `commentary`)."""
     clock = count()
 
     def rec(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -132,9 +133,12 @@ def build_codex(case: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, i
         if not turn.get("assistant"):
             continue
         text = turn["assistant"]
+        # A step the turn goes on after (narration between its tool calls) is commentary.
+        last = n + 1 == len(case["turns"]) or "user" in case["turns"][n + 1]
+        phase = "final_answer" if last else "commentary"
         records += [
-            rec("event_msg", {"type": "agent_message", "message": text, "phase": "final_answer"}),
-            rec("response_item", {"type": "message", "role": "assistant", "phase": "final_answer",
+            rec("event_msg", {"type": "agent_message", "message": text, "phase": phase}),
+            rec("response_item", {"type": "message", "role": "assistant", "phase": phase,
                                   "content": [{"type": "output_text", "text": text}]}),
         ]  # fmt: skip
         lines[n] = len(records)

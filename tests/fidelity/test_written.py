@@ -31,7 +31,9 @@ def test_every_session_is_well_formed_and_quotes_its_own_words(path: Path) -> No
         turns = case["turns"]
         assert "user" in turns[0], case["id"]
         for before, after in zip(turns, turns[1:], strict=False):
-            assert ("user" in before) != ("user" in after), case["id"]  # they alternate
+            # a user's message is answered before the next; a turn of work may narrate in
+            # several steps between its tool calls
+            assert "user" not in before or "user" not in after, case["id"]
         said = [t.get("user") or t.get("assistant") or "" for t in turns]
         for name in ("open_tasks", "open_questions", "answered_questions", "lookalikes"):
             for item in case.get(name) or []:
