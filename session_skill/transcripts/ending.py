@@ -513,6 +513,15 @@ def unticked(text: str) -> list[str]:
     return found
 
 
+# A file git is told to ignore, said so: "the plan file `tfplan` is untracked and ignored by
+# `.gitignore`", "the logs are gitignored" — out of the commit on purpose, not left behind.
+_GIT_IGNORED = Lazy(
+    r"""\bgit-?ignored\b | \bignored\s+(?:by|in|via)\s+(?:git\b|the\s+)?`?\.?gitignore
+      | \b(?:is|are)\s+(?:already\s+)?(?:in|listed\s+in)\s+(?:the\s+)?`?\.gitignore""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
 def caveats(
     text: str, ideas: bool = False, low: str | None = None, tokens: set[str] | None = None
 ) -> list[tuple[str, str | None]]:
@@ -564,6 +573,8 @@ def caveats(
                 continue
         if _STILL_DONE.search(sentence) and not re.search(r"\bbut\b", sentence, re.I):
             continue  # "the tests still pass": done, not open
+        if "ignore" in said and _GIT_IGNORED.search(sentence) and not _YOURS.search(sentence):
+            continue  # "… untracked and ignored by `.gitignore`": kept out on purpose
         found.append((redact(sentence), kind))
     return found
 

@@ -375,6 +375,7 @@ LEFT_IN_THE_CLOSING = [
     "I didn't add a retention policy, so the audit table grows without bound.",
     "We did not test the Windows build.",
     "You'll also need to enable the webhook event in the Stripe dashboard.",
+    "The keys aren't in the repo (they're gitignored); you'll need to drop them in.",
 ]
 
 # …and the same words telling what was done: nothing is left.
@@ -396,6 +397,9 @@ DONE_IN_THE_CLOSING = [
     "I didn't change the public API.",
     "I didn't add any new dependencies.",
     "I didn't add a migration since the column is nullable.",
+    # a file kept out of git on purpose
+    "The plan file `tfplan` is untracked and ignored by `.gitignore`, so it stays local.",
+    "The log files under `tools/logs/` are gitignored, so they're not part of the commit.",
 ]
 
 
