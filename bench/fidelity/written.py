@@ -57,6 +57,12 @@ HELD_OUT = frozenset({"b", "h", "n", "q", "r", "s", "v", "w", "x", "z"})
 _ROOT = forms._APP  # the project the sessions work in
 
 
+def _path(name: str) -> str:
+    """Where a session's edit of `name` wrote: in the project, unless the name is absolute
+    ("/etc/nginx/sites-available/app.conf")."""
+    return name if name.startswith("/") else f"{_ROOT}/{name}"
+
+
 def build(case: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, int]]:
     """The session's records, and the 1-based line of each turn's text."""
     records: list[dict[str, Any]] = []
@@ -66,7 +72,9 @@ def build(case: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, int]]:
             records += forms._user(turn["user"])
         else:
             for name in turn.get("edits") or []:
-                records += forms._edit(name)
+                records += forms._call(
+                    "Edit", file_path=_path(name), old_string="a", new_string="b"
+                )
             for command in turn.get("commands") or []:
                 records += forms._call("Bash", command=command)
             if not turn.get("assistant"):
@@ -104,7 +112,7 @@ def build_codex(case: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, i
             records.append(rec("event_msg", {"type": "user_message", "message": text}))
             continue
         for name in turn.get("edits") or []:
-            path, call = f"{_ROOT}/{name}", f"call_p{next(clock)}"
+            path, call = _path(name), f"call_p{next(clock)}"
             patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"
             done = f"Success. Updated the following files:\nM {path}\n"
             records += [

@@ -58,6 +58,21 @@ def test_each_quote_is_scored_on_the_line_of_the_turn_that_says_it() -> None:
     assert key.items["open_questions"][0].lines == [6] and key.files_written == ["up.py"]
 
 
+def test_an_edit_outside_the_project_is_laid_out_at_its_own_path() -> None:
+    case = {"id": "x-1", "turns": [
+        {"user": "redirect www in nginx"},
+        {"edits": ["/etc/nginx/sites-available/app.conf", "deploy/app.conf"], "assistant": "Done."},
+    ]}  # fmt: skip
+    records, _ = written.build(case)
+    calls = [r["message"]["content"][0] for r in records if r["type"] == "assistant"]
+    paths = [c["input"]["file_path"] for c in calls if c["type"] == "tool_use"]
+    assert paths == ["/etc/nginx/sites-available/app.conf", f"{written._ROOT}/deploy/app.conf"]
+    codex, _ = written.build_codex(case)
+    changed = [p for r in codex if r["payload"].get("type") == "patch_apply_end"
+               for p in r["payload"]["changes"]]  # fmt: skip
+    assert changed == paths
+
+
 def test_a_session_laid_out_as_a_codex_rollout_is_read_by_the_codex_reader() -> None:
     from session_skill.transcripts.reader import ReadStats, iter_events
 
