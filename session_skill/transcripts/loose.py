@@ -465,16 +465,18 @@ class Loose:
         candidate = loose_end(shown, DEFERRED, why, ts, self.stats.line, "user-deferral")
         self._add(candidate, about=subject(asked))
 
-    def _listed_just_before(self, sentence: str) -> bool:
+    def _listed_just_before(self, sentence: str, kind: str | None = None) -> bool:
         """Is the step the user takes on ("ok I'll ping Dana for approval") one the reply
         before already left open ("… needs approval from someone on the platform team")? It
-        is listed there, once."""
+        is listed there, once. (With `kind`: a loose end of that kind.)"""
         if self.last_closed is None:
             return False
         line = self.last_closed[2]
         own = subject(sentence).keys() - GENERIC_STEMS
         return bool(own) and any(
-            c.line == line and 3 * len(own & subject(c.text).keys()) >= len(own)
+            c.line == line
+            and (kind is None or c.type == kind)
+            and 3 * len(own & subject(c.text).keys()) >= len(own)
             for c in self.pool.values()
         )  # a third of its words: "ping Dana for approval", not "the docs team" for "team"
 
@@ -616,13 +618,20 @@ class Loose:
             self._closing_lists(text, ts, line)
         else:
             self.last_closed = (text, ts, line)
+        # A reply that puts off too ("yeah batching as a follow-up") agrees to what this
+        # text put off in its words, whatever else it answers.
+        agreed = (
+            subject(reply.text).keys() - GENERIC_STEMS
+            if reply is not None and (classify(reply.text) or ("", ""))[1] == DEFERRED
+            else None
+        )
         for sentence, kind in found:
             if kind == DIVERGING:
                 why = f"raised in the closing summary{_at(ts)}; not pursued"
                 self._add(loose_end(sentence, DIVERGING, why, ts, line, "idea"))
                 continue
             if kind == DEFERRED:
-                if taken is not None:
+                if taken is not None and not (agreed and agreed & subject(sentence).keys()):
                     continue  # a choice put to the user, who took it up in their reply
                 why = f"deferred{_at(ts)}"
                 # "… so I'd hold that until …": what it puts off is what the sentence

@@ -2310,6 +2310,34 @@ def test_a_deferral_of_what_the_sentence_before_names_lands_with_it(
     assert (held not in texts) is settled, texts
 
 
+@pytest.mark.parametrize(
+    ("reply", "listed"),
+    [
+        ("yeah batching as a follow-up. what's the lock impact of step 3?", True),
+        # the reply answers the question and agrees to nothing the text put off
+        ("yes run it on staging", False),
+        ("not now, the platform team owns staging", False),
+    ],
+)
+def test_a_deferral_the_reply_agrees_to_stays_though_the_reply_answers_a_question(
+    tmp_path: Path, reply: str, listed: bool
+) -> None:
+    """ "… we should split the backfill into batches of ~50k in a follow-up PR before this
+    runs on prod. Should I run it against staging now?", answered "yeah batching as a
+    follow-up. …": the user agreed to put the batching off, which stays open."""
+    put_off = (
+        "The single `UPDATE` is fine for dev data, but we should split the backfill into "
+        "batches of ~50k in a follow-up PR before this runs on prod."
+    )
+    closing = (
+        f"Wrote the migration; its test passes. {put_off}\n\nShould I run it against staging now?"
+    )
+    records = [user("add tenant_id to invoices"), *_edit("t1", "migration.py"), say(closing),
+               user(reply), say("It takes an ACCESS EXCLUSIVE lock for seconds.")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert (put_off in texts) is listed, texts
+
+
 def test_where_it_stopped_is_kept_verbatim(tmp_path: Path) -> None:
     facts = run(
         tmp_path,
