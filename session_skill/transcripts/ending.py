@@ -513,6 +513,18 @@ def unticked(text: str) -> list[str]:
     return found
 
 
+_TICKED = Lazy(
+    r"^[ \t>]*(?:(?:[-*+]|\d{1,2}[.)])[ \t]+)?(?:\[[xX]\]|✅)[ \t]+(\S.*)$", re.MULTILINE
+)
+
+
+def ticked(text: str) -> list[str]:
+    """The items a text ticks in a task list ("- [x] …", "✅ …"): done, in the list's own
+    notation (not inside a fenced block)."""
+    body = _FENCE.sub("\n", text[:_SCAN_CHARS])
+    return [item for m in _TICKED.finditer(body) if (item := item_text(m.group(1)))]
+
+
 # A file git is told to ignore, said so: "the plan file `tfplan` is untracked and ignored by
 # `.gitignore`", "the logs are gitignored" — out of the commit on purpose, not left behind.
 _GIT_IGNORED = Lazy(

@@ -49,6 +49,7 @@ from session_skill.transcripts.ending import (
     caveats,
     inline_lists,
     open_lists,
+    ticked,
     unticked,
 )
 from session_skill.transcripts.events import WRITE_TOOLS
@@ -490,6 +491,10 @@ class Loose:
         tokens = set(low.split())
         if role == "assistant":
             self._words = (text, low, tokens)  # for its caveats, when it closes the turn
+            if "[x]" in low or "✅" in text:
+                for item in ticked(text):
+                    if _pool_key(item) in self.pool:
+                        self._settle(_pool_key(item), f"ticked later: {clip(redact(item), 100)}")
             if "<proposed_plan>" in text:
                 plan = proposed_plan(text)
                 if plan is not None:
@@ -618,6 +623,13 @@ class Loose:
             self._closing_lists(text, ts, line)
         else:
             self.last_closed = (text, ts, line)
+            # A task list's items left unticked wait, as a list's items do, for the work
+            # (or the same list, ticked) to settle them.
+            # (A progress list, some of it ticked: not a checklist handed over, a PR's
+            # "Test plan", which the closing text that ends the session alone lists.)
+            for item in unticked(text) if ticked(text) else ():
+                why = f"left unticked in a task list{_at(ts)}"
+                self._said(loose_end(item, UNFINISHED, why, ts, line, "unticked"))
         # A reply that puts off too ("yeah batching as a follow-up") agrees to what this
         # text put off in its words, whatever else it answers.
         agreed = (
