@@ -154,3 +154,14 @@ def test_the_report_shows_the_held_out_sets_in_totals_only_as_the_readme_gives_t
         f"{n_questions} questions, and {right} of {n} candidates are right ({right / n:.0%})"
     )
     assert said in " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    # …and so are those of the plainest pair, `w` and `x`.
+    plain = [numbers[name] for name in ("w", "x")]
+    (tasks, n_tasks), (right, n) = (
+        (sum(t[what][0] for t in plain), sum(t[what][1] for t in plain))
+        for what in ("open_tasks", "candidates")
+    )
+    said = (
+        f"it finds {tasks} of {n_tasks} open tasks ({tasks / n_tasks:.0%}), and {right} of {n} "
+        f"candidates are right ({right / n:.0%})"
+    )
+    assert said in " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
