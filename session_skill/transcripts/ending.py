@@ -235,7 +235,8 @@ _UNCHECKED = Lazy(
 # "It will need to be done separately." (Not done yet — "This doesn't cover pagination
 # yet", "… remains a TODO" — is `_NOT_YET`'s.)
 _LEFT_OVER = Lazy(
-    r"""\bthat\s+leaves\b
+    r"""\bthat\s+leaves\b(?!\s+(?:plenty|enough|lots|room|headroom|space|margin|a\s+(?:lot|bit)
+        |(?:a\s+)?(?:comfortable|good|big|large|healthy|wide)\s+(?:margin|headroom))\b)
       | \bonly\s+(?:\w+\s+){1,3}(?:is|are)\s+(?:still\s+)?(?:left|remaining)\b
       | \bthe\s+only\s+(?:thing|piece|part|bit|step)s?\s+(?:still\s+)?(?:left|remaining)\b
       | \b(?:everything|all)\s+(?:else\s+)?(?:is\s+)?done\s+except\b
