@@ -643,7 +643,12 @@ class Loose:
                 self._add(loose_end(sentence, DIVERGING, why, ts, line, "idea"))
                 continue
             if kind == DEFERRED:
-                if taken is not None and not (agreed and agreed & subject(sentence).keys()):
+                named = subject(sentence).keys() - GENERIC_STEMS
+                if (
+                    taken is not None
+                    and named & subject(taken).keys()
+                    and not (agreed and agreed & named)
+                ):
                     continue  # a choice put to the user, who took it up in their reply
                 why = f"deferred{_at(ts)}"
                 # "… so I'd hold that until …": what it puts off is what the sentence

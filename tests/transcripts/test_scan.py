@@ -2311,28 +2311,33 @@ def test_a_deferral_of_what_the_sentence_before_names_lands_with_it(
     assert (held not in texts) is settled, texts
 
 
+_STAGING = "Should I run it against staging now?"
+_BATCH_NOW = "Want me to batch the backfill now instead?"
+
+
 @pytest.mark.parametrize(
-    ("reply", "listed"),
+    ("question", "reply", "listed"),
     [
-        ("yeah batching as a follow-up. what's the lock impact of step 3?", True),
-        # the reply answers the question and agrees to nothing the text put off
-        ("yes run it on staging", False),
-        ("not now, the platform team owns staging", False),
+        (_STAGING, "yeah batching as a follow-up. what's the lock impact of step 3?", True),
+        # a question about something else answered: what the text put off stands
+        (_STAGING, "yes run it on staging", True),
+        # the choice the deferral was put as, taken up either way
+        (_BATCH_NOW, "yes batch it now", False),
+        (_BATCH_NOW, "not now, the platform team owns staging", False),
     ],
 )
-def test_a_deferral_the_reply_agrees_to_stays_though_the_reply_answers_a_question(
-    tmp_path: Path, reply: str, listed: bool
+def test_a_deferral_stands_unless_the_reply_takes_up_the_choice_it_was_put_as(
+    tmp_path: Path, question: str, reply: str, listed: bool
 ) -> None:
     """ "… we should split the backfill into batches of ~50k in a follow-up PR before this
-    runs on prod. Should I run it against staging now?", answered "yeah batching as a
-    follow-up. …": the user agreed to put the batching off, which stays open."""
+    runs on prod. Should I run it against staging now?", answered "yes run it on staging",
+    or "yeah batching as a follow-up. …": the batching stays put off. Answered a question
+    about the batching itself, the user took that choice."""
     put_off = (
         "The single `UPDATE` is fine for dev data, but we should split the backfill into "
         "batches of ~50k in a follow-up PR before this runs on prod."
     )
-    closing = (
-        f"Wrote the migration; its test passes. {put_off}\n\nShould I run it against staging now?"
-    )
+    closing = f"Wrote the migration; its test passes. {put_off}\n\n{question}"
     records = [user("add tenant_id to invoices"), *_edit("t1", "migration.py"), say(closing),
                user(reply), say("It takes an ACCESS EXCLUSIVE lock for seconds.")]  # fmt: skip
     texts = [c.text for c in run(tmp_path, records).candidates]
