@@ -492,7 +492,7 @@ def inline_lists(text: str) -> list[tuple[str, str]]:
 
 # A Markdown task-list item left unticked: "- [ ] Run the e2e tests" — or an empty box
 # drawn as a glyph, beside "✅" ones: "5. ☐ editor File → Save/Load", "⬜ docs".
-_BOXES = ("[ ]", "☐", "⬜", "◻", "□")
+_ANY_BOX = recache.compile(r"\[ \]|[☐⬜◻□]")  # one pass for any of them
 _UNTICKED = Lazy(
     r"^[ \t>]*(?:(?:[-*+]|\d{1,2}[.)])[ \t]+)?(?:\[ \]|☐|⬜|◻\ufe0f?|□)[ \t]+(\S.*)$", re.MULTILINE
 )
@@ -502,10 +502,9 @@ def unticked(text: str) -> list[str]:
     """The items a closing text leaves unticked in a task list ("- [ ] …", "☐ …"): not
     done, in the list's own notation, whatever leads it (a PR's "Test plan", a checklist).
     Not inside a fenced block: that is a file's content shown."""
-    head = text[:_SCAN_CHARS]
-    if not any(box in head for box in _BOXES):
+    if _ANY_BOX.search(text, 0, _SCAN_CHARS) is None:
         return []
-    body = _FENCE.sub("\n", head)
+    body = _FENCE.sub("\n", text[:_SCAN_CHARS])
     found = []
     for m in _UNTICKED.finditer(body):
         item = item_text(m.group(1))

@@ -356,6 +356,7 @@ class Loose:
         self.edits = 0  # file-writing calls that succeeded (a rejected or failed one is none)
         self._writing: set[str] = set()  # the ids of file-writing calls awaiting their result
         self.list_line: int | None = None  # the line of the last item of `_LISTS` pooled
+        self.caveat_line: int | None = None  # …and of the last caveat
         # Questions a reply asked back over, with where they were asked (`_close_turn`)
         self.carried: list[tuple[Ask, str | None, int]] = []
         # The closing text the user's last message answered, and whether nothing came after
@@ -627,28 +628,17 @@ class Loose:
             # (or the same list, ticked) to settle them.
             # (A progress list, some of it ticked: not a checklist handed over, a PR's
             # "Test plan", which the closing text that ends the session alone lists.)
-            for item in unticked(text) if ticked(text) else ():
+            boxes = unticked(text)
+            for item in boxes if boxes and ticked(text) else ():
                 why = f"left unticked in a task list{_at(ts)}"
                 self._said(loose_end(item, UNFINISHED, why, ts, line, "unticked"))
-        # A reply that puts off too ("yeah batching as a follow-up") agrees to what this
-        # text put off in its words, whatever else it answers.
-        agreed = (
-            subject(reply.text).keys() - GENERIC_STEMS
-            if reply is not None and (classify(reply.text) or ("", ""))[1] == DEFERRED
-            else None
-        )
         for sentence, kind in found:
             if kind == DIVERGING:
                 why = f"raised in the closing summary{_at(ts)}; not pursued"
                 self._add(loose_end(sentence, DIVERGING, why, ts, line, "idea"))
                 continue
             if kind == DEFERRED:
-                named = subject(sentence).keys() - GENERIC_STEMS
-                if (
-                    taken is not None
-                    and named & subject(taken).keys()
-                    and not (agreed and agreed & named)
-                ):
+                if taken is not None and reply is not None and self._took(taken, sentence, reply):
                     continue  # a choice put to the user, who took it up in their reply
                 why = f"deferred{_at(ts)}"
                 # "… so I'd hold that until …": what it puts off is what the sentence
@@ -665,6 +655,7 @@ class Loose:
             key = self._add(loose_end(sentence, DEFERRED, why, ts, line, "caveat"))
             if key is not None:
                 self.said_in[key, "caveat"] = self.turns
+                self.caveat_line = line
         if reply is not None:
             self._done_as_handed(reply.text, line)
         if (
@@ -686,6 +677,8 @@ class Loose:
         """Settle the caveats of this closing text that hand the user a step `reply` opens
         by saying they did: "Open a PR from it when you're ready; the cache only warms once
         it's merged" answered "merged. second PR after that took 5m10s"."""
+        if self.caveat_line != line:
+            return  # no caveat of this text pooled
         found = _DID_IT.match(reply)
         if found is None:
             return
@@ -698,6 +691,19 @@ class Loose:
         for key, c in list(self.pool.items()):
             if c.line == line and c.rule == "caveat" and verb in content_stems(c.full or c.text):
                 self._settle(key, f"taken up: {clip(redact(reply), 100)}")
+
+    @staticmethod
+    def _took(asked: str, sentence: str, reply: UserText) -> bool:
+        """Did the user, answering `asked`, take up the choice a deferral of the same text
+        (`sentence`) put to them? Only when what was asked is about what it put off — and
+        not when the answer puts it off too, in its words ("yeah batching as a follow-up"):
+        that agrees to the deferral."""
+        named = subject(sentence).keys() - GENERIC_STEMS
+        if not named & subject(asked).keys():
+            return False
+        if (classify(reply.text) or ("", ""))[1] != DEFERRED:
+            return True
+        return not named & (subject(reply.text).keys() - GENERIC_STEMS)
 
     def _picked(self, text: str, line: int, reply: str) -> set[str]:
         """The keys of this closing text's listed items that `reply` takes up by number
