@@ -628,7 +628,7 @@ class Loose:
             # (or the same list, ticked) to settle them.
             # (A progress list, some of it ticked: not a checklist handed over, a PR's
             # "Test plan", which the closing text that ends the session alone lists.)
-            boxes = unticked(text)
+            boxes = unticked(text) if "[ ]" in text or not text.isascii() else ()
             for item in boxes if boxes and ticked(text) else ():
                 why = f"left unticked in a task list{_at(ts)}"
                 self._said(loose_end(item, UNFINISHED, why, ts, line, "unticked"))
