@@ -467,18 +467,16 @@ class Loose:
         candidate = loose_end(shown, DEFERRED, why, ts, self.stats.line, "user-deferral")
         self._add(candidate, about=subject(asked))
 
-    def _listed_just_before(self, sentence: str, kind: str | None = None) -> bool:
+    def _listed_just_before(self, sentence: str) -> bool:
         """Is the step the user takes on ("ok I'll ping Dana for approval") one the reply
         before already left open ("… needs approval from someone on the platform team")? It
-        is listed there, once. (With `kind`: a loose end of that kind.)"""
+        is listed there, once."""
         if self.last_closed is None:
             return False
         line = self.last_closed[2]
         own = subject(sentence).keys() - GENERIC_STEMS
         return bool(own) and any(
-            c.line == line
-            and (kind is None or c.type == kind)
-            and 3 * len(own & subject(c.text).keys()) >= len(own)
+            c.line == line and 3 * len(own & subject(c.text).keys()) >= len(own)
             for c in self.pool.values()
         )  # a third of its words: "ping Dana for approval", not "the docs team" for "team"
 
@@ -494,8 +492,8 @@ class Loose:
             self._words = (text, low, tokens)  # for its caveats, when it closes the turn
             if "[x]" in low or "✅" in text:
                 for item in ticked(text):
-                    if _pool_key(item) in self.pool:
-                        self._settle(_pool_key(item), f"ticked later: {clip(redact(item), 100)}")
+                    if (done := _pool_key(item)) in self.pool:
+                        self._settle(done, f"ticked later: {clip(redact(item), 100)}")
             if "<proposed_plan>" in text:
                 plan = proposed_plan(text)
                 if plan is not None:
