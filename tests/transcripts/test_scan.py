@@ -2270,21 +2270,22 @@ def test_a_step_handed_to_the_user_is_settled_by_their_words_saying_they_did_it(
 
 
 @pytest.mark.parametrize(
-    ("left", "then"),
+    ("left", "then", "name"),
     [
-        ("I didn't add `preload` to the HSTS header.", "Added `preload`:"),
-        ("`retry_jitter` isn't wired up yet.", "Wired `retry_jitter`."),
+        ("I didn't add `preload` to the HSTS header.", "Added `preload`:", "preload"),
+        ("`retry_jitter` isn't wired up yet.", "Wired `retry_jitter`.", "retry_jitter"),
     ],
 )
 def test_work_that_names_the_thing_in_backticks_lands_it(
-    tmp_path: Path, left: str, then: str
+    tmp_path: Path, left: str, then: str, name: str
 ) -> None:
     """ "Added `preload`:" names `preload`, backticks, colon and all."""
     records = [user("add HSTS to kettle.conf"), *_edit("t1", "kettle.conf"),
                say(f"Added HSTS.\n\n{left}"), user("ok"), *_edit("t2", "kettle.conf"),
                say(then)]  # fmt: skip
-    texts = [c.text for c in run(tmp_path, records).candidates]
-    assert not any(t in left for t in texts), texts
+    facts = run(tmp_path, records)
+    assert not [c.text for c in facts.candidates if name in c.text], facts.candidates
+    assert any(name in c.text for c in facts.settled)  # it was read, and landed
 
 
 @pytest.mark.parametrize(
