@@ -670,10 +670,14 @@ _GAVE_UP = Lazy(_GAVE_UP_WORDS, re.IGNORECASE | re.VERBOSE)
 _STOPPED = Lazy(
     rf"""{_GAVE_UP_WORDS}
       | \bstill\s+(?:fails?|failing|broken|crash(?:es|ing)?|errors?|erroring)\b
-      | \b(?:is|are)\s+still\s+(?:red|blocked)\b""",
+      | \b(?:is|are)\s+still\s+(?:red|blocked)\b
+      # the work begun, not done: "Started on the read routing.", "Started on it: …"
+      | ^\W*(?:i(?:'ve|\s+have)\s+|we(?:'ve|\s+have)\s+)?started\s+on\b""",
     re.IGNORECASE | re.VERBOSE,
 )
-_STOP_WORDS = ("stop", "still", "couldn't", "could not", "can't", "cannot", "able to", "unable")
+_STOP_WORDS = (
+    "stop", "still", "couldn't", "could not", "can't", "cannot", "able to", "unable", "started on"
+)  # fmt: skip
 
 
 def gave_up(sentence: str) -> bool:

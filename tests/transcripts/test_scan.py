@@ -2880,6 +2880,9 @@ def test_the_next_instruction_answers_a_question_also_when_it_opens_on_also(
          "The iOS build still fails, at `pod install`:"),
         ("Fixed the parser. I couldn't get the Windows build to pass.",
          "I couldn't get the Windows build to pass."),
+        # …or only begun: "Started on …", and what is still to do listed
+        ("Started on the read routing.\n\n- `config.go`: added `ReadDSN`\n\nStill to do:\n"
+         "- switch `ListOrders` to the read pool", "Started on the read routing."),
         # …not a check it could not make, a failure set aside, a story of a stop
         ("Done. I couldn't verify the email flow here (no SMTP).", None),
         ("Done. `test_tz` still fails; it is pre-existing and unrelated to this change.", None),
