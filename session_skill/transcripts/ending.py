@@ -636,7 +636,9 @@ _ABOUT_TO = Lazy(
         |switching|starting|digging|reading|building|rebuilding|re-?running|wiring|applying
         |removing|migrating|working|pushing|deploying|compiling|generating|kicking|triggering
         |profiling|benchmarking|measuring|comparing|converting|porting|refactoring|cleaning
-        |preparing|waiting|retrying|installing|downloading|uploading)\b[^.!?\n]*\bnow\b""",
+        |preparing|waiting|retrying|installing|downloading|uploading)\b[^.!?\n]*\bnow\b
+    # "Next: a test with a fake server that returns `UNAVAILABLE` twice, …"
+    | ^\W*next(?:\s+up)?\s*:\s*[a-z`]""",
     re.IGNORECASE | re.VERBOSE,
 )
 

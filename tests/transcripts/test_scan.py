@@ -2788,6 +2788,7 @@ _ANNOUNCED = "the last request; the reply ends announcing more work; nothing cam
         ("end_turn", "Now let me run the tests to make sure nothing broke.", _ANNOUNCED),
         (None, "Now let me run the tests to make sure nothing broke.", _ANNOUNCED),
         ("end_turn", "Added the limiter. Checking the burst path now.", _ANNOUNCED),
+        ("end_turn", "Build passes. Next: a test with a fake server that returns 429.", _ANNOUNCED),
         ("end_turn", "Added the limiter; the tests pass.", None),
         (
             "end_turn",
