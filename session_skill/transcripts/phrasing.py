@@ -196,9 +196,11 @@ RULES: tuple[Rule, ...] = (
         "explicit",
         DEFERRED,
         "later future separate subsequent",
-        r"""\b(?:(?:in|as|for)\s+a|worth\s+a|deserves\s+a)\s+(?:later|future|separate|subsequent)
-            \s+(?:step|pr|pull\s+request|pass|change|iteration|commit|issue|ticket|session|task
-            |phase|release|version)\b""",
+        r"""\b(?:(?:in|as|for)\s+a|worth\s+a|deserves\s+a
+            # "Not related; could be a separate cleanup PR."
+            |(?:can|could|should|would)\s+be\s+(?:a|its\s+own))\s+(?:later|future|separate
+            |subsequent)\s+(?:[\w-]+\s+)?(?:step|pr|pull\s+request|pass|change|iteration|commit
+            |issue|ticket|session|task|phase|release|version)\b""",
     ),
     _rule(
         "explicit",
