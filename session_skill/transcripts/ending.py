@@ -53,7 +53,7 @@ _NOT_YET = Lazy(
           \b(?:yet|so\s+far)\b
       | (?:\bnot|n't)\s+(?:been\s+|yet\s+)?(?:pushed|merged|deployed|released|published)\b
       | \b(?:didn't|did\s+not|haven't|have\s+not)\s+(?:push|merge|deploy|release|publish)\b
-      | \b(?:doesn't|does\s+not|don't|do\s+not)\s+(?:cover|handle|support|include|address)\b
+      | \b(?:doesn't|does\s+not|don't|do\s+not)\s+(?:cover|handle|support|include|address|have)\b
           [^.?!\n]{0,40}\byet\b
       | \bnot\s+yet\b | \byet\s+to\b
       # a part not in the work yet: "Retention isn't in yet: old snapshots are never pruned."

@@ -376,6 +376,7 @@ LEFT_IN_THE_CLOSING = [
     "We did not test the Windows build.",
     "You'll also need to enable the webhook event in the Stripe dashboard.",
     "The keys aren't in the repo (they're gitignored); you'll need to drop them in.",
+    "Most components don't have `dark:` variants yet.",
 ]
 
 # …and the same words telling what was done: nothing is left.
