@@ -304,7 +304,11 @@ _YOURS = Lazy(
       # "Once Sara has regenerated the certificate, re-run the failed workflow."
       | ^\W*(?:once|when|after)\b[^,.?!\n]{3,80},\s*(?:re-?run|run|merge|deploy|redeploy|push
           |restart|apply|rebuild|retry|trigger|publish|release|rotate|update|enable|remove)\b
-      | let\s+me\s+know\s+(?:once|when)\b)""",
+      | let\s+me\s+know\s+(?:once|when)\b
+      # "If you need the old checkpoints' real val scores, re-evaluate them with the fixed loop."
+      | ^\W*if\s+you\s+(?:need|want|'d\s+like)\s+(?!anything|something|more|help|me\b|to\s+know)
+        [^,.!?\n]{3,80},\s*(?!i\b|i'll|i\s+can|i'd|we\b|we'll|let\s+me|just\s+(?:ask|say|let)
+        |ask\b|ping\b|tell\s+me|feel\s+free|happy\b)[a-z])""",
     re.IGNORECASE | re.VERBOSE,
 )
 # A state the user asked for: "Not pushed, as you said.", "… wasn't applied, by your call".

@@ -377,6 +377,7 @@ LEFT_IN_THE_CLOSING = [
     "You'll also need to enable the webhook event in the Stripe dashboard.",
     "The keys aren't in the repo (they're gitignored); you'll need to drop them in.",
     "Most components don't have `dark:` variants yet.",
+    "If you need the old checkpoints' scores, re-evaluate them with the fixed loop.",
 ]
 
 # …and the same words telling what was done: nothing is left.
@@ -661,6 +662,8 @@ SIGN_OFFS = [
     "Let me know if you run into any issues.",
     "Feel free to let me know if you need anything else.",
     "If you have any other questions, let me know.",
+    "If you need anything else, just ask.",
+    "If you want me to change the wording, I can do that.",
 ]
 
 
