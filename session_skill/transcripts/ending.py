@@ -302,7 +302,7 @@ _YOURS = Lazy(
       | requires?\s+(?:your|you\s+to|manual) | manual(?:ly)?\s+(?:step|test|check|run|verif)
       | (?:once|when|after)\s+you(?:'ve|\s+have)?\s+[^.?!\n]{1,60}?,\s*(?:i|we)\s+can\b
       # "Once Sara has regenerated the certificate, re-run the failed workflow."
-      | ^\W*(?:once|when|after)\b[^,.?!\n]{3,80},\s*(?:re-?run|run|merge|deploy|redeploy|push
+      | ^\W*(?:once|when|after|before)\b[^,.?!\n]{3,80},\s*(?:re-?run|run|merge|deploy|redeploy|push
           |restart|apply|rebuild|retry|trigger|publish|release|rotate|update|enable|remove)\b
       | let\s+me\s+know\s+(?:once|when)\b
       # "If you need the old checkpoints' real val scores, re-evaluate them with the fixed loop."

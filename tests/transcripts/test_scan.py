@@ -378,6 +378,7 @@ LEFT_IN_THE_CLOSING = [
     "The keys aren't in the repo (they're gitignored); you'll need to drop them in.",
     "Most components don't have `dark:` variants yet.",
     "If you need the old checkpoints' scores, re-evaluate them with the fixed loop.",
+    "Before prod, run the migration on staging and check the lock timeout.",
 ]
 
 # …and the same words telling what was done: nothing is left.
