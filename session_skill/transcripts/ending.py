@@ -364,7 +364,9 @@ _OPEN_LEAD = Lazy(
       |you\s+(?:may|might)\s+(?:want|need)\s+to|needs?\s+your|known\s+(?:issues|gaps|limitations)
       |follow[- ]?ups?\s*(?:for\s+later)?\s*:|loose\s+ends?|open\s+(?:items|threads|points)
       |what(?:'s|\s+is)\s+(?:still\s+)?left|what\s+remains|still\s+missing|deferred|out\s+of\s+scope
-      |(?:need|want)\s+from\s+you|questions?\s+for\s+you|for\s+you\s+to\s+(?:confirm|decide|check))""",
+      |(?:need|want)\s+from\s+you|questions?\s+for\s+you|for\s+you\s+to\s+(?:confirm|decide|check)
+      # steps handed over: "… so two things are on you:", "To check on your side:"
+      |\b(?:is|are)\s+(?:left\s+)?(?:on|for)\s+you\b|\bon\s+your\s+(?:side|end)\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
 # …and, in the text that closes the session, what is left said the other ordinary ways:

@@ -582,8 +582,13 @@ def test_a_long_request_leading_the_users_last_words_is_clipped_before_them(
 
 
 @pytest.mark.parametrize(
-    "lead", ["Two things I need from you:", "**Questions for you:**", "For you to decide:"]
-)
+    "lead",
+    [
+        "Two things I need from you:", "**Questions for you:**", "For you to decide:",
+        "I can't create the secret from here, so two things are on you:",
+        "To check on your side:",
+    ],
+)  # fmt: skip
 def test_what_the_assistant_needs_from_the_user_is_open(tmp_path: Path, lead: str) -> None:
     items = ["The production database URL", "Whether downtime is acceptable"]
     listed = "\n".join(f"{n}. {item}" for n, item in enumerate(items, 1))
