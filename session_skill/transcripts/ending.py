@@ -462,6 +462,10 @@ _NOTHING_LEFT = Lazy(
 )
 
 
+# A status line's lead that says what is left, alone: "left: …", "remaining: …", "todo: …".
+_LEFT_ALONE = Lazy(r"^(?:left|remaining|to\s?-?do|not\s+done)$", re.IGNORECASE)
+
+
 def inline_lists(text: str) -> list[tuple[str, str]]:
     """(items, lead-in) for each line of a closing text that lists what is left after its
     lead, on the same line: the rest of that line, as one loose end."""
@@ -477,7 +481,10 @@ def inline_lists(text: str) -> list[tuple[str, str]]:
             continue
         lead, items = m.group(1).strip(" *_`"), m.group(2).strip()
         if len(lead.split()) > 6 or not (
-            NEXT_LIST.match(lead) or _OPEN_LEAD.search(lead) or _LEFT_LEAD.search(lead)
+            NEXT_LIST.match(lead)
+            or _OPEN_LEAD.search(lead)
+            or _LEFT_LEAD.search(lead)
+            or _LEFT_ALONE.match(lead)
         ):
             continue
         if items.endswith("?"):
@@ -487,8 +494,10 @@ def inline_lists(text: str) -> list[tuple[str, str]]:
             while sentences and sentences[-1].endswith("?"):
                 sentences.pop()
             items = " ".join(sentences)
-        if len(items.split()) < 3 or _NOTHING_LEFT.match(items) or _DONE.search(items):
+        if _NOTHING_LEFT.match(items) or _DONE.search(items):
             continue  # "Next steps: none.", "Remaining: all done, pushed."
+        if len(items.split()) < 3 and not (_LEFT_ALONE.match(lead) and "," in items):
+            continue  # too few words to be work — unless a few named ("- left: `A.vue`, `B.vue`")
         if _taken_up(lines, n + 1):
             continue
         item = item_text(items)

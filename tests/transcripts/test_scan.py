@@ -3155,6 +3155,9 @@ def test_a_heading_leads_a_list_only_when_it_says_what_is_left(tmp_path: Path) -
             "the Windows paths and the retry jitter.",
         ),
         ("- Still to do: wire `--dry-run` into the installer", "wire --dry-run into the installer"),
+        # a status line's "left:", naming a few
+        ("- left: `CartShipping.vue`, `CartCheckoutButton.vue`",
+         "CartShipping.vue, CartCheckoutButton.vue"),
         # the line goes on to ask: the question is `asks`' own, the list before it stands
         (
             "Next up: step 6 — move the sessions table, step 7 — drop the old index. "
@@ -3177,6 +3180,8 @@ def test_what_the_last_reply_lists_as_left_on_one_line_is_open(
     [
         "Next steps: none.",
         "Remaining: nothing, all green.",
+        "- left: none, all 7 migrated",
+        "- left: `Cart.vue`",  # one name, no list: a line of something else
         "Remaining work: I've completed all of the tasks.",
         "Still open: done, pushed to the release branch.",
         "Next up: want me to start on step 6?",  # a question: `asks` reads it
