@@ -523,11 +523,5 @@ def hook_context(req: LoggedRequest, needle: str) -> list[str]:
 
 def logged_turn(w: CodexWorld, t: Any, log: HookLog, prompt: str, answer: Any) -> LoggedRequest:
     """``prompt`` → the scripted ``answer``; the turn's main request, once its Stop hook ran."""
-    text = answer.content if hasattr(answer, "content") else answer
-    w.mock.add(answer)
-    mark, before = w.mock.mark(), log.mark()
-    t.type(prompt)
-    req = w.mock.wait_main(since=mark)
-    log.wait("Stop", since=before, where=lambda p: p["last_assistant_message"] == text)
-    t.wait_ready()
+    req: LoggedRequest = log.turn(w.mock, t, prompt, answer, w.mock.add)
     return req

@@ -194,6 +194,21 @@ class HookLog:
                 )
             time.sleep(0.1)
 
+    def turn(
+        self, mock: Any, t: Any, prompt: str, answer: Any, queue: Callable[[Any], None]
+    ) -> Any:
+        """``prompt`` typed into the client's terminal ``t``, answered by ``answer`` (which
+        ``queue`` hands the mock API: Claude Code's ``script``, Codex's ``add``); the turn's
+        main request, once its Stop hook ran."""
+        text = answer.content if hasattr(answer, "content") else answer
+        queue(answer)
+        mark, before = mock.mark(), self.mark()
+        t.type(prompt)
+        req = mock.wait_main(since=mark)
+        self.wait("Stop", since=before, where=lambda p: p["last_assistant_message"] == text)
+        t.wait_ready()
+        return req
+
     def reply(self, key: str, out: str | dict[str, Any] | None) -> None:
         """Make the hook print ``out`` for ``key`` (``"SessionStart:compact"``,
         ``"PreCompact"``); ``None`` removes the answer."""

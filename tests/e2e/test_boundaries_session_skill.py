@@ -70,14 +70,7 @@ def the_context(req: Any) -> str:
 def turn(w: World, t: Any, log: HookLog, prompt: str, answer: Any) -> Any:
     """``prompt`` → the scripted ``answer``; returns the main request, once the turn's Stop
     hook ran."""
-    text = answer.content if hasattr(answer, "content") else answer
-    w.mock.script([answer])
-    mark, before = w.mock.mark(), log.mark()
-    t.type(prompt)
-    req = w.mock.wait_main(since=mark)
-    log.wait("Stop", since=before, where=lambda p: p["last_assistant_message"] == text)
-    t.wait_ready()
-    return req
+    return log.turn(w.mock, t, prompt, answer, lambda a: w.mock.script([a]))
 
 
 # --- 1. plan approval that clears context ------------------------------------------------------
