@@ -160,6 +160,12 @@ _EXTRA = Lazy(
 )
 
 
+def extra_work(ask: Ask) -> bool:
+    """Does `ask` put more work than was asked for to the user ("Do you want a `--json`
+    variant as well?")? The request in hand does not wait on it."""
+    return _EXTRA.search(ask.text) is not None
+
+
 def answers(ask: Ask, reply: str) -> bool:
     """Does the user's next message (`reply`) answer `ask`?"""
     if len(reply) <= 80 and _THANKS_ONLY.match(reply) and not _CHECK_IN.search(ask.text):

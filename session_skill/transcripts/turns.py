@@ -454,7 +454,7 @@ class Turns:
         elif self._ended_on == "tool":
             why = "the transcript ends in the middle of the work on it"
         elif self._ended_on == "text" and closing is not None:
-            from session_skill.transcripts.asks import asks
+            from session_skill.transcripts.asks import asks, extra_work
             from session_skill.transcripts.ending import (
                 announced,
                 changed_nothing,
@@ -470,7 +470,7 @@ class Turns:
                 why = "the reply says the work stopped undone"
                 joiner = "stopped"  # …and where, in its words
             elif (
-                (asked_now := asks(closing))
+                (asked_now := [a for a in asks(closing) if not extra_work(a)])
                 and writes <= self._writes_at
                 and not _asks_to_know(said)
                 # an offer the user's last words declined leaves nothing waiting

@@ -1066,12 +1066,14 @@ def test_question_answered_or_left(tmp_path: Path, reply: str, answered: bool) -
         assert [(c.type, c.text) for c in asked] == [(UNANSWERED, question)]
         assert asked[0].why.endswith("; the user moved on")
     # The reply is the session's last message: the work in hand. Our own command is no
-    # request: the last one is "Fix the retries", whose reply asked before changing anything.
+    # request: the last one is "Fix the retries", whose reply offered more than was asked
+    # ("also"), which it does not wait on.
     rest = [(c.rule, c.why) for c in facts.candidates if c.type != UNANSWERED]
-    why = "the transcript ends before any reply to it"
     if reply.startswith("<command-name>/session"):
-        why = "the reply ends by asking the user"
-    assert rest == [("unfinished", f"the last request; {why}")]
+        assert rest == []
+    else:
+        why = "the last request; the transcript ends before any reply to it"
+        assert rest == [("unfinished", why)]
 
 
 @pytest.mark.parametrize(
@@ -1186,6 +1188,29 @@ def test_a_question_before_any_change_leaves_the_request_open(
         (UNFINISHED, "Make the API return a clear error for missing users"),
         (UNANSWERED, "Should a missing user be a 404 or a 400?"),
     ]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Want me to also add a test that pins the backoff?",
+        "Do you want a `--json` variant of the report as well, or is plain text enough?",
+    ],
+)
+def test_an_offer_of_more_work_before_any_change_leaves_only_the_offer(
+    tmp_path: Path, asked: str
+) -> None:
+    # The request was answered in words (nothing needed changing); the offer of more is
+    # what is left, and the request does not wait on it.
+    facts = run(
+        tmp_path,
+        [
+            user("the retry loop in fetch.py was written by an intern, definitely go over it"),
+            say(f"It backs off from 1 s to 30 s and gives up after five tries. {asked}"),
+        ],
+    )
+    assert facts.unfinished is None
+    assert kinds(facts) == [(UNANSWERED, asked)]
 
 
 def test_a_check_in_answered_by_the_next_instruction_is_not_open(tmp_path: Path) -> None:
@@ -3794,8 +3819,9 @@ def test_the_users_idea_for_some_point_is_open(tmp_path: Path) -> None:
         # a text asked for is the reply, whatever it offers after
         ("nice. write a short summary for the PR description", "**Retries with jitter** — "
          "uploads retry 5 times.\n\nWant me to also emit a metric for retry counts?", False),
-        ("write a summary of the changes to docs/summary.md", "Here it is.\n\nWant me to "
-         "also link it from the README?", True),
+        # …but not one asked into a file, which nothing wrote: it waits on the question
+        ("write a summary of the changes to docs/summary.md", "Here it is.\n\nShould I "
+         "link it from the README?", True),
         ("how about adding a retry to the uploader", "Sure — which errors should it retry?",
          True),
     ],
