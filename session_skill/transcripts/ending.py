@@ -585,10 +585,10 @@ def caveats(
                 and _leaves(said)
                 and (
                     _still_so(sentence)
-                    or _YOURS.search(sentence)
+                    or _YOURS.search_lowered(sentence, said)
                     or _SET_ASIDE.search(sentence)
                     or _UNCHECKED.search(sentence)
-                    or _LEFT_OVER.search(sentence)
+                    or _LEFT_OVER.search_lowered(sentence, said)
                     or _WAITS_ON.search(said)
                     or failing
                 )

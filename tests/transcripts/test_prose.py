@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from session_skill.transcripts import prose
 from session_skill.transcripts.anchors import ANCHORS
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
+from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.phrasing import RULES
 from session_skill.transcripts.redact import scan as full_redact
 
@@ -253,6 +254,51 @@ def test_alternation_factors_shared_prefixes() -> None:
 
     assert alternation(["still", "stay", "so far"]) == r"s(?:o\ far|t(?:ay|ill))"
     assert alternation(["a", "ab", "abc"]) == "a(?:bc?)?"
+
+
+# The patterns searched in lowered text (`Lazy.search_lowered`): none may hold an upper-case
+# letter of its own, or the lowered text could never match it.
+def _lowered_patterns() -> list[tuple[str, Lazy]]:
+    from session_skill.transcripts import ending, phrasing
+
+    return [("DONE", phrasing.DONE), ("UNDONE", phrasing.UNDONE),
+            ("_YOURS", ending._YOURS), ("_LEFT_OVER", ending._LEFT_OVER)]  # fmt: skip
+
+
+def test_patterns_searched_lowered_hold_no_upper_case_letter() -> None:
+    import re
+
+    for name, lazy in _lowered_patterns():
+        own = re.sub(r"\\.", "", lazy._source)  # \b, \W, \S … are classes, not letters
+        if lazy._flags & re.VERBOSE:
+            own = re.sub(r"#.*", "", own)  # …and a comment is no part of the pattern
+        assert not re.search("[A-Z]", own), name
+        assert lazy._flags & re.IGNORECASE, name  # …and the text it is given is lowered
+
+
+def test_search_lowered_of_text_lowering_lengthens_is_search() -> None:
+    from session_skill.transcripts.phrasing import DONE
+
+    # "İ" lowers to two characters, the second no letter: "i̇added" would hold the word
+    # "added" where "İadded" does not
+    assert DONE.search("İadded") is None
+    assert DONE.search_lowered("İadded", "İadded".lower()) is None
+    assert DONE.search_lowered("Added", "added") is not None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(
+        ["Added the TEST", "Still NEEDS a Review", "You'll Need To Rotate it", "That Leaves "
+         "the docs", "WORKING directory", "It Works", "Not Done YET", "I'll Port It Next"]
+    ),
+    st.text(alphabet="aAbBkKİ ,.!?'", max_size=12),
+)  # fmt: skip
+def test_search_lowered_answers_as_search(said: str, noise: str) -> None:
+    text = f"{noise} {said} {noise}"
+    for name, lazy in _lowered_patterns():
+        found = lazy.search(text) is not None
+        assert (lazy.search_lowered(text, text.lower()) is not None) is found, (name, text)
 
 
 @settings(max_examples=400, deadline=None)
