@@ -118,8 +118,9 @@ def _still_so(sentence: str) -> bool:
 
 def _undone(sentence: str) -> Iterator[re.Match[str]]:
     """Where `sentence` says something is still so or not done yet."""
-    yield from _NOT_YET.finditer(sentence)
-    for found in _UNDONE.finditer(sentence):
+    low = sentence.lower()
+    yield from _NOT_YET.finditer_lowered(sentence, low)
+    for found in _UNDONE.finditer_lowered(sentence, low):
         after = sentence[found.end() :]
         if not _NONE_AFTER.match(after[:20]) and not _BECAUSE.search(after):
             yield found

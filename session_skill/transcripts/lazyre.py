@@ -42,6 +42,15 @@ class Lazy:
             self._lowered = recache.compile(self._source, self._flags & ~re.IGNORECASE)
         return self._lowered.search(low)
 
+    def finditer_lowered(self, text: str, low: str) -> Iterator[re.Match[str]]:
+        """`finditer(text)`, given `low`, as `search_lowered`: the matches' places are
+        those of `text` (lowering kept its length), their groups `low`'s."""
+        if len(low) != len(text):
+            return self.finditer(text)
+        if self._lowered is None:
+            self._lowered = recache.compile(self._source, self._flags & ~re.IGNORECASE)
+        return self._lowered.finditer(low)
+
     def split(self, text: str) -> list[str]:
         return self._get().split(text)
 

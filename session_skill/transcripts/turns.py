@@ -291,7 +291,10 @@ class Turns:
         if (self._goal is None or self._goal_asked == writes) and could_be_goal(text):
             asking = _ONLY_ASKS.match(text) is not None and "\n" not in text.strip()
             if self._goal is None or not asking:
-                goal = without_pastes(_THINK_WORD.sub("", text[: 4 * _REQUEST_CHARS]))
+                said = text[: 4 * _REQUEST_CHARS]
+                if "ultrathink" in said.lower():
+                    said = _THINK_WORD.sub("", said)
+                goal = without_pastes(said)
                 if self._goal is not None and _POINTS_BACK.search(goal[:200]):
                     goal = f"{self._goal} — {goal}"  # "… the bucket key? — make it use …"
                 self._goal = goal

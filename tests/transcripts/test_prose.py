@@ -262,7 +262,8 @@ def _lowered_patterns() -> list[tuple[str, Lazy]]:
     from session_skill.transcripts import ending, phrasing
 
     return [("DONE", phrasing.DONE), ("UNDONE", phrasing.UNDONE),
-            ("_YOURS", ending._YOURS), ("_LEFT_OVER", ending._LEFT_OVER)]  # fmt: skip
+            ("_YOURS", ending._YOURS), ("_LEFT_OVER", ending._LEFT_OVER),
+            ("_NOT_YET", ending._NOT_YET), ("_UNDONE", ending._UNDONE)]  # fmt: skip
 
 
 def test_patterns_searched_lowered_hold_no_upper_case_letter() -> None:
@@ -289,8 +290,9 @@ def test_search_lowered_of_text_lowering_lengthens_is_search() -> None:
 @settings(max_examples=300, deadline=None)
 @given(
     st.sampled_from(
-        ["Added the TEST", "Still NEEDS a Review", "You'll Need To Rotate it", "That Leaves "
-         "the docs", "WORKING directory", "It Works", "Not Done YET", "I'll Port It Next"]
+        ["Added the TEST", "Still NEEDS a Review", "We Haven't Tested it", "still Broken",
+         "You'll Need To Rotate it", "That Leaves the docs", "WORKING directory", "It Works",
+         "Not Done YET", "I'll Port It Next"]
     ),
     st.text(alphabet="aAbBkKİ ,.!?'", max_size=12),
 )  # fmt: skip
@@ -299,6 +301,8 @@ def test_search_lowered_answers_as_search(said: str, noise: str) -> None:
     for name, lazy in _lowered_patterns():
         found = lazy.search(text) is not None
         assert (lazy.search_lowered(text, text.lower()) is not None) is found, (name, text)
+        spans = [m.span() for m in lazy.finditer(text)]
+        assert [m.span() for m in lazy.finditer_lowered(text, text.lower())] == spans, name
 
 
 @settings(max_examples=400, deadline=None)
