@@ -296,7 +296,57 @@ def sweep(tmp: Path, env: dict[str, str], runs: int, sizes: list[int], log: Log)
             target += f", RSS ≤ {SWEEP_RSS_MAX:g} MiB"
         rows.append(row.judge(target, ok, value))
         path.unlink()
-    return rows
+    return rows + corpus_rows(tmp, env, runs, log)
+
+
+LOOP_MANY = (
+    "import json, sys\n"
+    "for name in sys.argv[1:]:\n"
+    "    with open(name, 'rb') as fh:\n"
+    "        for line in fh:\n"
+    "            json.loads(line)\n"
+)
+# The sweep's reading of each file, in one process (what `session-skill sweep` does after
+# its start-up, as `bench.fidelity` runs it): the start-up of 39 processes would swamp it.
+SWEEP_MANY = (
+    "import sys\n"
+    "from pathlib import Path\n"
+    "from session_skill.commands.sweep import facts_for\n"
+    "from session_skill.store.store import Store\n"
+    "store = Store(Path(sys.argv[1]))\n"
+    "for name in sys.argv[2:]:\n"
+    "    facts_for(store, transcript=name, session_id=None, filtered=False)\n"
+)
+
+
+def corpus_rows(tmp: Path, env: dict[str, str], runs: int, log: Log) -> list[Row]:
+    """The sweep over the corpus's real sessions (`../shared/…/corpus/`, when there),
+    against the json.loads loop over the same files: shown, not judged. They are small
+    (0.2–4 MB) and dense in prose, where the synthetic rows above are large; the target
+    is the synthetic rows'."""
+    from bench.fidelity.keys import corpus_dir
+
+    folder = corpus_dir()
+    files = sorted(str(p) for p in folder.rglob("*.jsonl")) if folder.is_dir() else []
+    if not files:
+        log(f"sweep: no corpus at {folder}: its row is left out")
+        return []
+    nbytes = sum(Path(f).stat().st_size for f in files)
+    label = f"the corpus's {len(files)} real sessions"
+    loop = Case(f"json.loads loop, {label}", [PY, "-I", "-c", LOOP_MANY, *files], env=env,
+                cwd=str(tmp))  # fmt: skip
+    subject = Case(f"sweep, {label} (one process)",
+                   [PY, "-c", SWEEP_MANY, str(tmp / "no-store"), *files], env=env,
+                   cwd=str(tmp))  # fmt: skip
+    log(f"sweep: {label} x {runs} runs, interleaved with the json.loads loop")
+    measure([loop, subject], runs=runs, warmup=1, progress=lambda m: log(f"sweep: {m}"))
+    base = Row("sweep", loop.name, loop)
+    base.value = f"{nbytes / MB / loop.median:.0f} MB/s"
+    row = Row("sweep", subject.name, subject, loop)
+    share = loop.median / subject.median
+    row.value = f"{nbytes / MB / subject.median:.0f} MB/s = {share:.0%} (shown, not judged)"
+    row.extra.update(bytes=nbytes, files=len(files), throughput_share=round(share, 3))
+    return [base, row]
 
 
 # -- output ----------------------------------------------------------------------------------
