@@ -678,16 +678,20 @@ def test_automatic_handovers_never_loaded_before_the_pending_one_are_named(
     assert "never loaded" not in said
     second, said = _cleared(root, tmp_path, 1, "add a --json flag to the report command")
     items = len(section(store(root) / f"{first}.md", "Outstanding").splitlines())
-    assert f"The automatic handover before it, `{first}`, holding {items} open items, was" in said
+    assert f"The automatic handover before it, `{first}`, holding {_open(items)}, was" in said
     third, said = _cleared(root, tmp_path, 2, "fix the week parser in reports")
     assert (f"The automatic handover before it, `{second}` and 1 more before that, holding "
-            f"{2 * items} open items, was never loaded either") in said  # fmt: skip
+            f"{_open(2 * items)}, was never loaded either") in said  # fmt: skip
     assert f"`/session recall {second}` loads it." in said
     assert meta(store(root) / f"{first}.md")["consumed"] == "false"
     # …once one is loaded, it and those before it are not named again
     assert cli("recall", second).code == 0
     _, said = _cleared(root, tmp_path, 3, "bump the version to 2.4")
-    assert f"`{third}`, holding {items} open items" in said and f"`{first}`" not in said
+    assert f"`{third}`, holding {_open(items)}" in said and f"`{first}`" not in said
+
+
+def _open(n: int) -> str:
+    return f"{n} open item" if n == 1 else f"{n} open items"
 
 
 def test_codex_work_after_a_dump_is_saved_beside_it(
