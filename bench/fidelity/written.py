@@ -53,7 +53,7 @@ SETS = Path(__file__).resolve().parent / "written"
 # "p", on 2026-12-06 (night), from one prompt: sessions typed as people really type them,
 # replies laid out as the clients lay them out — q marked held out before either was
 # written).
-HELD_OUT = frozenset({"b", "h", "n", "q", "r", "s", "v", "w", "x", "z"})
+HELD_OUT = frozenset({"b", "h", "k", "n", "q", "r", "s", "v", "w", "x", "z"})
 _ROOT = forms._APP  # the project the sessions work in
 
 
