@@ -86,6 +86,7 @@ _TO_USER = Lazy(
           |good|sound|sounds|look|looks|ready|prefer|go|keep|proceed|ship)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+_CJK = Lazy(r"[\u3040-\u30ff\u3400-\u9fff]")  # kana and CJK ideographs
 _LEAD_IN = Lazy(r"[:;—–]\s+|\s-\s")
 # Questions the text goes on to answer itself.
 _WH = Lazy(r"^(?:why|how\s+come|how\s+does|how\s+do|what\s+does|what's|what\s+is)\b", re.I)
@@ -104,15 +105,15 @@ class Ask:
 def asks(text: str) -> list[Ask]:
     """Every question or offer `text` puts to the user, in order."""
     tail = text[-_SCAN_CHARS:]
-    if "?" not in tail and not _may_offer(tail):
+    if "?" not in tail and "？" not in tail and not _may_offer(tail):
         return []
     units = _units(tail)
     found: list[Ask] = []
     for n, (sentence, _item) in enumerate(units):
-        question = sentence.rstrip(" *_)\"'`").endswith("?")
+        question = sentence.rstrip(" *_)\"'`").endswith(("?", "？"))  # (Chinese, Japanese)
         if question:
-            if len(sentence.split()) < 2:
-                continue
+            if len(sentence.split()) < 2 and not (len(sentence) >= 5 and _CJK.search(sentence)):
+                continue  # ("OK?"; Chinese and Japanese put no spaces between words)
             last = n == len(units) - 1
             if not last and _WH.match(sentence) and not _TO_USER.search(sentence.split(" ", 1)[-1]):
                 continue  # "Why does it fail? Because …": the text answers it

@@ -59,6 +59,13 @@ _SENTENCE_END = recache.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`A-Z0-9])")
 # …or after the bracket that closes a parenthesis ending in one ("… gone too.) Done."): twice
 # the cost per line, so only for a line that holds such an end.
 _SENTENCE_END_BRACKET = recache.compile(r"(?:(?<=[.!?])|(?<=[.!?]\)))\s+(?=[\"'(\[*_`A-Z0-9])")
+# A line that is not all ASCII may be of another script: a sentence may open on a capital of
+# Latin-1, Greek or Cyrillic ("… проходят. Обновить …"), on "¿" or "¡", and Chinese and
+# Japanese end one on "。", "！" or "？" with no space after.
+_WIDE_CAPS = "¿¡À-ÖØ-ÞΑ-ΩЁА-Я"
+_SENTENCE_END_WIDE = recache.compile(
+    rf"(?:(?<=[.!?])|(?<=[.!?]\)))\s+(?=[\"'(\[*_`A-Z0-9{_WIDE_CAPS}])|(?<=[。！？])\s*(?=\S)"
+)
 _DONE_ITEM = Lazy(r"^\s*(?:[-*+]\s+)?(?:\[[xX]\]|~~|✅|✓|✔)|\((?:done|fixed)\)", re.I)
 
 # The words a question opens on ("why …", "what's …", "does …"): shared by the request that
@@ -157,8 +164,13 @@ def _units(text: str) -> tuple[tuple[str, bool], ...]:
         if line.lstrip().startswith(("|", "#", "<")):
             continue
         line = _LIST_MARK.sub("", line.lstrip("> ")).replace("**", "").replace("__", "").strip()
-        bracket = ".) " in line or "?) " in line or "!) " in line
-        for sentence in (_SENTENCE_END_BRACKET if bracket else _SENTENCE_END).split(line):
+        if not line.isascii():
+            splitter = _SENTENCE_END_WIDE
+        elif ".) " in line or "?) " in line or "!) " in line:
+            splitter = _SENTENCE_END_BRACKET
+        else:
+            splitter = _SENTENCE_END
+        for sentence in splitter.split(line):
             sentence = _balanced(sentence.strip())
             if sentence:
                 units.append((sentence, is_item))

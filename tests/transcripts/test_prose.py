@@ -277,6 +277,37 @@ def test_patterns_searched_lowered_hold_no_upper_case_letter() -> None:
         assert lazy._flags & re.IGNORECASE, name  # …and the text it is given is lowered
 
 
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        # Cyrillic capitals open a sentence, as Latin ones do
+        ("Исправил баг в парсере, тесты проходят. Обновить ещё и документацию?",
+         ["Исправил баг в парсере, тесты проходят.", "Обновить ещё и документацию?"]),
+        # …and "¿"
+        ("Listo, los tests pasan. ¿Quieres que actualice también el README?",
+         ["Listo, los tests pasan.", "¿Quieres que actualice también el README?"]),
+        # Chinese and Japanese end a sentence on "。", "！", "？", with no space after
+        ("测试都通过了。要不要我也更新一下文档？", ["测试都通过了。", "要不要我也更新一下文档？"]),
+        ("直りました！READMEも更新しますか？", ["直りました！", "READMEも更新しますか？"]),
+        # (an English line is split as before: no capital, no split)
+        ("Fixed it. then ran the tests.", ["Fixed it. then ran the tests."]),
+    ],
+)  # fmt: skip
+def test_sentences_of_other_scripts(text: str, sentences: list[str]) -> None:
+    assert [s for s, _ in prose._units(text)] == sentences
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["测试都通过了。要不要我也更新一下文档？", "テストは全部通りました。READMEも更新しますか？",
+     "Тесты проходят. Обновить ещё и документацию?"],
+)  # fmt: skip
+def test_a_question_a_reply_ends_on_in_another_script(text: str) -> None:
+    from session_skill.transcripts.asks import asks
+
+    assert [a.text for a in asks(text)] == [prose._units(text)[-1][0]]
+
+
 def test_search_lowered_of_text_lowering_lengthens_is_search() -> None:
     from session_skill.transcripts.phrasing import DONE
 
