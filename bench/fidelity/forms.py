@@ -456,6 +456,9 @@ _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good",
            "tested on the pixel, push is arriving now!! thank you very much",
            "deployed, no restarts for 20 min. 👍", "danke!", "the tests pass now. thanks!",
            "merci beaucoup", "cool thanks, deploying this", "great, merging it now",
+           # …in other languages
+           "funktioniert, vielen Dank", "好了，谢谢！", "動きました、ありがとうございました",
+           "deu certo, valeu", "спс, всё ок", "grazie mille",
            # thanks, then how it went
            "thank you, it reads very natural", "thx! works great on my phone too"]  # fmt: skip
 _QUESTIONS = [

@@ -84,8 +84,11 @@ _ANSWER_START = Lazy(
 # that closes the work in hand) and `asks._THANKS_ONLY` (one that answers no question) share.
 # Thanks as people say it in their own language.
 THANKS_ABROAD = (
-    r"danke(?:\s+sch(?:ö|oe)n)?|merci(?:\s+beaucoup)?|gracias|grazie|obrigad[oa]|bedankt|tack"
-    r"|dzi(?:ę|e)kuj(?:ę|e)|dzi(?:ę|e)ki|спасибо|дякую|谢谢|多谢|ありがとう(?:ございます)?|감사합니다"
+    r"danke(?:\s+(?:sch(?:ö|oe)n|dir|euch|sehr))?|vielen\s+dank|merci(?:\s+(?:beaucoup|bien))?"
+    r"|(?:muchas\s+|mil\s+)?gracias|grazie(?:\s+mille)?|obrigad[oa]|valeu|vlw|bedankt|tack"
+    r"|dzi(?:ę|e)kuj(?:ę|e)|dzi(?:ę|e)ki|teşekkürler|sağ\s*ol|спасибо|спасибки|спс|благодарю"
+    r"|дякую|谢谢(?:你|您)?|谢了|多谢|感谢|ありがとう(?:ございます|ございました)?|どうも|サンキュー"
+    r"|감사합니다|감사해요|고마워요?|고맙습니다"
 )
 THANKS = (
     r"thanks?|thank\s+you|thx|ty|nice|cool|awesome|sweet|so\s+much|a\s+lot|very\s+much"

@@ -706,20 +706,20 @@ _OWN_ASK = Lazy(
 # it"), taking the next step on themselves or waiting ("let me find one", "let me ask the
 # team", "ok ping me when done").
 _SIGNED_OFF = Lazy(
-    rf"""(?:^|[.!,;:]\s*|\s)(?:(?:ok(?:ay)?|anyway|alright)[,\s]+)?(?:thanks?|thx|ty|thank\s+you
+    rf"""(?:^|[.!,;:，。！、]\s*|\s)(?:(?:ok(?:ay)?|anyway|alright)[,\s]+)?(?:thanks?|thx|ty|thank\s+you
       |{THANKS_ABROAD}
       |cheers|bye|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+go|(?:that's|thats)\s+(?:it|all|enough)
       |done\s+for\s+(?:now|today)|see\s+(?:you|ya)
       # …or a thumbs-up alone: "deployed, no restarts for 20 min. 👍"
       |[👍🙏🎉✅🙌👌🚀💪🥳👏🤝🙂😊😄]+)
       (?:[\s,]+(?:so\s+much|a\s+lot|very\s+much|that\s+was\s+(?:helpful|great|useful)
-        |for\s+(?:now|today|the\s+help|your\s+help)))*[\s!.🙏👍]*$""",
+        |for\s+(?:now|today|the\s+help|your\s+help)))*[\s!.。！~～🙏👍]*$""",
     re.IGNORECASE | re.VERBOSE,
 )
 # Thanks the message opens on: "thank you, …", "thx! …", "ok thanks. …"
 _THANKED = Lazy(
     rf"""^\W*(?:(?:ok(?:ay)?|great|perfect|cool|nice)[,.!\s]+)?(?:thanks?|thank\s+you|thx|ty
-      |{THANKS_ABROAD})(?:\s+(?:so|very)\s+much|\s+a\s+lot)?[,.!\s]+""",
+      |{THANKS_ABROAD})(?:\s+(?:so|very)\s+much|\s+a\s+lot)?[,.!\s，。！、]+""",
     re.IGNORECASE | re.VERBOSE,
 )
 # …after which words of a step taken on, or of something not quite right, ask it still.

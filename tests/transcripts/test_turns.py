@@ -77,6 +77,14 @@ def test_a_paste_alone_is_completed_by_what_the_reply_says_it_shows(tmp_path: Pa
         ("deployed, no restarts for 20 min. 👍", False),
         ("danke!", False),
         ("спасибо", False),
+        # thanks in other languages, after their own punctuation ("，", "！")
+        ("läuft, danke dir", False),
+        ("完美，谢谢！", False),
+        ("直りました！ありがとうございます", False),
+        ("спс, всё работает", False),
+        ("valeu!", False),
+        ("고마워요", False),
+        ("muchas gracias", False),
         ("thank you, it reads very natural", False),
         ("ok thanks. the numbers match the dashboard now", False),
         # a request, a question or a failure, with thanks after it
