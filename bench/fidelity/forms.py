@@ -428,6 +428,15 @@ _DEFERRALS = [
     "fix the crash. pagination: parked",
     "fix the crash now. pagination can be a follow-up, make a note somewhere",
     "fix the crash, make pagination a follow-up pr",
+    # …in other languages (the reply in English: what is read is the user's words)
+    "почини краш. пагинацию давай на потом",
+    "修一下崩溃。分页以后再做",
+    "クラッシュを直して。ページングは後回しでいいです",
+    "arregla el crash, la paginación para después",
+    "fix den Crash, die Paginierung machen wir nächste Woche",
+    "corrige le crash, la pagination on verra plus tard",
+    "arruma o crash, a paginação fica pra depois",
+    "크래시 고쳐줘. 페이지네이션은 나중에",
 ]
 _NOT_DEFERRALS = [
     "fix the crash, then add pagination",
@@ -446,8 +455,14 @@ _NOT_DEFERRALS = [
     "fix the crash; the pagination page could be a follow-up email to the customer",
     "ran it on staging, passed the migration, now fails later. fix the crash",
     "the worker starts fine, crashes later. fix the crash",
+    # …in other languages
+    "почини краш, потом закоммить",
+    "クラッシュを直して、その後でテストを回して",
+    "arregla el crash y luego sube la versión",
 ]
 _FAILING = ["still broken", "it's still not working", "same error", "nope, the test still fails",
+            "всё ещё падает", "还是报错", "まだエラーが出ます", "sigue fallando",
+            "geht immer noch nicht",
             "still failing on CI, thanks", "it still shows the old banner. thx"]  # fmt: skip
 _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good", "great job",
            "that's all for today", "we're done here, bye!", "👍", "sweet, that’s all",

@@ -37,6 +37,7 @@ from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, subje
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
     _OR,
+    CJK,
     QUESTION_WORDS,
     THANKS,
     _units,
@@ -86,7 +87,6 @@ _TO_USER = Lazy(
           |good|sound|sounds|look|looks|ready|prefer|go|keep|proceed|ship)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
-_CJK = Lazy(r"[\u3040-\u30ff\u3400-\u9fff]")  # kana and CJK ideographs
 _LEAD_IN = Lazy(r"[:;—–]\s+|\s-\s")
 # Questions the text goes on to answer itself.
 _WH = Lazy(r"^(?:why|how\s+come|how\s+does|how\s+do|what\s+does|what's|what\s+is)\b", re.I)
@@ -112,7 +112,7 @@ def asks(text: str) -> list[Ask]:
     for n, (sentence, _item) in enumerate(units):
         question = sentence.rstrip(" *_)\"'`").endswith(("?", "？"))  # (Chinese, Japanese)
         if question:
-            if len(sentence.split()) < 2 and not (len(sentence) >= 5 and _CJK.search(sentence)):
+            if len(sentence.split()) < 2 and not (len(sentence) >= 5 and CJK.search(sentence)):
                 continue  # ("OK?"; Chinese and Japanese put no spaces between words)
             last = n == len(units) - 1
             if not last and _WH.match(sentence) and not _TO_USER.search(sentence.split(" ", 1)[-1]):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from session_skill import recache
+from session_skill.transcripts.abroad import puts_off
 from session_skill.transcripts.anchors import ANCHOR_FORMS
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
 from session_skill.transcripts.lazyre import Lazy, alternation
@@ -568,14 +569,16 @@ def caveats(
     if low is None or tokens is None or len(text) > _SCAN_CHARS:
         low = tail.lower()
         tokens = set(low.split())
-    marks = not ANCHOR_FORMS.isdisjoint(tokens)
+    marks = not ANCHOR_FORMS.isdisjoint(tokens) or puts_off(low)
     left = _leaves(low)
     if not marks and not left:
         return found  # most closing texts: no word any of the patterns below needs
     for sentence, _item in _units(tail):
         # (A check's result is rarely prose: "`npm test`: 112 passed, 2 failed.")
         failing = ideas and left and len(sentence.split()) >= 3 and _fails_now(sentence)
-        if not failing and (not _is_prose(sentence) or sentence.rstrip().endswith(("?", ":"))):
+        if not failing and (
+            not _is_prose(sentence) or sentence.rstrip().endswith(("?", ":", "？", "："))
+        ):
             continue  # a question (`asks`), or a lead-in: what it introduces follows it
         said = sentence.lower()
         marked = classify(sentence, said) if marks else None

@@ -27,6 +27,7 @@ from datetime import datetime, timedelta, timezone
 from itertools import pairwise
 
 from session_skill.records import replace
+from session_skill.transcripts.abroad import puts_off
 from session_skill.transcripts.anchors import ANCHOR_FORMS, DONE_WORDS, TRIGGERS
 from session_skill.transcripts.asks import (
     Ask,
@@ -200,7 +201,7 @@ def loose_end(
 _ELLIPSIS = Lazy(r"\.{2,}(?=\w)")
 # A sentence typed in lower case ("nice. let's leave no_std for later. bump the version"):
 # its end, unless the word before the dot is an abbreviation or a letter ("e.g. the login").
-_LOWER_END = Lazy(r"(?<=\S)([.!?])([ \t]+)(?=[a-z])")
+_LOWER_END = Lazy(r"(?<=\S)([.!?])([ \t]+)(?=[a-zà-öø-ÿα-ωа-яё])")  # (and other scripts')
 _ABBREVIATIONS = frozenset(
     "e.g eg i.e ie etc vs cf approx incl esp resp no nr fig ex al min max mr mrs ms dr st".split()
 )
@@ -467,6 +468,18 @@ class Loose:
         candidate = loose_end(shown, DEFERRED, why, ts, self.stats.line, "user-deferral")
         self._add(candidate, about=subject(asked))
 
+    def _put_off_abroad(self, text: str, ts: str | None) -> None:
+        """The sentences of a user's message in another language that put work off
+        ("ретраи давай потом сделаем", "暗黑模式后面再说"), each pooled as it was typed."""
+        for sentence, _ in sentences(text[:_SCAN_CHARS]):
+            if puts_off(sentence.lower()):
+                why = f"deferred{_at(ts)}"
+                said = _as_typed(sentence, self._typed_as)
+                candidate = loose_end(said, DEFERRED, why, ts, self.stats.line, "user-deferral")
+                key = self._add(candidate)
+                if key is not None:
+                    self.user_put_off = key
+
     def _listed_just_before(self, sentence: str) -> bool:
         """Is the step the user takes on ("ok I'll ping Dana for approval") one the reply
         before already left open ("… needs approval from someone on the platform team")? It
@@ -515,6 +528,8 @@ class Loose:
                     why = f"the user took it on{_at(ts)}"
                     said = _as_typed(sentence, self._typed_as)
                     self._add(loose_end(said, DEFERRED, why, ts, self.stats.line, "user-deferral"))
+        if role == "user" and puts_off(low):
+            self._put_off_abroad(text, ts)
         if not found:
             return
         words = found & ANCHOR_FORMS

@@ -16,6 +16,7 @@ import re
 from collections.abc import Set as AbstractSet
 
 from session_skill import recache
+from session_skill.transcripts.abroad import puts_off
 from session_skill.transcripts.anchors import ANCHORS, confirmed
 from session_skill.transcripts.candidates import DEFERRED, UNANSWERED
 from session_skill.transcripts.landed import WORD
@@ -195,13 +196,14 @@ def _balanced(sentence: str) -> str:
 
 
 _NOT_PLAIN = recache.compile(r"[^\w ]|[\d_]")
+CJK = Lazy(r"[\u3040-\u30ff\u3400-\u9fff]")  # kana and CJK ideographs
 _ASCII_PLAIN = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz "
 
 
 def _is_prose(sentence: str) -> bool:
     """Four words or more, mostly letters: not a log line, a path list or code."""
-    if len(sentence.split()) < 4:
-        return False
+    if len(sentence.split()) < 4 and not (len(sentence) >= 8 and CJK.search(sentence)):
+        return False  # (Chinese and Japanese put no spaces between words)
     if sentence.isascii():
         # What _NOT_PLAIN keeps, counted without a regex (most sentences, every closing
         # text of a long conversation): letters and spaces.
@@ -229,6 +231,8 @@ def classify(sentence: str, low: str | None = None) -> tuple[str, str] | None:
     low = sentence.lower() if low is None else low
     words = {ANCHORS[w] for w in ANCHORS.keys() & low.split()}
     if not words:
+        if puts_off(low):  # said in another language: "давай это на потом"
+            return "explicit", DEFERRED
         return None
     for rule in RULES:
         if words.isdisjoint(rule.words):

@@ -207,6 +207,10 @@ _REQUIRED = Lazy(r"\b(?:should|must|would|will|needs?\s+to|has\s+to|have\s+to)\s
 def _fails(said: str) -> bool:
     """Do the user's words report something still wrong (`_FAILING`), not ask for it?"""
     text = said[:2000]
+    from session_skill.transcripts.abroad import still_fails
+
+    if still_fails(text):  # "всё ещё падает", "还是报错", "sigue fallando"
+        return True
     return any(
         not _REQUIRED.search(text[max(0, m.start() - 20) : m.start()])
         for m in _FAILING.finditer(text)

@@ -1,0 +1,98 @@
+"""Sessions in other languages: work put off and a failure reported in the user's own words
+(`transcripts.abroad`), read as the English rules read theirs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from session_skill.transcripts.abroad import puts_off, still_fails
+from tests.transcripts.test_scan import APP, DEFERRED, UNFINISHED, _edit, kinds, run, say, user
+
+
+@pytest.mark.parametrize(
+    ("said", "later"),
+    [
+        ("давай это на потом, сейчас важнее релиз", True),
+        ("миграцию отложим до четверга", True),
+        ("сначала поправь тесты, потом закоммить", False),  # "потом": then, not later
+        ("国际化以后再做", True),
+        ("暗黑模式后面再说吧", True),
+        ("保留原来的配置文件", False),  # keep
+        ("输错密码之后再输对就不行了", False),  # after …, then
+        ("ログ出力は後回しにしましょう", True),
+        ("ジャンプの後で着地アニメが出ない", False),  # after the jump
+        ("lo de los reintentos lo dejamos para después", True),
+        ("das Caching machen wir nächste Woche", True),
+        ("o cache fica pra depois", True),
+        ("pour le cache, on verra plus tard", True),
+        ("캐시는 나중에 하자", True),
+        ("la cache la rimandiamo", True),
+        ("add the cache later", False),  # English: the English rules' to read
+    ],
+)
+def test_work_put_off_in_another_language(said: str, later: bool) -> None:
+    assert puts_off(said.lower()) is later
+
+
+@pytest.mark.parametrize(
+    ("said", "fails"),
+    [
+        ("всё ещё падает на том же месте", True),
+        ("还是报错，一样的 NullPointerException", True),
+        ("まだエラーが出ます", True),
+        ("sigue fallando en CI", True),
+        ("geht immer noch nicht", True),
+        ("ainda dá erro no build", True),
+        ("ça plante toujours au démarrage", True),
+        ("여전히 같은 에러가 나요", True),
+        ("теперь всё работает", False),
+        ("好了，可以了", False),
+    ],
+)
+def test_a_failure_reported_in_another_language(said: str, fails: bool) -> None:
+    assert still_fails(said) is fails
+
+
+def test_the_users_deferral_in_another_language_is_open(tmp_path: Path) -> None:
+    records = [
+        user("добавь ретраи в загрузчик и алерт в слак. алерт давай на потом"),
+        *_edit("t1", "uploader.py"),
+        say("Добавил ретраи с экспоненциальной задержкой в `uploader.py`, тесты проходят."),
+    ]
+    assert kinds(run(tmp_path, records)) == [(DEFERRED, "алерт давай на потом")]
+
+
+def test_a_reply_putting_work_off_in_another_language_is_open(tmp_path: Path) -> None:
+    closing = "登录的问题已经修好了，测试都通过了。国际化的部分以后再做，需要先确认文案。"
+    records = [user("修一下登录页的 bug"), *_edit("t1", "login.ts"), say(closing)]
+    assert kinds(run(tmp_path, records)) == [(DEFERRED, "国际化的部分以后再做，需要先确认文案。")]
+
+
+def test_last_words_in_another_language_that_it_still_fails(tmp_path: Path) -> None:
+    records = [
+        user("поправь краш при повороте экрана"),
+        *_edit("t1", "MainActivity.kt"),
+        say("Исправил: `lateinit` теперь инициализируется в `onCreate`."),
+        user("всё ещё падает при повороте"),
+    ]
+    facts = run(tmp_path, records)
+    assert [c.type for c in facts.candidates] == [UNFINISHED]
+    assert facts.unfinished is not None and facts.unfinished.why.startswith("it reported")
+    assert APP  # (the project the edits are in)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["o cache fica pra depois", "mais tarde eu vejo", "la semana que viene lo vemos",
+     "por ahora no", "de momento no", "lo dejamos para el lunes", "erstmal nicht",
+     "vorerst nicht", "das verschieben wir", "ein andermal", "on verra", "pas pour maintenant",
+     "une autre fois", "dans une prochaine pr", "per ora no", "la prossima settimana",
+     "rimandiamo", "daha sonra", "gelecek hafta", "na razie nie", "outro dia"],
+)  # fmt: skip
+def test_work_put_off_typed_without_accents(said: str) -> None:
+    # All ASCII: the cheap test before the pattern must let each through
+    from session_skill.transcripts.abroad import LATER
+
+    assert said.isascii() and LATER.search(said) is not None and puts_off(said)
