@@ -60,23 +60,60 @@ STILL_FAILS = Lazy(
 
 
 # What every branch of LATER holds: a word all-ASCII text can match it with, or a letter of
-# another script (accented Latin, Greek, Cyrillic, kana, CJK, Hangul) — one cheap search
-# first, for the English messages that are most of what is read (their "—" and "’" are not
-# letters).
+# another script (`_maybe`) — the cheap test first, for the English messages that are most
+# of what is read (their "—" and "’" are no letters).
 _ASCII_HINTS = (
     "tard", "verra", "pas pour", "fois", "prochaine", "autre pr", "per ora", "rimand",
     "settimana", "depois", "semana", "outro d", "luego", "ahora no", "momento no", "dej",
     "erstmal", "vorerst", "verschieb", "andermal", "sonra", "hafta", "na razie",
 )  # fmt: skip
-_MAYBE_LATER = Lazy(
-    alternation(_ASCII_HINTS)
-    + "|[\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+_MAYBE_LATER = Lazy(alternation(_ASCII_HINTS))
+
+
+# A step the closing reply hands the user: "нужно тебе", "需要你", "をお願いします",
+# "tienes que", "musst du", "você precisa", "tu dois", "해 주세요", "quando puoi".
+HANDED = Lazy(
+    r"""(?:тебе|вам)\s+(?:нужно|надо|придётся|придется|стоит)|(?:нужно|надо|придётся|придется)\s+(?:тебе|вам)
+      |你(?:需要|得|要)(?:手动|自己)|需要你|麻烦你|请(?:你|您)?(?:手动|自己)
+      |をお願いします|お願いできますか|ご確認ください|手動で
+      |(?:tienes|tendrás|tendras|necesitas|deberías|deberias|debes)\s+que\s|te\s+toca
+      |(?:musst|solltest|müsstest)\s+du\b|(?:müssen|sollten)\s+sie\b
+      |(?:você|voce|vc)\s+(?:precisa|vai\s+precisar|tem\s+que|deve)\b
+      |\b(?:tu\s+dois|vous\s+devez|tu\s+devras|vous\s+devrez)\b|il\s+faut\s+que\s+(?:tu|vous)\b
+        |à\s+(?:toi|vous)\s+de\b
+      |해\s*주세요|하셔야|수동으로
+      |\b(?:devi|dovrai|dovete)\s|quando\s+puoi|ti\s+serve
+      |\b(?:musisz|będziesz\s+musiał)\b""",
+    re.VERBOSE,
 )
+_HANDED_HINTS = (
+    "tienes", "tendras", "necesitas", "deberias", "debes", "te toca", "musst du",
+    "solltest du", "sollten sie", "voce ", "vc ", "tu d", "vous d", "il faut", " toi de",
+    " vous de", "devi ", "dovrai", "dovete", "quando puoi", "ti serve", "musisz",
+)  # fmt: skip
+_MAYBE_HANDED = Lazy(alternation(_HANDED_HINTS))
+# A letter of another script: accented Latin, Greek, Cyrillic, kana, CJK, Hangul.
+_OTHER_SCRIPT = Lazy(
+    "[\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+)
+
+
+def _maybe(low: str, hints: Lazy) -> bool:
+    """Could a pattern of this module match `low`: a letter of another script, or one of
+    the pattern's `hints`? (Two plain searches: half the cost of one that does both.)"""
+    if not low.isascii() and _OTHER_SCRIPT.search(low) is not None:
+        return True
+    return hints.search(low) is not None
+
+
+def hands_over(low: str) -> bool:
+    """Do these lowered words hand the user a step, in another language?"""
+    return _maybe(low, _MAYBE_HANDED) and HANDED.search(low) is not None
 
 
 def puts_off(low: str) -> bool:
     """Do these lowered words put work off, in another language?"""
-    return _MAYBE_LATER.search(low) is not None and LATER.search(low) is not None
+    return _maybe(low, _MAYBE_LATER) and LATER.search(low) is not None
 
 
 def still_fails(text: str) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from session_skill import recache
-from session_skill.transcripts.abroad import puts_off
+from session_skill.transcripts.abroad import hands_over, puts_off
 from session_skill.transcripts.anchors import ANCHOR_FORMS
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
 from session_skill.transcripts.lazyre import Lazy, alternation
@@ -171,8 +171,10 @@ _WAITS_ON = Lazy(
 
 def _leaves(low: str) -> bool:
     """Does lowered text hold a word one of the patterns of what is left needs?"""
-    return _LEFT_WORDS.search(low) is not None or (
-        "once " in low and _WAITS_ON.search(low) is not None
+    return (
+        _LEFT_WORDS.search(low) is not None
+        or ("once " in low and _WAITS_ON.search(low) is not None)
+        or hands_over(low)
     )
 
 
@@ -594,6 +596,7 @@ def caveats(
                     or _UNCHECKED.search(sentence)
                     or _LEFT_OVER.search_lowered(sentence, said)
                     or _WAITS_ON.search(said)
+                    or hands_over(said)
                     or failing
                 )
             ):

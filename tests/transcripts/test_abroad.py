@@ -96,3 +96,50 @@ def test_work_put_off_typed_without_accents(said: str) -> None:
     from session_skill.transcripts.abroad import LATER
 
     assert said.isascii() and LATER.search(said) is not None and puts_off(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "handed"),
+    [
+        ("прогнать `terraform apply` нужно тебе, с прод-профилем", True),
+        ("本番へのデプロイは `npm run deploy` をお願いします。", True),
+        ("tienes que rotar la clave en la consola", True),
+        ("den Key musst du in der Konsole rotieren", True),
+        ("você precisa rodar a migração em produção", True),
+        ("il faut que tu relances le déploiement", True),
+        ("배포는 직접 해 주세요", True),
+        ("quando puoi, flasha il firmware", True),
+        ("直接ブラウザで確認はしていません", False),
+        ("브라우저에서 직접 확인은 못 했습니다", False),  # "directly", of the assistant
+        ("la función tiene que devolver un error", False),  # the code, not the user
+    ],
+)
+def test_a_step_handed_to_the_user_in_another_language(said: str, handed: bool) -> None:
+    from session_skill.transcripts.abroad import hands_over
+
+    assert hands_over(said.lower()) is handed
+
+
+def test_a_closing_reply_handing_a_step_over_in_another_language(tmp_path: Path) -> None:
+    step = "Прогнать `terraform apply` нужно тебе, с прод-профилем."
+    records = [
+        user("добавь версионирование в бакет бэкапов"),
+        *_edit("t1", "infra/s3.tf"),
+        say(f"Включил версионирование в `infra/s3.tf`, `terraform validate` проходит. {step}"),
+    ]
+    assert kinds(run(tmp_path, records)) == [(DEFERRED, step)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["tienes que rotar la clave", "necesitas que lo revise alguien", "te toca el deploy",
+     "das musst du selbst machen", "sollten Sie noch pruefen", "voce precisa rodar isso",
+     "vc tem que aprovar", "tu dois relancer", "vous devez relancer", "il faut que tu relances",
+     "devi flashare il firmware", "quando puoi, flasha", "ti serve il certificato",
+     "musisz to wdrożyć"],
+)  # fmt: skip
+def test_a_step_handed_over_typed_without_accents(said: str) -> None:
+    from session_skill.transcripts.abroad import HANDED, hands_over
+
+    low = said.lower()
+    assert HANDED.search(low) is not None and hands_over(low)
