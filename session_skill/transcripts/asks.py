@@ -123,7 +123,7 @@ def asks(text: str) -> list[Ask]:
                 clause = _LEAD_IN.split(sentence)[-1]
                 if clause == sentence or not _TO_USER.search(clause):
                     continue
-        elif not _PLAIN_OFFER.search(sentence):
+        elif not _may_offer_plainly(sentence) or not _PLAIN_OFFER.search(sentence):
             continue
         if sign_off(sentence):
             continue  # "Anything else?", "Let me know if you'd like any changes."
@@ -139,6 +139,16 @@ def asks(text: str) -> list[Ask]:
             about = tuple(reversed(items)) or ((before,) if subject(before) else ())
         found.append(Ask(sentence, bool(_OFFER.search(sentence)), options, about))
     return found
+
+
+# A word every branch of `_PLAIN_OFFER` holds, lowered: the cheap test before it, for each
+# sentence of a closing text that asks something somewhere.
+_PLAIN_WORDS = ("if", "word", "happy", "send", "paste", "share", "post", "know", "tell", "sure")
+
+
+def _may_offer_plainly(sentence: str) -> bool:
+    low = sentence.lower()
+    return any(word in low for word in _PLAIN_WORDS)
 
 
 # What an offer without a question mark cannot be said without (`_PLAIN_OFFER`).

@@ -423,3 +423,23 @@ def test_a_list_item_of_a_word_or_two_is_an_item_unless_code_or_a_path() -> None
     lines = ["- pagination", "- rate limits", "- `npm test`", "- src/app.py", "- 2024", "- Docs."]
     items, _ = prose.list_under(lines, 0, 8)
     assert items == ["pagination", "rate limits", "Docs."]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "If you want, I can add a retry.", "Just say the word and I'll ship it.",
+        "Happy to wire it in if you like.", "I'm also happy to add the flag.",
+        "I could also add a flag if that would help.", "I can run EXPLAIN if needed.",
+        "They'd disappear with `--no-merges` if you want that.",
+        "Apply it and send me `kubectl top pod` for one of the new pods.",
+        "If useful, I can run EXPLAIN on those two.",
+        "Not sure if you want the old parser removed.",
+        "Let me know whether the bucket should stay.", "Tell me which one you prefer.",
+    ],
+)  # fmt: skip
+def test_every_plain_offer_passes_the_cheap_test_before_it(sentence: str) -> None:
+    from session_skill.transcripts.asks import _PLAIN_OFFER, _may_offer_plainly
+
+    assert _PLAIN_OFFER.search(sentence) is not None
+    assert _may_offer_plainly(sentence)
