@@ -143,3 +143,23 @@ def test_a_step_handed_over_typed_without_accents(said: str) -> None:
 
     low = said.lower()
     assert HANDED.search(low) is not None and hands_over(low)
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        # a question before the reply's last sentence, in another script: put to the user
+        ("念のため確認させてください：アダプタは 3.3V ですか？ 5V だと化けることがあります。",
+         ["念のため確認させてください：アダプタは 3.3V ですか？"]),
+        ("Включать ли lifecycle-правило для старых версий? Сейчас его нет.",
+         ["Включать ли lifecycle-правило для старых версий?"]),
+        # (in English, one that speaks to no one stays the text's own)
+        ("The export took 3 s. The culprit? A missing index on `orders.created_at`.", []),
+    ],
+)  # fmt: skip
+def test_a_question_mid_reply_in_another_script_is_put_to_the_user(
+    text: str, asked: list[str]
+) -> None:
+    from session_skill.transcripts.asks import asks
+
+    assert [a.text for a in asks(text)] == asked
