@@ -92,10 +92,11 @@ _HANDED_HINTS = (
     " vous de", "devi ", "dovrai", "dovete", "quando puoi", "ti serve", "musisz",
 )  # fmt: skip
 _MAYBE_HANDED = Lazy(alternation(_HANDED_HINTS))
-# A letter of another script: accented Latin, Greek, Cyrillic, kana, CJK, Hangul.
-_OTHER_SCRIPT = Lazy(
-    "[\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
-)
+# A letter of a script other than Latin and Greek: Cyrillic, kana, CJK, Hangul.
+_FAR_SCRIPTS = "\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+FAR_SCRIPT = Lazy(f"[{_FAR_SCRIPTS}]")
+# …or of another script at all: accented Latin and Greek too.
+_OTHER_SCRIPT = Lazy(f"[\u00c0-\u024f\u0370-\u03ff{_FAR_SCRIPTS}]")
 
 
 def _maybe(low: str, hints: Lazy) -> bool:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 
 from session_skill.records import record
+from session_skill.transcripts.abroad import FAR_SCRIPT
 from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, subject
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
@@ -87,7 +88,6 @@ _TO_USER = Lazy(
           |good|sound|sounds|look|looks|ready|prefer|go|keep|proceed|ship)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
-_OTHER_SCRIPT = Lazy(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _LEAD_IN = Lazy(r"[:;—–]\s+|\s-\s")
 # Questions the text goes on to answer itself.
 _WH = Lazy(r"^(?:why|how\s+come|how\s+does|how\s+do|what\s+does|what's|what\s+is)\b", re.I)
@@ -118,7 +118,7 @@ def asks(text: str) -> list[Ask]:
             last = n == len(units) - 1
             if not last and _WH.match(sentence) and not _TO_USER.search(sentence.split(" ", 1)[-1]):
                 continue  # "Why does it fail? Because …": the text answers it
-            if not last and not _TO_USER.search(sentence) and not _OTHER_SCRIPT.search(sentence):
+            if not last and not _TO_USER.search(sentence) and not FAR_SCRIPT.search(sentence):
                 # "One thing: the bucket is hard-coded — is that intended?": the question is
                 # the clause after the lead-in.
                 clause = _LEAD_IN.split(sentence)[-1]

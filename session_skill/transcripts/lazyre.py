@@ -38,18 +38,19 @@ class Lazy:
         Text that lowering makes longer ("İ") is searched as it is."""
         if len(low) != len(text):
             return self.search(text)
-        if self._lowered is None:
-            self._lowered = recache.compile(self._source, self._flags & ~re.IGNORECASE)
-        return self._lowered.search(low)
+        return self._get_lowered().search(low)
 
     def finditer_lowered(self, text: str, low: str) -> Iterator[re.Match[str]]:
         """`finditer(text)`, given `low`, as `search_lowered`: the matches' places are
         those of `text` (lowering kept its length), their groups `low`'s."""
         if len(low) != len(text):
             return self.finditer(text)
+        return self._get_lowered().finditer(low)
+
+    def _get_lowered(self) -> re.Pattern[str]:
         if self._lowered is None:
             self._lowered = recache.compile(self._source, self._flags & ~re.IGNORECASE)
-        return self._lowered.finditer(low)
+        return self._lowered
 
     def split(self, text: str) -> list[str]:
         return self._get().split(text)
