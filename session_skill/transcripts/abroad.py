@@ -93,7 +93,10 @@ _HANDED_HINTS = (
 )  # fmt: skip
 _MAYBE_HANDED = Lazy(alternation(_HANDED_HINTS))
 # A letter of a script other than Latin and Greek: Cyrillic, kana, CJK, Hangul.
-_FAR_SCRIPTS = "\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_KANA_CJK = "\u3040-\u30ff\u3400-\u9fff"
+_FAR_SCRIPTS = f"\u0400-\u04ff{_KANA_CJK}\uac00-\ud7af"
+# …of Chinese or Japanese, which put no spaces between words.
+CJK = Lazy(f"[{_KANA_CJK}]")
 FAR_SCRIPT = Lazy(f"[{_FAR_SCRIPTS}]")
 # …or of another script at all: accented Latin and Greek too.
 _OTHER_SCRIPT = Lazy(f"[\u00c0-\u024f\u0370-\u03ff{_FAR_SCRIPTS}]")

@@ -33,12 +33,11 @@ from __future__ import annotations
 import re
 
 from session_skill.records import record
-from session_skill.transcripts.abroad import FAR_SCRIPT
+from session_skill.transcripts.abroad import CJK, FAR_SCRIPT
 from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, subject
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
     _OR,
-    CJK,
     QUESTION_WORDS,
     THANKS,
     _units,

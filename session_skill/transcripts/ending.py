@@ -523,7 +523,7 @@ def unticked(text: str) -> list[str]:
     Not inside a fenced block: that is a file's content shown."""
     if _ANY_BOX.search(text, 0, _SCAN_CHARS) is None:
         return []
-    body = _FENCE.sub("\n", text[:_SCAN_CHARS])
+    body = _unfenced(text)
     found = []
     for m in _UNTICKED.finditer(body):
         item = item_text(m.group(1))
@@ -540,8 +540,19 @@ _TICKED = Lazy(
 def ticked(text: str) -> list[str]:
     """The items a text ticks in a task list ("- [x] …", "✅ …"): done, in the list's own
     notation (not inside a fenced block)."""
-    body = _FENCE.sub("\n", text[:_SCAN_CHARS])
-    return [item for m in _TICKED.finditer(body) if (item := item_text(m.group(1)))]
+    return [item for m in _TICKED.finditer(_unfenced(text)) if (item := item_text(m.group(1)))]
+
+
+# The last text read without its fenced blocks: a closing text with a task list is read for
+# its ticked items as it is read, and again, with its unticked ones, when its turn closes.
+_UNFENCED_MEMO: list[str | None] = [None, None]
+
+
+def _unfenced(text: str) -> str:
+    memo = _UNFENCED_MEMO
+    if text is not memo[0]:
+        memo[0], memo[1] = text, _FENCE.sub("\n", text[:_SCAN_CHARS])
+    return memo[1]  # type: ignore[return-value]
 
 
 # A file git is told to ignore, said so: "the plan file `tfplan` is untracked and ignored by
@@ -607,7 +618,11 @@ def caveats(
                 continue
         if _STILL_DONE.search(sentence) and not re.search(r"\bbut\b", sentence, re.I):
             continue  # "the tests still pass": done, not open
-        if "ignore" in said and _GIT_IGNORED.search(sentence) and not _YOURS.search(sentence):
+        if (
+            "ignore" in said
+            and _GIT_IGNORED.search(sentence)
+            and not _YOURS.search_lowered(sentence, said)
+        ):
             continue  # "… untracked and ignored by `.gitignore`": kept out on purpose
         found.append((redact(sentence), kind))
     return found

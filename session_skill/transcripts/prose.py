@@ -16,7 +16,7 @@ import re
 from collections.abc import Set as AbstractSet
 
 from session_skill import recache
-from session_skill.transcripts.abroad import puts_off
+from session_skill.transcripts.abroad import CJK, puts_off
 from session_skill.transcripts.anchors import ANCHORS, confirmed
 from session_skill.transcripts.candidates import DEFERRED, UNANSWERED
 from session_skill.transcripts.landed import WORD
@@ -196,7 +196,6 @@ def _balanced(sentence: str) -> str:
 
 
 _NOT_PLAIN = recache.compile(r"[^\w ]|[\d_]")
-CJK = Lazy(r"[\u3040-\u30ff\u3400-\u9fff]")  # kana and CJK ideographs
 _ASCII_PLAIN = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz "
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 
 from session_skill.records import record
+from session_skill.transcripts.abroad import still_fails
 from session_skill.transcripts.events import (
     AssistantText,
     CommandPrompt,
@@ -207,8 +208,6 @@ _REQUIRED = Lazy(r"\b(?:should|must|would|will|needs?\s+to|has\s+to|have\s+to)\s
 def _fails(said: str) -> bool:
     """Do the user's words report something still wrong (`_FAILING`), not ask for it?"""
     text = said[:2000]
-    from session_skill.transcripts.abroad import still_fails
-
     if still_fails(text):  # "всё ещё падает", "还是报错", "sigue fallando"
         return True
     return any(
