@@ -474,6 +474,11 @@ _THANKS = ["works now, thanks", "perfect", "great, that fixed it", "looks good",
            # …in other languages
            "funktioniert, vielen Dank", "好了，谢谢！", "動きました、ありがとうございました",
            "deu certo, valeu", "спс, всё ок", "grazie mille",
+           # …and "that's enough for now" in other languages
+           "ок, на сегодня всё", "好的，先这样吧", "了解、今日はここまでで",
+           "vale, por ahora es suficiente", "gut, das reicht erstmal", "beleza, por hoje é só",
+           "ok, c'est tout pour aujourd'hui",
+           "네, 오늘은 여기까지", "ok, per oggi basta", "dobra, na dziś wystarczy",
            # thanks, then how it went
            "thank you, it reads very natural", "thx! works great on my phone too"]  # fmt: skip
 _QUESTIONS = [

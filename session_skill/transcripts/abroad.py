@@ -1,7 +1,8 @@
 """What the rules read in English, said in the other languages people most write to these
 tools in: Russian, Chinese, Japanese, Spanish, German, Portuguese, French, Korean, Italian,
 Polish, Turkish. The English rules are many and fine-grained; these are few and plain — a
-word that puts work off, a report that it still fails — searched in the lowered text of a
+word that puts work off, a report that it still fails, a step handed to the user or taken on
+by them, "that's enough for now" — searched in the lowered text of a
 message (a Latin-script language is often typed without accents: "o cache fica pra
 depois").
 
@@ -123,3 +124,73 @@ def puts_off(low: str) -> bool:
 def still_fails(text: str) -> bool:
     """Do these words report that something still fails, in another language?"""
     return STILL_FAILS.search(text.lower()) is not None
+
+
+# The user's last words that stop for now and ask nothing more, as "that's enough for now"
+# and "that's all for today" do: "на сегодня всё", "先这样吧", "今日はここまで", "por ahora
+# es suficiente", "das reicht erstmal", "por hoje é só", "c'est tout pour aujourd'hui",
+# "오늘은 여기까지", "per oggi basta", "na razie wystarczy". (Read as thanks are:
+# `prose.THANKS`.)
+DONE_FOR_NOW = (
+    r"(?:на\s+сегодня|пока|на\s+этом)\s+(?:всё|все|хватит|достаточно)|этого\s+(?:пока\s+)?достаточно"
+    r"|先这样吧?|今天(?:就)?(?:到这|先到这)(?:里|儿)?|就这样吧|暂时(?:就)?(?:够了|这样)|先到这(?:里|儿)"
+    r"|(?:今日は|一旦|とりあえず)(?:これで|ここまで)(?:で|です|にします|にしましょう)?|これで十分"
+    r"|por\s+(?:ahora|hoy)\s+(?:es|está)\s+(?:bien|suficiente)|suficiente\s+por\s+(?:ahora|hoy)"
+    r"|por\s+hoy\s+es\s+todo|eso\s+es\s+todo(?:\s+por\s+(?:ahora|hoy))?"
+    r"|das\s+reicht\s+(?:erstmal|erst\s+mal|für\s+heute|fürs\s+erste)|fürs\s+erste\s+reicht(?:'s|s)?"
+    r"|(?:das\s+)?war's(?:\s+für\s+heute)?|für\s+heute\s+reicht(?:'s|s|\s+es)?"
+    r"|por\s+(?:enquanto|hoje)\s+é\s+(?:isso|só)|é\s+isso\s+por\s+(?:hoje|enquanto|agora)"
+    r"|por\s+hoje\s+chega"
+    r"|c'est\s+tout\s+pour\s+(?:aujourd'hui|l'instant|le\s+moment)"
+    r"|ça\s+(?:suffit|ira)\s+pour\s+(?:l'instant|aujourd'hui|le\s+moment)"
+    r"|오늘은\s*여기까지|일단\s*(?:여기까지|이\s*정도면)|이\s*정도면\s*(?:충분|됐)"
+    r"|per\s+(?:ora|oggi)\s+(?:basta|è\s+tutto)|è\s+tutto\s+per\s+(?:oggi|ora)"
+    r"|na\s+(?:razie|dziś|dzisiaj)\s+(?:wystarczy|to\s+wszystko|tyle)"
+    r"|to\s+wszystko\s+na\s+(?:dziś|dzisiaj|razie)"
+    r"|(?:şimdilik|bugünlük)\s+bu\s+kadar"
+)
+
+# A step the user takes on themselves, as "I'll do the apply myself" and "I'll ping Dana"
+# are: "сделаю сам", "我自己来", "自分でやります", "lo hago yo", "mache ich selbst", "faço
+# eu", "je m'en occupe", "제가 할게요", "lo faccio io", "zrobię to sam". Not the time a step
+# is put off to ("我明天试试", "I'll try it tomorrow"): that is `LATER`'s, where it is one.
+TAKES_ON = Lazy(
+    r"""(?:^|[\s,.;:!(])(?:
+        (?:я\s+)?сам[а]?\s+(?:сделаю|запущу|проверю|задеплою|выкачу|смержу|поправлю|посмотрю
+          |спрошу|напишу|накачу|применю|удалю|займусь|разберусь)
+      | (?:сделаю|запущу|проверю|задеплою|выкачу|смержу|поправлю|применю|накачу|удалю)
+          \s+(?:это\s+|его\s+|её\s+|ее\s+|их\s+)?сам[а]?\b
+      | беру\s+на\s+себя
+      | (?:lo|la|los|las)\s+(?:hago|har[ée]|aplico|corro|lanzo|subo|reviso|pruebo|borro|mergeo)
+          \s+yo\b
+      | (?:yo\s+)?me\s+encargo(?:\s+yo)?\b | de\s+eso\s+me\s+encargo
+      | (?:mach|mache|übernehme|erledige|teste|deploye|merge|prüfe)\s+ich\s+(?:selbst|selber)\b
+      | übernehme\s+ich\b | (?:ich\s+)?kümmere\s+mich\s+(?:selbst\s+)?(?:drum|darum)
+      | (?:fa[çc]o|rodo|aplico|subo|testo)\s+eu\b
+        | eu\s+mesm[oa]\s+(?:fa[çc]o|rodo|aplico|subo|testo)
+        | deixa\s+comigo | eu\s+cuido\s+disso
+      | je\s+m'en\s+(?:occupe|charge) | je\s+(?:le|la|les)\s+(?:fais|lance|applique|teste|déploie
+          |merge)\s+moi(?:-|\s)m[êe]me
+      | (?:lo|la|li|le)\s+(?:faccio|lancio|applico|testo)\s+io\b | ci\s+penso\s+io
+        | me\s+ne\s+occupo\s+io
+      | zrobi[ęe]\s+(?:to\s+)?sam[a]?\b | sam[a]?\s+(?:to\s+)?zrobi[ęe] | zajm[ęe]\s+si[ęe]\s+tym
+      | ben\s+(?:yaparım|hallederim)
+      )
+      | 我自己(?:来|弄|做|跑|改|试|搞|处理|部署|提交|去)
+      | 自分で(?:やります|やる|します|対応します|確認します|デプロイします|適用します)
+        | こちらで(?:やります|対応します) | 私が(?:やります|対応します)
+      | 제가\s*(?:할게요|하겠습니다|직접)
+        | 직접\s*(?:할게요|하겠습니다|돌릴게요|배포할게요|적용할게요)""",
+    re.VERBOSE,
+)
+_TAKES_ON_HINTS = (
+    "o yo", "e yo", "encargo", "ich selb", "o eu", "eu mesm", "comigo", "eu cuido", "je m'en",
+    "moi-m", "moi m", "o io", "penso io", "zrobie", "sama", "sam ", "zajme", "ben yap",
+    "ben hall",
+)  # fmt: skip
+_MAYBE_TAKES_ON = Lazy(alternation(_TAKES_ON_HINTS))
+
+
+def takes_on(low: str) -> bool:
+    """Do these lowered words take a step on the user themselves, in another language?"""
+    return _maybe(low, _MAYBE_TAKES_ON) and TAKES_ON.search(low) is not None

@@ -16,7 +16,7 @@ import re
 from collections.abc import Set as AbstractSet
 
 from session_skill import recache
-from session_skill.transcripts.abroad import CJK, puts_off
+from session_skill.transcripts.abroad import CJK, DONE_FOR_NOW, puts_off
 from session_skill.transcripts.anchors import ANCHORS, confirmed
 from session_skill.transcripts.candidates import DEFERRED, UNANSWERED
 from session_skill.transcripts.landed import WORD
@@ -93,7 +93,7 @@ THANKS_ABROAD = (
 )
 THANKS = (
     r"thanks?|thank\s+you|thx|ty|nice|cool|awesome|sweet|so\s+much|a\s+lot|very\s+much"
-    rf"|{THANKS_ABROAD}"
+    rf"|{THANKS_ABROAD}|{DONE_FOR_NOW}"
     r"|well\s+done|cheers|(?:good)?bye|good\s*night|see\s+(?:you|ya)(?:\s+(?:later|tomorrow))?"
     r"|(?:that's|that\s+is|that'll\s+be)\s+(?:all|it|enough)(?:\s+for\s+(?:now|today|tonight))?"
     r"|(?:good\s+enough|done)\s+for\s+(?:now|today|tonight)|calling\s+it\s+a\s+day"

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 
 from session_skill.records import record
-from session_skill.transcripts.abroad import still_fails
+from session_skill.transcripts.abroad import DONE_FOR_NOW, still_fails, takes_on
 from session_skill.transcripts.events import (
     AssistantText,
     CommandPrompt,
@@ -508,7 +508,8 @@ class Turns:
             if _fails(said):
                 why = "it reported something still wrong; the transcript ends before any reply"
             elif _asks_nothing_new(said):
-                return self._before_that(writes, answered=_OWN_STEP.match(said.strip()) is None)
+                own = _OWN_STEP.match(said.strip()) is not None or takes_on(said.lower())
+                return self._before_that(writes, answered=not own)
             else:
                 why = "the transcript ends before any reply to it"
         else:
@@ -710,7 +711,7 @@ _OWN_ASK = Lazy(
 # team", "ok ping me when done").
 _SIGNED_OFF = Lazy(
     rf"""(?:^|[.!,;:，。！、]\s*|\s)(?:(?:ok(?:ay)?|anyway|alright)[,\s]+)?(?:thanks?|thx|ty|thank\s+you
-      |{THANKS_ABROAD}
+      |{THANKS_ABROAD}|{DONE_FOR_NOW}
       |cheers|bye|(?:i\s+)?(?:gotta|have\s+to|need\s+to)\s+go|(?:that's|thats)\s+(?:it|all|enough)
       |done\s+for\s+(?:now|today)|see\s+(?:you|ya)
       # …or a thumbs-up alone: "deployed, no restarts for 20 min. 👍"
@@ -847,7 +848,8 @@ def _asks_nothing_new(said: str) -> bool:
         return len(rest) < 2 or not _asks(rest[1])
     if _asks(text):
         return False
-    return _DECLINED.search(text) is not None or _only_puts_off(text)
+    # ("el apply lo hago yo ahora": a step taken on, in another language.)
+    return _DECLINED.search(text) is not None or _only_puts_off(text) or takes_on(text.lower())
 
 
 _SENTENCES = Lazy(r"(?<=[.!?])\s+")

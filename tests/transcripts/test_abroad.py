@@ -163,3 +163,72 @@ def test_a_question_mid_reply_in_another_script_is_put_to_the_user(
     from session_skill.transcripts.asks import asks
 
     assert [a.text for a in asks(text)] == asked
+
+
+@pytest.mark.parametrize(
+    ("said", "takes"),
+    [
+        ("фронт я сам поправлю", True),
+        ("миграцию запущу сам вечером", True),
+        ("部署我自己来", True),
+        ("デプロイは自分でやります", True),
+        ("ok, el apply lo hago yo ahora", True),
+        ("del deploy me encargo yo", True),
+        ("den Merge mache ich selbst", True),
+        ("a migração eu mesmo rodo", True),
+        ("je m'en occupe demain", True),
+        ("배포는 제가 할게요", True),
+        ("il rilascio lo faccio io", True),
+        ("wdrożenie zrobię sam", True),
+        ("сам файл не трогай", False),  # "сам": the file itself
+        ("我明天上机器试试", False),  # a time, not "myself"
+        ("hazlo tú, por favor", False),  # asks the assistant
+        ("I'll deploy it myself", False),  # English: `_OWN_STEP`'s
+    ],
+)
+def test_a_step_the_user_takes_on_in_another_language(said: str, takes: bool) -> None:
+    from session_skill.transcripts.abroad import takes_on
+
+    assert takes_on(said.lower()) is takes
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["lo hago yo", "lo hare yo", "me encargo yo", "mache ich selbst", "teste ich selber",
+     "rodo eu", "faco eu", "eu mesmo testo", "deixa comigo", "eu cuido disso",
+     "je m'en charge", "je le lance moi-meme", "lo faccio io", "ci penso io",
+     "me ne occupo io", "zrobie to sam", "sama zrobie", "zajme sie tym", "ben hallederim"],
+)  # fmt: skip
+def test_a_step_taken_on_typed_without_accents(said: str) -> None:
+    # All ASCII: the cheap test before the pattern must let each through
+    from session_skill.transcripts.abroad import TAKES_ON, takes_on
+
+    assert said.isascii() and TAKES_ON.search(said) is not None and takes_on(said)
+
+
+def test_last_words_taking_a_step_on_leave_no_request_open(tmp_path: Path) -> None:
+    records = [
+        user("saca la key de la service account del repo y pasa el workflow a OIDC"),
+        *_edit("t1", ".github/workflows/deploy.yml"),
+        say("Listo: la key ya no está en el repo y el workflow usa OIDC con el pool nuevo."),
+        user("ok, el apply lo hago yo ahora"),
+    ]
+    assert kinds(run(tmp_path, records)) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["ок, на сегодня всё", "好的，先这样吧", "了解、今日はここまでで", "por ahora es suficiente",
+     "gut, das reicht erstmal", "por hoje é só", "c'est tout pour aujourd'hui",
+     "오늘은 여기까지", "per oggi basta", "na dziś wystarczy"],
+)  # fmt: skip
+def test_last_words_stopping_for_now_in_another_language_ask_nothing(
+    tmp_path: Path, said: str
+) -> None:
+    records = [
+        user("поправь краш при повороте экрана"),
+        *_edit("t1", "MainActivity.kt"),
+        say("Исправил: `lateinit` теперь инициализируется в `onCreate`."),
+        user(said),
+    ]
+    assert kinds(run(tmp_path, records)) == []
