@@ -330,6 +330,18 @@ _LEFT_LEADS = [
     "Before merging:", "Action items:", "For you to do:", "You'll need to:", "Nice to have:",
     "Possible improvements:", "Recommendations:", "Limitations:", "Not checked:",
 ]  # fmt: skip
+# …and in other languages, bold alone or ending on a colon ("：" in Chinese and Japanese)
+_LEFT_LEADS_ABROAD = [
+    "Следующие шаги", "Что осталось:", "下一步", "待办事项：", "次のステップ", "残タスク：",
+    "Próximos pasos", "Pendiente:", "Nächste Schritte", "Noch offen:", "Próximos passos",
+    "Prochaines étapes :", "Reste à faire", "다음 단계", "남은 작업:", "Prossimi passi",
+    "Dalsze kroki", "Do zrobienia:", "Proximos pasos:",
+]  # fmt: skip
+_DONE_LEADS_ABROAD = [
+    "Итог", "Что сделано:", "概要", "修改内容：", "変更点", "Resumen", "Cambios:",
+    "Zusammenfassung", "Änderungen:", "Resumo", "Résumé", "Modifications :", "요약",
+    "변경 사항:", "Riepilogo", "Podsumowanie",
+]  # fmt: skip
 _DONE_LEADS = [
     "Changes:", "What I did:", "Summary:", "Files changed:", "Verified:", "Fixed:",
     "Skipped (not worth the risk):", "Key decisions:", "Root cause:", "Commits:",
@@ -573,6 +585,7 @@ GROUPS: list[Group] = [
      [(t, True) for t in _ASKING_CLOSINGS]),
     ("closing lists under a lead of what is left", "found", _closing,
      [(_led(t), True) for t in _LEFT_LEADS]),
+    ("…in other languages", "found", _closing, [(_led(t), True) for t in _LEFT_LEADS_ABROAD]),
     ("…laid out loosely: the second item found too", "found", _loosely,
      [(t, True) for t in ("Remaining work:", "Next steps:", "Still open:", "Loose ends:",
                           "Suggested next steps:", "Before merging:")]),
@@ -580,6 +593,7 @@ GROUPS: list[Group] = [
      [(t, True) for t in ("Still open:", "Next steps:", "Remaining:", "Up next:")]),
     ("closing lists under a lead of what was done", "quiet", _closing,
      [(_led(t), False) for t in _DONE_LEADS]),
+    ("…in other languages", "quiet", _closing, [(_led(t), False) for t in _DONE_LEADS_ABROAD]),
     ("the user's deferrals", "found", _deferred, [(t, True) for t in _DEFERRALS]),
     ("requests that defer nothing", "quiet", _deferred, [(t, False) for t in _NOT_DEFERRALS]),
     ("last words: it still fails", "found", _last_words, [(t, True) for t in _FAILING]),

@@ -194,3 +194,51 @@ _MAYBE_TAKES_ON = Lazy(alternation(_TAKES_ON_HINTS))
 def takes_on(low: str) -> bool:
     """Do these lowered words take a step on the user themselves, in another language?"""
     return _maybe(low, _MAYBE_TAKES_ON) and TAKES_ON.search(low) is not None
+
+
+# A lead-in or heading over a list of what is left, as "Next steps", "Remaining", "Still
+# open", "TODO", "Still failing" are: "Следующие шаги", "Осталось", "下一步", "待办",
+# "次のステップ", "残タスク", "Próximos pasos", "Pendiente", "Nächste Schritte", "Noch
+# offen", "Próximos passos", "Prochaines étapes", "Reste à faire", "다음 단계", "남은 작업",
+# "Prossimi passi", "Dalsze kroki", "Do zrobienia". The lead's words alone, a few of them.
+LEFT_LEAD = Lazy(
+    r"""^(?:[\w\s]{0,20}?\s)?(?:
+        (?:следующие|дальнейшие)\s+шаги|дальше|что\s+осталось|осталось|оставшиеся|не\s+сделано
+          |ещё\s+не\s+сделано|открытые\s+вопросы|(?:всё\s+)?ещё\s+падает|нужно\s+(?:ещё\s+)?сделать
+      | 下一步|后续(?:步骤|工作|事项)?|待办(?:事项)?|待处理|剩余(?:工作|问题)?|未完成|遗留(?:问题)?
+          |仍然失败|还没(?:做|完成)
+      | 次のステップ|次にやること|残り(?:の作業|のタスク)?|残タスク|残作業|未対応|未完了
+          |今後の(?:対応|課題|作業)|要対応|まだ失敗
+      | (?:pr[óo]ximos|siguientes)\s+pasos|pendientes?|lo\s+que\s+falta|falta|quedan?\s+por\s+hacer
+          |por\s+hacer|sigue(?:n)?\s+fallando
+      | n[äa]chste\s+schritte|offene\s+punkte|noch\s+offen|verbleibend|ausstehend|noch\s+zu\s+tun
+          |schl[äa]gt\s+(?:noch|weiterhin)\s+fehl
+      | pr[óo]ximos\s+passos|pendente(?:s)?|pend[êe]ncias|o\s+que\s+falta|ainda\s+falhando|a\s+fazer
+      | prochaines\s+[ée]tapes|[ée]tapes\s+suivantes|reste\s+[àa]\s+faire|restants?|[àa]\s+faire
+          |en\s+suspens|toujours\s+en\s+[ée]chec
+      | 다음\s*단계|남은\s*(?:작업|일|것)|미완료|할\s*일|후속\s*작업|여전히\s*실패
+      | prossimi\s+passi|da\s+fare|rimanenti|in\s+sospeso
+      | (?:dalsze|nast[ęe]pne|kolejne)\s+kroki|do\s+zrobienia|pozosta[łl]o
+          |otwarte\s+(?:kwestie|sprawy)
+      | sonraki\s+ad[ıi]mlar|yap[ıi]lacaklar
+    )[\s\w()]{0,24}$""",
+    re.VERBOSE,
+)
+
+
+def left_lead(said: str) -> bool:
+    """Is `said` (a lead-in's or heading's words, its markup and colon cut) one over what is
+    left, in another language?"""
+    said = said.rsplit(". ", 1)[-1].lower()  # "On passe de 47 à 4 échecs. Les 4 restants"
+    if said.isascii() and not _MAYBE_LEFT_LEAD.search(said):
+        return False
+    return len(said.split()) <= 6 and LEFT_LEAD.match(said) is not None
+
+
+_LEFT_LEAD_HINTS = (
+    "pasos", "pendiente", "falta", "por hacer", "fallando", "schritte", "offen", "verbleib",
+    "ausstehend", "zu tun", "passos", "pendente", "a fazer", "etapes", "restant", "a faire",
+    "en suspens", "passi", "da fare", "rimanenti", "sospeso", "kroki", "do zrobienia",
+    "pozostalo", "otwarte", "yapilacak", "sonraki",
+)  # fmt: skip
+_MAYBE_LEFT_LEAD = Lazy(alternation(_LEFT_LEAD_HINTS))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from session_skill import recache
-from session_skill.transcripts.abroad import hands_over, puts_off
+from session_skill.transcripts.abroad import hands_over, left_lead, puts_off
 from session_skill.transcripts.anchors import ANCHOR_FORMS
 from session_skill.transcripts.candidates import DEFERRED, DIVERGING
 from session_skill.transcripts.lazyre import Lazy, alternation
@@ -426,10 +426,12 @@ _HEADING_WORDS = 6
 
 def open_lists(text: str, ended: bool = False) -> list[tuple[str, str]]:
     """(item, lead-in) for the list items under a line that introduces what is left; in
-    the text that closes the session (`ended`), also under the leads of `_LEFT_LEAD`."""
+    the text that closes the session (`ended`), also under the leads of `_LEFT_LEAD` and
+    their like in another language (`abroad.LEFT_LEAD`: "**Дальше**", "下一步：")."""
     head = text[:_SCAN_CHARS]
     if ":\n" not in head and ":**\n" not in head and ":*\n" not in head and "#" not in head:
-        return []  # no lead-in line ending in a colon, no heading
+        if not (ended and ("**\n" in head or "：" in head)):
+            return []  # no lead-in line ending in a colon, no heading (nor one abroad's)
     lines = _FENCE.sub("\n", head).splitlines()
     found: list[tuple[str, str]] = []
     n = 0
@@ -437,21 +439,33 @@ def open_lists(text: str, ended: bool = False) -> list[tuple[str, str]]:
         line = lines[n].strip()
         n += 1
         bare = line.strip("#*_ ").rstrip("*_ ")
-        if not (bare.endswith(":") or _heading(line, bare)) or _LIST_MARK.match(line):
+        if _LIST_MARK.match(line):
             continue
-        if NEXT_LIST.match(line):
+        if not (bare.endswith(":") or _heading(line, bare)):
+            # In another language, a lead may end on "：", or be a bold line alone
+            # ("**Дальше**", "**次のステップ**"): over what is left, in the text that closes
+            # the session, it leads as `_LEFT_LEAD`'s do.
+            if not (
+                ended
+                and (bare.endswith("：") or (line.startswith("**") and line.endswith("**")))
+                and left_lead(bare.rstrip("：:"))
+            ):
+                continue
+        elif NEXT_LIST.match(line):
             continue  # NEXT_LIST headings are `prose.listed_items`' own
-        said = bare.rstrip(":").strip("*_ ")
-        if not (
-            _OPEN_LEAD.search(bare)
-            or _STILL_SO_LEAD.search(bare)
-            or (ended and _LEFT_LEAD.search(said) and not _NARRATED.search(said))
-        ):
-            continue
+        else:
+            said = bare.rstrip(":").strip("*_ ")
+            if not (
+                _OPEN_LEAD.search(bare)
+                or _STILL_SO_LEAD.search(bare)
+                or (ended and _LEFT_LEAD.search(said) and not _NARRATED.search(said))
+                or (ended and left_lead(said))
+            ):
+                continue
         items, n = list_under(lines, n, _LIST_MAX)
         if _taken_up(lines, n):
             continue  # "Let me write these in parallel:": the assistant does them now
-        lead = lead_text(bare.rstrip(":"))
+        lead = lead_text(bare.rstrip(":："))
         found += [(item, lead) for item in items]
     return found
 

@@ -232,3 +232,63 @@ def test_last_words_stopping_for_now_in_another_language_ask_nothing(
         user(said),
     ]
     assert kinds(run(tmp_path, records)) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "left"),
+    [
+        ("Следующие шаги", True),
+        ("Дальше", True),
+        ("下一步", True),
+        ("残タスク", True),
+        ("Próximos pasos", True),
+        ("Noch offen", True),
+        ("Prochaines étapes", True),
+        ("On passe de 47 à 4 échecs. Les 4 restants", True),
+        ("남은 작업", True),
+        ("Dalsze kroki", True),
+        ("proximos passos", True),  # typed without accents
+        ("Итог", False),
+        ("概要", False),
+        ("Zusammenfassung", False),
+        ("Next steps", False),  # English: the English rules' to read
+        ("Pendiente de revisar la migración con el equipo de datos esta semana", False),
+    ],
+)
+def test_a_lead_over_what_is_left_in_another_language(said: str, left: bool) -> None:
+    from session_skill.transcripts.abroad import left_lead
+
+    assert left_lead(said) is left
+
+
+@pytest.mark.parametrize(
+    "lead", ["**Дальше**", "**次のステップ**", "下一步：", "Próximos pasos:", "### Noch offen"]
+)
+def test_a_closing_list_under_what_is_left_in_another_language(lead: str) -> None:
+    from session_skill.transcripts.ending import open_lists
+
+    items = "- прогнать `terraform apply` в проде\n- проверить KMS\n"
+    text = f"Готово, тесты проходят.\n\n{lead}\n{items}"
+    found = [item for item, _ in open_lists(text, ended=True)]
+    assert found == ["прогнать terraform apply в проде", "проверить KMS"]
+    # Earlier in a session, the reply to it answers such a list (as "Next steps:" in English)
+    assert open_lists(text) == []
+
+
+def test_a_bold_line_alone_in_english_leads_nothing_new() -> None:
+    from session_skill.transcripts.ending import open_lists
+
+    text = "Fixed the crash.\n\n**Notes**\n- the retry count is 3\n- logs go to stderr\n"
+    assert open_lists(text, ended=True) == []
+
+
+def test_a_session_ending_on_a_list_of_what_is_left_in_another_language(tmp_path: Path) -> None:
+    closing = (
+        "**Итог**\n- Добавил бакет `backups` с версионированием.\n\n"
+        "**Дальше**\n- Прогнать `terraform apply` для prod.\n- Проверить политику ключа KMS."
+    )
+    records = [user("добавь бакет для бэкапов"), *_edit("t1", "infra/s3.tf"), say(closing)]
+    assert kinds(run(tmp_path, records)) == [
+        (DEFERRED, "Прогнать terraform apply для prod."),
+        (DEFERRED, "Проверить политику ключа KMS."),
+    ]
