@@ -225,6 +225,15 @@ LEFT_LEAD = Lazy(
     re.VERBOSE,
 )
 
+# (All-ASCII leads, typed without accents: the cheap test first, as `_MAYBE_LATER`.)
+_LEFT_LEAD_HINTS = (
+    "pasos", "pendiente", "falta", "por hacer", "fallando", "schritte", "offen", "verbleib",
+    "ausstehend", "zu tun", "passos", "pendente", "a fazer", "etapes", "restant", "a faire",
+    "en suspens", "passi", "da fare", "rimanenti", "sospeso", "kroki", "do zrobienia",
+    "pozostalo", "otwarte", "yapilacak", "sonraki",
+)  # fmt: skip
+_MAYBE_LEFT_LEAD = Lazy(alternation(_LEFT_LEAD_HINTS))
+
 
 def left_lead(said: str) -> bool:
     """Is `said` (a lead-in's or heading's words, its markup and colon cut) one over what is
@@ -233,12 +242,3 @@ def left_lead(said: str) -> bool:
     if said.isascii() and not _MAYBE_LEFT_LEAD.search(said):
         return False
     return len(said.split()) <= 6 and LEFT_LEAD.match(said) is not None
-
-
-_LEFT_LEAD_HINTS = (
-    "pasos", "pendiente", "falta", "por hacer", "fallando", "schritte", "offen", "verbleib",
-    "ausstehend", "zu tun", "passos", "pendente", "a fazer", "etapes", "restant", "a faire",
-    "en suspens", "passi", "da fare", "rimanenti", "sospeso", "kroki", "do zrobienia",
-    "pozostalo", "otwarte", "yapilacak", "sonraki",
-)  # fmt: skip
-_MAYBE_LEFT_LEAD = Lazy(alternation(_LEFT_LEAD_HINTS))
