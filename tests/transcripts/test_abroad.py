@@ -83,19 +83,42 @@ def test_last_words_in_another_language_that_it_still_fails(tmp_path: Path) -> N
     assert APP  # (the project the edits are in)
 
 
-@pytest.mark.parametrize(
-    "said",
-    ["o cache fica pra depois", "mais tarde eu vejo", "la semana que viene lo vemos",
-     "por ahora no", "de momento no", "lo dejamos para el lunes", "erstmal nicht",
-     "vorerst nicht", "das verschieben wir", "ein andermal", "on verra", "pas pour maintenant",
-     "une autre fois", "dans une prochaine pr", "per ora no", "la prossima settimana",
-     "rimandiamo", "daha sonra", "gelecek hafta", "na razie nie", "outro dia"],
-)  # fmt: skip
-def test_work_put_off_typed_without_accents(said: str) -> None:
-    # All ASCII: the cheap test before the pattern must let each through
-    from session_skill.transcripts.abroad import LATER
+# Typed without accents, as Portuguese, French and Polish often are: all ASCII, so the cheap
+# test before each pattern (a letter of another script, or a word it needs) must let each
+# through. (pattern, the function that reads it, examples)
+_TYPED_PLAINLY = [
+    ("LATER", "puts_off",
+     ["o cache fica pra depois", "mais tarde eu vejo", "la semana que viene lo vemos",
+      "por ahora no", "de momento no", "lo dejamos para el lunes", "erstmal nicht",
+      "vorerst nicht", "das verschieben wir", "ein andermal", "on verra", "pas pour maintenant",
+      "une autre fois", "dans une prochaine pr", "per ora no", "la prossima settimana",
+      "rimandiamo", "daha sonra", "gelecek hafta", "na razie nie", "outro dia"]),
+    ("HANDED", "hands_over",
+     ["tienes que rotar la clave", "necesitas que lo revise alguien", "te toca el deploy",
+      "das musst du selbst machen", "sollten Sie noch pruefen", "voce precisa rodar isso",
+      "vc tem que aprovar", "tu dois relancer", "vous devez relancer",
+      "il faut que tu relances", "devi flashare il firmware", "quando puoi, flasha",
+      "ti serve il certificato", "musisz to wdrozyc"]),
+    ("TAKES_ON", "takes_on",
+     ["lo hago yo", "lo hare yo", "me encargo yo", "mache ich selbst", "teste ich selber",
+      "rodo eu", "faco eu", "eu mesmo testo", "deixa comigo", "eu cuido disso",
+      "je m'en charge", "je le lance moi-meme", "lo faccio io", "ci penso io",
+      "me ne occupo io", "zrobie to sam", "sama zrobie", "zajme sie tym", "ben hallederim"]),
+]  # fmt: skip
 
-    assert said.isascii() and LATER.search(said) is not None and puts_off(said)
+
+@pytest.mark.parametrize(
+    ("pattern", "reads", "said"),
+    [(pattern, reads, said) for pattern, reads, examples in _TYPED_PLAINLY for said in examples],
+)
+def test_words_typed_without_accents_pass_the_cheap_test(
+    pattern: str, reads: str, said: str
+) -> None:
+    from session_skill.transcripts import abroad
+
+    low = said.lower()
+    assert said.isascii() and getattr(abroad, pattern).search(low) is not None
+    assert getattr(abroad, reads)(low)
 
 
 @pytest.mark.parametrize(
@@ -128,21 +151,6 @@ def test_a_closing_reply_handing_a_step_over_in_another_language(tmp_path: Path)
         say(f"Включил версионирование в `infra/s3.tf`, `terraform validate` проходит. {step}"),
     ]
     assert kinds(run(tmp_path, records)) == [(DEFERRED, step)]
-
-
-@pytest.mark.parametrize(
-    "said",
-    ["tienes que rotar la clave", "necesitas que lo revise alguien", "te toca el deploy",
-     "das musst du selbst machen", "sollten Sie noch pruefen", "voce precisa rodar isso",
-     "vc tem que aprovar", "tu dois relancer", "vous devez relancer", "il faut que tu relances",
-     "devi flashare il firmware", "quando puoi, flasha", "ti serve il certificato",
-     "musisz to wdrożyć"],
-)  # fmt: skip
-def test_a_step_handed_over_typed_without_accents(said: str) -> None:
-    from session_skill.transcripts.abroad import HANDED, hands_over
-
-    low = said.lower()
-    assert HANDED.search(low) is not None and hands_over(low)
 
 
 @pytest.mark.parametrize(
@@ -190,20 +198,6 @@ def test_a_step_the_user_takes_on_in_another_language(said: str, takes: bool) ->
     from session_skill.transcripts.abroad import takes_on
 
     assert takes_on(said.lower()) is takes
-
-
-@pytest.mark.parametrize(
-    "said",
-    ["lo hago yo", "lo hare yo", "me encargo yo", "mache ich selbst", "teste ich selber",
-     "rodo eu", "faco eu", "eu mesmo testo", "deixa comigo", "eu cuido disso",
-     "je m'en charge", "je le lance moi-meme", "lo faccio io", "ci penso io",
-     "me ne occupo io", "zrobie to sam", "sama zrobie", "zajme sie tym", "ben hallederim"],
-)  # fmt: skip
-def test_a_step_taken_on_typed_without_accents(said: str) -> None:
-    # All ASCII: the cheap test before the pattern must let each through
-    from session_skill.transcripts.abroad import TAKES_ON, takes_on
-
-    assert said.isascii() and TAKES_ON.search(said) is not None and takes_on(said)
 
 
 def test_last_words_taking_a_step_on_leave_no_request_open(tmp_path: Path) -> None:
