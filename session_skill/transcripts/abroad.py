@@ -138,7 +138,7 @@ DONE_FOR_NOW = (
     r"|por\s+(?:ahora|hoy)\s+(?:es|está)\s+(?:bien|suficiente)|suficiente\s+por\s+(?:ahora|hoy)"
     r"|por\s+hoy\s+es\s+todo|eso\s+es\s+todo(?:\s+por\s+(?:ahora|hoy))?"
     r"|das\s+reicht\s+(?:erstmal|erst\s+mal|für\s+heute|fürs\s+erste)|fürs\s+erste\s+reicht(?:'s|s)?"
-    r"|(?:das\s+)?war's(?:\s+für\s+heute)?|für\s+heute\s+reicht(?:'s|s|\s+es)?"
+    r"|das\s+war'?s(?:\s+für\s+heute)?|für\s+heute\s+reicht(?:'s|s|\s+es)?"
     r"|por\s+(?:enquanto|hoje)\s+é\s+(?:isso|só)|é\s+isso\s+por\s+(?:hoje|enquanto|agora)"
     r"|por\s+hoje\s+chega"
     r"|c'est\s+tout\s+pour\s+(?:aujourd'hui|l'instant|le\s+moment)"

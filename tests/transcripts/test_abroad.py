@@ -286,3 +286,17 @@ def test_a_session_ending_on_a_list_of_what_is_left_in_another_language(tmp_path
         (DEFERRED, "Прогнать terraform apply для prod."),
         (DEFERRED, "Проверить политику ключа KMS."),
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "stops"),
+    [("das wars für heute", True), ("gut, das war's", True), ("na dziś wystarczy", True),
+     ("war's", False),  # English: "the trade war's …"
+     ("por favor", False), ("per ora", False)],
+)  # fmt: skip
+def test_what_stops_for_now_in_another_language(said: str, stops: bool) -> None:
+    import re
+
+    from session_skill.transcripts.abroad import DONE_FOR_NOW
+
+    assert (re.search(rf"(?:{DONE_FOR_NOW})\W*$", said) is not None) is stops
