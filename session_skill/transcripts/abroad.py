@@ -211,8 +211,9 @@ LEFT_LEAD = Lazy(
           |今後の(?:対応|課題|作業)|要対応|まだ失敗
       | (?:pr[óo]ximos|siguientes)\s+pasos|pendientes?|lo\s+que\s+falta|falta|quedan?\s+por\s+hacer
           |por\s+hacer|sigue(?:n)?\s+fallando
-      | n[äa]chste\s+schritte|offene\s+punkte|noch\s+offen|verbleibend|ausstehend|noch\s+zu\s+tun
-          |schl[äa]gt\s+(?:noch|weiterhin)\s+fehl
+      | n(?:ä|ae|a)chste\s+schritte|offene\s+punkte|noch\s+offen|verbleibend|ausstehend
+          |noch\s+zu\s+tun
+          |schl(?:ä|ae|a)gt\s+(?:noch|weiterhin)\s+fehl
       | pr[óo]ximos\s+passos|pendente(?:s)?|pend[êe]ncias|o\s+que\s+falta|ainda\s+falhando|a\s+fazer
       | prochaines\s+[ée]tapes|[ée]tapes\s+suivantes|reste\s+[àa]\s+faire|restants?|[àa]\s+faire
           |en\s+suspens|toujours\s+en\s+[ée]chec
@@ -230,7 +231,8 @@ _LEFT_LEAD_HINTS = (
     "pasos", "pendiente", "falta", "por hacer", "fallando", "schritte", "offen", "verbleib",
     "ausstehend", "zu tun", "passos", "pendente", "a fazer", "etapes", "restant", "a faire",
     "en suspens", "passi", "da fare", "rimanenti", "sospeso", "kroki", "do zrobienia",
-    "pozostalo", "otwarte", "yapilacak", "sonraki",
+    "pozostalo", "otwarte", "yapilacak", "sonraki", "pendencias", "falhando", "echec",
+    "noch fehl", "weiterhin fehl",
 )  # fmt: skip
 _MAYBE_LEFT_LEAD = Lazy(alternation(_LEFT_LEAD_HINTS))
 

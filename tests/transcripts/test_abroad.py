@@ -104,6 +104,15 @@ _TYPED_PLAINLY = [
       "rodo eu", "faco eu", "eu mesmo testo", "deixa comigo", "eu cuido disso",
       "je m'en charge", "je le lance moi-meme", "lo faccio io", "ci penso io",
       "me ne occupo io", "zrobie to sam", "sama zrobie", "zajme sie tym", "ben hallederim"]),
+    ("LEFT_LEAD", "left_lead",
+     ["proximos pasos", "siguientes pasos", "pendientes", "lo que falta", "quedan por hacer",
+      "siguen fallando", "naechste schritte", "nachste schritte", "offene punkte", "noch offen",
+      "verbleibend", "ausstehend", "noch zu tun", "schlagt noch fehl", "proximos passos",
+      "pendentes", "pendencias", "o que falta", "ainda falhando", "a fazer",
+      "prochaines etapes", "etapes suivantes", "reste a faire", "les 4 restants", "a faire",
+      "en suspens", "toujours en echec", "prossimi passi", "da fare", "rimanenti",
+      "in sospeso", "dalsze kroki", "nastepne kroki", "kolejne kroki", "do zrobienia",
+      "pozostalo", "otwarte kwestie", "sonraki adimlar", "yapilacaklar"]),
 ]  # fmt: skip
 
 
