@@ -240,7 +240,7 @@ _MAYBE_LEFT_LEAD = Lazy(alternation(_LEFT_LEAD_HINTS))
 def left_lead(said: str) -> bool:
     """Is `said` (a lead-in's or heading's words, its markup and colon cut) one over what is
     left, in another language?"""
-    said = said.rsplit(". ", 1)[-1].lower()  # "On passe de 47 à 4 échecs. Les 4 restants"
-    if said.isascii() and not _MAYBE_LEFT_LEAD.search(said):
-        return False
-    return len(said.split()) <= 6 and LEFT_LEAD.match(said) is not None
+    low = said.rsplit(". ", 1)[-1].lower()  # "On passe de 47 à 4 échecs. Les 4 restants"
+    return (
+        len(low.split()) <= 6 and _maybe(low, _MAYBE_LEFT_LEAD) and LEFT_LEAD.match(low) is not None
+    )
