@@ -171,7 +171,7 @@ def filter_known(candidates: Iterable[Candidate], known: Iterable[str]) -> list[
         text = near.process(cand.text)
         hits = [k for p, k in known_texts if _near(text, p, near, 88, plain=True)]
         if hits:
-            own = content_stems(cand.text)
+            own = content_stems(cand.text.replace("-", " "))  # read as the known texts are
             for k in hits:
                 if k not in stems:
                     stems[k] = content_stems(k.replace("-", " "))
