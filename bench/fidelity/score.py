@@ -89,21 +89,27 @@ def shows(text: str, quote: str) -> bool:
     return len(want) >= 3 and len(want & _tokens(t)) >= 0.8 * len(want)
 
 
-def matches(candidate: Candidate, item: Item) -> bool:
-    if candidate.line is not None and candidate.line in item.lines:
+def matches(candidate: Candidate, item: Item, unlike: tuple[Item, ...] = ()) -> bool:
+    """Does the candidate name the item: its text says it, or it came from a line the item
+    was said on — unless its text says one of `unlike` (a look-alike or an answered
+    question of the key): a line is a whole message, and the sentence the candidate took
+    from it is the one the key judged."""
+    if text_matches(candidate.text, item.quote):
         return True
-    return text_matches(candidate.text, item.quote)
+    if candidate.line is None or candidate.line not in item.lines:
+        return False
+    return not any(text_matches(candidate.text, other.quote) for other in unlike)
 
 
-def worded(candidate: Candidate, item: Item) -> bool:
+def worded(candidate: Candidate, item: Item, unlike: tuple[Item, ...] = ()) -> bool:
     """`matches`, but a match by transcript line needs a word in common: a line is a whole
     message, and another sentence of it ("Treat market making as post-MVP …") does not tell
     the reader of an item it lists ("Probe regions, deploy, …")."""
     if text_matches(candidate.text, item.quote):
         return True
-    if candidate.line is None or candidate.line not in item.lines:
-        return False
-    return not _tokens(candidate.text).isdisjoint(_tokens(item.quote))
+    return matches(candidate, item, unlike) and not _tokens(candidate.text).isdisjoint(
+        _tokens(item.quote)
+    )
 
 
 @dataclass
@@ -142,11 +148,12 @@ def score(key: Key, found: Found, split: str) -> SessionScore:
     tasks, questions = key.items["open_tasks"], key.items["open_questions"]
     answered, borderline = key.items["answered_questions"], key.items["borderline"]
     lookalikes = key.items["lookalikes"]
+    unlike = (*answered, *lookalikes, *borderline)
     s.tasks, s.questions = len(tasks), len(questions)
     for what, items in (("task", tasks), ("question", questions)):
         for item in items:
-            hit = any(matches(c, item) for c in found.candidates)
-            said = hit and any(worded(c, item) for c in found.candidates)
+            hit = any(matches(c, item, unlike) for c in found.candidates)
+            said = hit and any(worded(c, item, unlike) for c in found.candidates)
             # Missed by extraction, but in front of the next session all the same?
             shown = hit or any(shows(text, item.quote) for text in found.stopped)
             if what == "task":
@@ -163,16 +170,16 @@ def score(key: Key, found: Found, split: str) -> SessionScore:
             label = f"task [{item.kind}]" if what == "task" else "question"
             s.detail.append(f"  {mark} {label} {item.quote[:110]}")
     for c in found.candidates:
-        right = any(matches(c, item) for item in (*tasks, *questions))
-        wrong_as = next(
-            (name for name, items in (("answered", answered), ("lookalike", lookalikes))
-             if any(matches(c, item) for item in items)),
-            None,
-        )  # fmt: skip
+        right = any(matches(c, item, unlike) for item in (*tasks, *questions))
+        # What the key calls it instead: what its text says first, then its line.
+        judged = (("answered", answered), ("lookalike", lookalikes))
+        said_as = [n for n, items in judged if any(text_matches(c.text, i.quote) for i in items)]
+        on_line = [n for n, items in judged if any(c.line in i.lines for i in items)]
+        wrong_as = next(iter(said_as + on_line), None)
         if not right and any(matches(c, item) for item in borderline):
             s.detail.append(f"  ~ borderline [{c.type}] {c.text[:110]}")
             continue
-        said = right and any(worded(c, item) for item in (*tasks, *questions))
+        said = right and any(worded(c, item, unlike) for item in (*tasks, *questions))
         s.candidates += 1
         s.candidates_right += right
         s.candidates_right_worded += said

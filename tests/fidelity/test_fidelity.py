@@ -209,6 +209,30 @@ def test_a_match_by_line_alone_is_counted_apart() -> None:
     assert totals.as_dict()["worded"]["open_tasks"] == [1, 2]
 
 
+def test_a_candidate_saying_a_look_alike_gets_no_credit_from_its_line() -> None:
+    """A candidate from an open item's line matches it — unless its own text says what the
+    key judged a look-alike or an answered question: then it is wrong, as that item."""
+    key = _key(
+        open_tasks=[Item("Probe regions, deploy, run live feed soak tests", [115], "next-step")],
+        answered_questions=[Item("Want me to push the branch and open the PR?", [115])],
+        lookalikes=[Item("Treat market making as a post-MVP strategy plugin", [115])],
+    )
+    found = Found(
+        candidates=[
+            Candidate("Treat market making as a post-MVP strategy plugin.", "Deferred", 115),
+            Candidate("Push the branch and open the PR.", "Deferred", 115),
+        ],
+        goal="", files=[],
+    )  # fmt: skip
+    s = score(key, found, "train")
+    assert (s.tasks_found, s.candidates_right, s.candidates) == (0, 0, 2)
+    assert s.answered_reported_open == 1
+    # Taken from the same line, a sentence the key did not judge still matches by it.
+    found.candidates.append(Candidate("Something else said there.", "Deferred", 115))
+    s = score(key, found, "train")
+    assert (s.tasks_found, s.candidates_right, s.candidates) == (1, 1, 3)
+
+
 def test_the_interval_resamples_sessions_not_items() -> None:
     def session(found: int, tasks: int, goal: bool) -> SessionScore:
         s = SessionScore("f", "test", tasks=tasks, tasks_found=found, goal_right=goal)
