@@ -40,6 +40,12 @@ def _record(kind: str, message: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def write(path: Path, records: list[dict[str, Any]]) -> None:
+    """The records as a transcript's lines, compact as Claude Code writes them: the reader's
+    fast paths take such lines (spaced ones it parses whole, which hid a fast path's bug)."""
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records), "utf-8")
+
+
 def _user(text: str) -> list[dict[str, Any]]:
     return [_record("user", {"role": "user", "content": text})]
 
@@ -622,7 +628,7 @@ def run() -> list[dict[str, Any]]:
         for name, _, build, cases in GROUPS:
             wrong: list[str] = []
             for text, listed in cases:
-                path.write_text("".join(json.dumps(r) + "\n" for r in build(text)), "utf-8")
+                write(path, build(text))
                 facts = analyze(path)
                 if build is _opened:
                     found = facts.goal != _WORK  # the first message named the session

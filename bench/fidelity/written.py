@@ -179,7 +179,7 @@ def sessions(path: Path, layout: str = "claude") -> Iterator[tuple[Path, Key]]:
         for case in cases:
             transcript = Path(tmp) / f"{case['id']}.jsonl"
             records, lines = LAYOUTS[layout](case)
-            transcript.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+            forms.write(transcript, records)
             yield transcript, key_of(case, transcript, lines, path.stem)
 
 

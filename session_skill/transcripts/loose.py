@@ -354,7 +354,9 @@ class Loose:
         # The listed items the user took up whole ("do all 3"), and the file writes then:
         # the turn of work that follows settles them, if it changes files and finishes.
         self.taken_up: tuple[set[str], int] | None = None
-        self.edits = 0  # file-writing calls that succeeded (a rejected or failed one is none)
+        # File-writing calls, less those that failed or were rejected. A call counts when it
+        # is made: the reader skips a result nobody waits for, and an error is always read.
+        self.edits = 0
         self._writing: set[str] = set()  # the ids of file-writing calls awaiting their result
         self.list_line: int | None = None  # the line of the last item of `_LISTS` pooled
         self.caveat_line: int | None = None  # …and of the last caveat
@@ -389,22 +391,24 @@ class Loose:
             self.closing = None
             self.ended_on_user = False
             if event.name in _WRITING:
-                if event.id is None:
-                    self.edits += 1  # no result can be told apart: take it as written
-                else:
+                self.edits += 1
+                if event.id is not None:
                     self._writing.add(event.id)
             self.tools.call(event, self.cwd, self.seq, self.stats.line)
             self._tool_evidence()
         elif isinstance(event, ToolResult):
             if self._writing and event.tool_use_id in self._writing:
                 self._writing.discard(event.tool_use_id)
-                self.edits += not event.is_error
+                self.edits -= event.is_error
             self.tools.result(event)
         elif isinstance(event, PatchApplied):
             # Codex says whether a patch applied — one sent through code mode's `exec` too,
             # which no writing call announced; its result, after this, is not counted again.
-            self._writing.discard(event.call_id or "")
-            self.edits += event.success
+            if event.call_id in self._writing:
+                self._writing.discard(event.call_id)
+                self.edits -= not event.success
+            else:
+                self.edits += event.success
         elif isinstance(event, ClearSplit):
             self.clear_pending = True
         elif isinstance(event, SessionMeta):
