@@ -541,6 +541,25 @@ def test_the_fast_path_reads_every_fixture_as_the_full_parse_does(path: Path) ->
     assert fast == full
 
 
+@pytest.mark.parametrize("path", _all_fixture_files(), ids=lambda p: p.name)
+def test_the_sweep_finds_the_same_with_no_line_skipped_unparsed(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the reader skips unparsed — tool results nobody waits for, thinking blocks,
+    records the sweep never reads — changes nothing the sweep finds: its loose ends, Goal and
+    files are those of a read that parses every line. (A successful Edit's result, skipped,
+    once left the pass counting no file written.)"""
+
+    def found() -> tuple[object, ...]:
+        facts = analyze(path)
+        items = [(c.type, c.rule, c.line, c.text) for c in facts.candidates]
+        return items, facts.goal, facts.written_files, facts.pending_tasks
+
+    quick = found()
+    monkeypatch.setattr(claude.ClaudeParser, "quick", lambda self, raw, wanted: None)
+    assert quick == found()
+
+
 def test_the_fast_path_takes_plain_text_records_and_leaves_the_rest(tmp_path: Path) -> None:
     records = [
         user("plain request"),
