@@ -11,6 +11,7 @@ from session_skill.handover import doc as handover
 from session_skill.handover import frontmatter
 from session_skill.store.store import Store
 from tests.conftest import NOW, RunCli, git
+from tests.lines import write as write_lines
 
 pytestmark = pytest.mark.usefixtures("pinned_now")
 SLUG = "main-2026-11-29T18-30-00Z"
@@ -468,9 +469,7 @@ def _transcript(path: Path, session: str = "s-brief", *, junk: int = 0) -> Path:
             },
         },
     ]
-    lines = [json.dumps(r) for r in records] + ["{not json"] * junk
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return write_lines(path, [*records, *["{not json"] * junk])
 
 
 def test_the_brief_command_carries_its_transcript(

@@ -10,6 +10,7 @@ import pytest
 
 from session_skill.handover import doc as handover
 from tests.conftest import RunCli
+from tests.lines import write as write_lines
 
 pytestmark = pytest.mark.usefixtures("pinned_now")
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "transcripts"
@@ -86,7 +87,7 @@ def test_the_brief_shows_every_open_task_once(project: Path, cli: RunCli, tmp_pa
         user("now add the same export to the invoices page"),  # and the session ends
     ]
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    write_lines(transcript, records)
     brief = cli("dump", "--brief", "--transcript", str(transcript)).out
     tasks = brief.split("### Open tasks")[1].split("\n\n")[0]
     outstanding = brief.split("### Outstanding candidates")[1].split("\n\n")[0]
@@ -112,7 +113,7 @@ def test_a_task_the_user_dropped_is_no_open_task(
         user("also make the invoices page export to xlsx"),  # and the session ends
     ]
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    write_lines(transcript, records)
     shown = json.loads(cli("sweep", "--transcript", str(transcript), "--json").out)["candidates"]
     number = {c["text"]: c["n"] for c in shown}
     request = next(t for t in number if "xlsx" in t)
@@ -149,7 +150,7 @@ def test_a_request_pasted_as_markdown_is_the_goal_not_a_section(
         say("Fixed: the login now accepts plus signs."),
     ]
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    write_lines(transcript, records)
     body = _extractive(cli, store_dir, transcript)
     titles = [s.title for s in handover.split_sections(body) if s.title]
     assert titles == ["Goal", "Files touched", "Where it stopped", "Next step"]
@@ -179,7 +180,7 @@ def test_a_plan_stays_inside_its_section(
         user("[Request interrupted by user for tool use]"),
     ]
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    write_lines(transcript, records)
     body = _extractive(cli, store_dir, transcript)
     titles = [s.title for s in handover.split_sections(body) if s.title]
     assert titles[:3] == ["Goal", "Plan", "Files touched"] and titles[-1] == "Next step"
@@ -209,7 +210,7 @@ def test_every_open_item_that_fits_the_cap_is_handed_over(
                     result(f"t{i}")]  # fmt: skip
     records.append(say("Set up the tasks."))
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    write_lines(transcript, records)
     r = cli("dump", "--extractive", "--transcript", str(transcript), "--json")
     out = json.loads(r.out)
     body = _extractive(cli, store_dir, transcript)
@@ -242,7 +243,7 @@ def test_the_extractive_doc_fits_the_cap_whatever_the_session_left(
         call("p1", "ExitPlanMode", plan=f"# Billing migration\n\n{words}"),
     ]
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    write_lines(transcript, records)
     r = cli("dump", "--extractive", "--transcript", str(transcript), "--json")
     assert r.code == 0, r  # no "compress the prose" for a doc nobody wrote
     out = json.loads(r.out)
@@ -301,7 +302,7 @@ def test_claude_codes_recap_after_the_last_request_is_where_it_stopped(
         recap(f"{told} (turn off recaps in /config)"),
     ]
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    write_lines(transcript, records)
     body = _extractive(cli, store_dir, transcript)
     assert _section(body, "Goal") == (
         "We're making uploads survive rate limits with jittered retries; the backoff is "
@@ -312,7 +313,7 @@ def test_claude_codes_recap_after_the_last_request_is_where_it_stopped(
         == f"- Claude Code's recap since: “{told}”"
     )
     records.append(user("ok now run them"))
-    transcript.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    write_lines(transcript, records)
     assert "recap since" not in _section(
         _extractive(cli, store_dir, transcript), "Where it stopped"
     )
@@ -340,7 +341,7 @@ def _carried_on(tmp_path: Path, first: str, session: str = "s2") -> Path:
         rec(7, "assistant", [{"type": "text", "text": "The /payout endpoint is migrated."}]),
     ]
     path = tmp_path / f"{session}.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    write_lines(path, records)
     return path
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 from pathlib import Path
 from typing import Any, cast
 
 from bench.fidelity import learned, written
+from tests.lines import write as write_lines
 
 
 def _case() -> dict[str, Any]:
@@ -29,7 +29,7 @@ def test_each_sentence_is_a_row_labelled_by_the_keys_open_items(tmp_path: Path) 
     case = _case()
     records, lines = written.build(case)
     path = tmp_path / "x.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    write_lines(path, records)
     rows = learned.rows_of(path, ["Want jitter too?"])
     by_text = {r.text: r for r in rows}
     assert set(by_text) == {"add retries to the uploader", "Added retries with backoff.",

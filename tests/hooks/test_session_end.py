@@ -17,6 +17,8 @@ from session_skill.hooks import capture
 from session_skill.hooks import session_end as hook_end
 from session_skill.hooks import session_start as hook
 from tests.conftest import NOW, STORE_REL, RunCli, git, write_doc
+from tests.lines import line
+from tests.lines import write as write_lines
 
 REPO = Path(__file__).resolve().parents[2]
 SESSION = "5e55e2d0-0000-4000-8000-00000000c1ea"
@@ -73,9 +75,9 @@ def _say(text: str, n: int) -> tuple[str, dict[str, object]]:
 
 
 def _write(path: Path, root: Path, records: list[tuple[str, dict[str, object]]]) -> Path:
-    lines = [json.dumps(_record(kind, n, root, **f)) for n, (kind, f) in enumerate(records, 1)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return write_lines(
+        path, [_record(kind, n, root, **f) for n, (kind, f) in enumerate(records, 1)]
+    )
 
 
 def work_transcript(root: Path, tmp: Path, name: str = "work.jsonl") -> Path:
@@ -236,7 +238,7 @@ def test_a_resumed_session_cleared_again_is_saved_again(root: Path, tmp_path: Pa
     assert end(root, transcript) == ""  # a second hook for the same /clear: once
     with transcript.open("a", encoding="utf-8") as fh:
         command = "<command-name>/clear</command-name>"
-        fh.write(json.dumps(_record("user", 40, root, **_user(command)[1])) + "\n")
+        fh.write(line(_record("user", 40, root, **_user(command)[1])) + "\n")
     assert end(root, transcript) == ""
     assert len(new_docs(root)) == 1
     with transcript.open("a", encoding="utf-8") as fh:
@@ -244,7 +246,7 @@ def test_a_resumed_session_cleared_again_is_saved_again(root: Path, tmp_path: Pa
             [_user("now switch the payment provider to Stripe"), _say("Stripe is wired in.", 42)],
             41,
         ):
-            fh.write(json.dumps(_record(kind, n, root, **fields)) + "\n")
+            fh.write(line(_record(kind, n, root, **fields)) + "\n")
     assert "saved as" in json.loads(end(root, transcript))["systemMessage"]
     docs = new_docs(root)
     assert len(docs) == 2 and any("Stripe" in body(d) for d in docs)
@@ -255,7 +257,7 @@ def _append(
 ) -> None:
     with transcript.open("a", encoding="utf-8") as fh:
         for n, (kind, fields) in enumerate(records, first):
-            fh.write(json.dumps(_record(kind, n, root, **fields)) + "\n")
+            fh.write(line(_record(kind, n, root, **fields)) + "\n")
 
 
 def test_work_after_a_dump_is_saved_beside_it(root: Path, tmp_path: Path, cli: RunCli) -> None:

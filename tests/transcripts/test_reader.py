@@ -27,6 +27,7 @@ from session_skill.transcripts.reader import (
     iter_events,
 )
 from session_skill.transcripts.scan import analyze
+from tests.lines import write as write_lines
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "transcripts"
 SID = "9ba084a4-3d12-4cf7-a14a-886e4505a15f"
@@ -66,9 +67,7 @@ def tool_use(tool_id: str, name: str, **inputs: Any) -> dict[str, Any]:
 
 
 def write_jsonl(path: Path, records: list[Any]) -> Path:
-    lines = [r if isinstance(r, str) else json.dumps(r, separators=(",", ":")) for r in records]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return write_lines(path, records)
 
 
 def events(path: Path, **kwargs: Any) -> tuple[list[Event], ReadStats]:

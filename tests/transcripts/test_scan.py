@@ -32,6 +32,7 @@ from session_skill.transcripts.scan import (
     to_json,
 )
 from session_skill.transcripts.toolcalls import ToolState
+from tests.lines import write as write_lines
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "transcripts"
 REPO = Path(__file__).resolve().parents[2]
@@ -107,10 +108,7 @@ def result(
 
 def run(tmp_path: Path, records: list[dict[str, Any]]) -> sweep.TranscriptFacts:
     path = tmp_path / "t.jsonl"
-    # Compact, as Claude Code writes its lines: the reader's fast paths take them.
-    lines = (json.dumps(r, separators=(",", ":")) for r in records)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return analyze(path)
+    return analyze(write_lines(path, records))
 
 
 def kinds(facts: sweep.TranscriptFacts) -> list[tuple[str, str]]:
