@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_skill.transcripts import claude
+from session_skill.transcripts import claude, codex
 from session_skill.transcripts.reader import (
     CLAUDE,
     CODEX,
@@ -545,9 +545,9 @@ def test_the_sweep_finds_the_same_with_no_line_skipped_unparsed(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the reader skips unparsed — tool results nobody waits for, thinking blocks,
-    records the sweep never reads — changes nothing the sweep finds: its loose ends, Goal and
-    files are those of a read that parses every line. (A successful Edit's result, skipped,
-    once left the pass counting no file written.)"""
+    records the sweep never reads, Codex's repeated event lines — changes nothing the sweep
+    finds: its loose ends, Goal and files are those of a read that parses every line. (A
+    successful Edit's result, skipped, once left the pass counting no file written.)"""
 
     def found() -> tuple[object, ...]:
         facts = analyze(path)
@@ -556,6 +556,7 @@ def test_the_sweep_finds_the_same_with_no_line_skipped_unparsed(
 
     quick = found()
     monkeypatch.setattr(claude.ClaudeParser, "quick", lambda self, raw, wanted: None)
+    monkeypatch.setattr(codex.CodexParser, "cheap_skip", lambda self, raw, wanted: None)
     assert quick == found()
 
 
