@@ -198,8 +198,11 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     providers write (an Edit opening on `replace_all`, Bedrock's sorted keys), a rejected
     Edit, a task list renumbered or emptied in the middle; the Goal, with the commits the
     middle made (a script's `git commit` on a line of its own included); the last request,
-    when the tail holds none (with images, typed while the assistant worked); and how much
-    each file was worked on (a failed Write longer than the result window)."""
+    when the tail holds none (with images, typed while the assistant worked), and the last
+    words of the request left unfinished (where its thread began, and why it is open, may
+    read otherwise: the middle's replies in prose are not read); and how much each file was
+    worked on (a failed Write longer than the result window). A middle over 1 MB is read
+    with a helper process, as a big one is."""
     from session_skill.transcripts import quick
 
     monkeypatch.setattr(quick, "QUICK_FROM", 1)
@@ -207,6 +210,7 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     monkeypatch.setattr(quick, "TAIL_BYTES", 20_000)
     monkeypatch.setattr(quick, "_CHUNK", 64_000)
     monkeypatch.setattr(quick, "_RESULT_WINDOW", 16_000)
+    monkeypatch.setattr(quick, "SPLIT_FROM", 1 << 20)
     full, fast = analyze(path), quick.analyze_quick(path)
     assert fast.written_files == full.written_files
     assert [(t.text, t.status) for t in fast.pending_tasks] == [
@@ -215,6 +219,8 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     assert fast.goal == full.goal
     assert fast.last_request == full.last_request
     assert fast.written_weights == full.written_weights
+    unfinished = [u and u.text.rpartition(" — ")[2] for u in (full.unfinished, fast.unfinished)]
+    assert unfinished[0] == unfinished[1]
 
 
 def _opening(record: dict[str, Any]) -> tuple[str, ...]:

@@ -651,35 +651,3 @@ def test_a_claude_goal_set_in_the_middle_is_the_goal(tmp_path: Path, small: None
     full, fast = analyze(path), quick.analyze_quick(path)
     assert full.goal == f"{condition} (/goal)"
     assert fast.goal == full.goal
-
-
-def _real_transcripts() -> list[Path]:
-    shared = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts"
-    found = sorted(shared.rglob("*.jsonl")) if shared.is_dir() else []
-    # Files with a middle: more than the head and the tail (as shrunk below) take, thrice over.
-    return [p for p in found if p.stat().st_size >= 3 * (64 << 10) + 3 * (256 << 10)]
-
-
-@pytest.mark.parametrize("path", _real_transcripts(), ids=lambda p: p.name)
-def test_a_real_transcripts_middle_yields_what_a_full_read_does(
-    path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Every real transcript of `../shared` with a middle, head and tail shrunk so the
-    middle is most of it and read in several chunks (a big one with a helper): its files,
-    their weights, the task list, the Goal and the unfinished last request's last words are
-    those of a full read. (The request may begin at another message of its thread, and say
-    why it is open otherwise: the middle's replies in prose are not read.)"""
-    monkeypatch.setattr(quick, "QUICK_FROM", 1)
-    monkeypatch.setattr(quick, "HEAD_BYTES", 64 << 10)
-    monkeypatch.setattr(quick, "TAIL_BYTES", 256 << 10)
-    monkeypatch.setattr(quick, "_CHUNK", 256 << 10)
-    monkeypatch.setattr(quick, "SPLIT_FROM", 1 << 20)
-    full, fast = analyze(path), quick.analyze_quick(path)
-    assert fast.written_files == full.written_files
-    assert fast.written_weights == full.written_weights
-    assert [(t.text, t.status) for t in fast.pending_tasks] == [
-        (t.text, t.status) for t in full.pending_tasks
-    ]
-    assert (fast.goal, fast.first_user_request) == (full.goal, full.first_user_request)
-    said = [u.text.rpartition(" — ")[2] if u else None for u in (full.unfinished, fast.unfinished)]
-    assert said[0] == said[1]
