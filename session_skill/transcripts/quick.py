@@ -13,11 +13,12 @@ than `QUICK_FROM` is not read whole:
   and TaskList answered), the plan, commits (and whether a hook refused them), Claude Code's
   recaps and `/goal`s (the Goal as the session stands), a /clear the file goes on after, and
   the user's requests (the Goal until one names the work; the last request, when a turn of
-  work runs longer than the tail) — in both layouts a call is written in, the
-  client's and that of a provider that sorts the message's keys. A big middle is read by
-  two processes, the second one forked to read the later part on the machine's other core
-  (`forked.Forked`); what it finds is fed in the file's order, and a helper that fails
-  only costs the time of reading its part here.
+  work runs longer than the tail), and the calls handing work to a sub-agent (work on that
+  request, when the tail holds only the sub-agent's progress) — in both layouts a call is
+  written in, the client's and that of a provider that sorts the message's keys. A big
+  middle is read by two processes, the second one forked to read the later part on the
+  machine's other core (`forked.Forked`); what it finds is fed in the file's order, and a
+  helper that fails only costs the time of reading its part here.
 
 What the middle said in prose (a deferral in hour two of a ten-hour session) is not read
 here; `sweep` reads it (`scan.analyze`). Everything else is the same `_Sweep` as the sweep's.
@@ -78,9 +79,10 @@ _CLAUDE_CALL = b'"type":"tool_use","id":"'
 _CLAUDE_NAMES = frozenset(
     name.encode()
     for name in (*WRITE_TOOLS, "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode",
-                 "Bash")
+                 "Bash", "Task", "Agent")
 )  # fmt: skip
 _CLAUDE_BASH = b"Bash"  # kept only when it commits
+# (Task and Agent: a sub-agent's call, two names across Claude Code's versions.)
 # The calls whose results change what is kept, read in the middle too (found as a write's
 # failure is): the number TaskCreate gave (a new list counts from #1 again), TaskList's
 # answer (a teammate's work, a team's end), an update or a plan refused, a commit that

@@ -593,6 +593,42 @@ def test_the_last_request_in_the_middle_is_the_last_request(
     )
 
 
+def _progress(tool_id: str, n: int) -> dict[str, Any]:
+    """A sub-agent's step as Claude Code records it in the session's own file: a `progress`
+    record carrying the sub-agent's message (here a file it read)."""
+    inner = result(f"{tool_id}-read{n}", FILLER)
+    return {
+        "isSidechain": False,
+        "sessionId": "s1",
+        "cwd": APP,
+        "type": "progress",
+        "data": {"message": {"type": "user", "message": inner["message"]}},
+        "parentToolUseID": tool_id,
+        "timestamp": inner["timestamp"],
+    }
+
+
+@pytest.mark.parametrize("tool", ["Task", "Agent"])
+def test_a_sub_agent_at_work_on_the_last_request(tmp_path: Path, small: None, tool: str) -> None:
+    """The last request's reply hands the work to a sub-agent, whose progress fills the
+    tail: nothing of the session's own thread is there. The sub-agent's call, in the middle,
+    is the work on the request — the transcript ends in the middle of it, as a full read
+    says (a real corpus session, `leeson-1`, read so: "ends before any reply to it")."""
+    words = "Track token usage and add a refresh margin to the websocket auth"
+    head = [user("Add rate limiting to the upload endpoint in src/api/upload.py"), say("Done.")]
+    reply = [say("Let me look at how the token is handled."), call("t1", tool, prompt=words)]
+    records = head + _filler(6, "h") + [user(words), *reply]
+    records += [_progress("t1", n) for n in range(40)]
+    path = _write(tmp_path, records)
+    raw = path.read_bytes()
+    assert quick.HEAD_BYTES < raw.find(b'"name":"' + tool.encode()) < len(raw) - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.unfinished is not None and full.unfinished.text == words
+    assert full.unfinished.why == "the transcript ends in the middle of the work on it"
+    assert fast.unfinished is not None
+    assert (fast.unfinished.text, fast.unfinished.why) == (words, full.unfinished.why)
+
+
 def test_a_long_writes_failure_is_read_past_its_content(tmp_path: Path, small: None) -> None:
     """A Write's line holds the file's text: its result is looked for from where the line
     ends. Looked for from where it began, a rejected Write longer than the window was a file
