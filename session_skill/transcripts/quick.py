@@ -74,7 +74,8 @@ SPLIT_FROM = 16 << 20
 # other calls of the same response).
 _RESULT_WINDOW = 256 << 10
 
-# Tool calls whose lines are parsed in the middle: (pattern, names), per format.
+# Tool calls whose lines are parsed in the middle: (pattern, names), per format. (Task and
+# Agent: a sub-agent's call, named so in different Claude Code versions.)
 _CLAUDE_CALL = b'"type":"tool_use","id":"'
 _CLAUDE_NAMES = frozenset(
     name.encode()
@@ -82,7 +83,6 @@ _CLAUDE_NAMES = frozenset(
                  "Bash", "Task", "Agent")
 )  # fmt: skip
 _CLAUDE_BASH = b"Bash"  # kept only when it commits
-# (Task and Agent: a sub-agent's call, two names across Claude Code's versions.)
 # The calls whose results change what is kept, read in the middle too (found as a write's
 # failure is): the number TaskCreate gave (a new list counts from #1 again), TaskList's
 # answer (a teammate's work, a team's end), an update or a plan refused, a commit that

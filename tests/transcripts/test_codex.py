@@ -24,6 +24,7 @@ from session_skill.transcripts.reader import (
     UserText,
     iter_events,
 )
+from tests.lines import write as write_lines
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 ROLLOUT = FIXTURE / "codex_0171_rollout.jsonl"
@@ -382,9 +383,7 @@ def _goal_session(*end: dict[str, object]) -> list[dict[str, object]]:
 
 
 def _goal_facts(tmp_path: Path, records: list[dict[str, object]]) -> scan.TranscriptFacts:
-    path = tmp_path / "rollout.jsonl"
-    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
-    return scan.analyze(path)
+    return scan.analyze(write_lines(tmp_path / "rollout.jsonl", records))
 
 
 def test_the_threads_goal_is_the_goal_and_open_until_achieved(tmp_path: Path) -> None:

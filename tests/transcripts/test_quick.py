@@ -16,6 +16,7 @@ import pytest
 from session_skill.transcripts import quick
 from session_skill.transcripts.candidates import UNFINISHED, Candidate
 from session_skill.transcripts.scan import DEFERRED, UNANSWERED, analyze
+from tests.lines import write as write_lines
 
 from .test_scan import APP, _goal_status, call, recap, result, say, user
 
@@ -98,11 +99,8 @@ def said(n: int, role: str, text: str) -> dict[str, Any]:
 
 
 def _write(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
-    path = tmp_path / "t.jsonl"
     # Compact, as Claude Code writes it: the middle is found by its bytes.
-    lines = (json.dumps(r, separators=(",", ":"), ensure_ascii=False) for r in records)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return write_lines(tmp_path / "t.jsonl", records)
 
 
 def test_the_quick_read_takes_the_middle_path_here(tmp_path: Path, small: None) -> None:
@@ -369,7 +367,7 @@ def test_the_helper_finds_what_this_process_would(
     path = _write(tmp_path, _session() + _failing_writes(60) + _session())
     monkeypatch.setattr(quick, "SPLIT_FROM", 1)
     fast = quick.analyze_quick(path)
-    monkeypatch.setattr(quick, "SPLIT_FROM", 1 << 20)
+    monkeypatch.setattr(quick, "SPLIT_FROM", 1 << 40)
     assert fast == quick.analyze_quick(path)
 
 
@@ -380,7 +378,7 @@ def test_a_helper_that_fails_costs_nothing_but_time(
     import os
 
     path = _write(tmp_path, _session() + _failing_writes(60))
-    monkeypatch.setattr(quick, "SPLIT_FROM", 1 << 20)
+    monkeypatch.setattr(quick, "SPLIT_FROM", 1 << 40)
     alone = quick.analyze_quick(path)
     monkeypatch.setattr(quick, "SPLIT_FROM", 1)
 
@@ -512,8 +510,7 @@ def test_a_codex_thread_goal_in_the_middle(tmp_path: Path, small: None) -> None:
     head, goal = _goal_session()[:3], _goal_session()[3:]
     for end in ([], [_internal(90, "user_goal", "User cleared the goal.")]):
         records = [*head, *filler, *goal, *filler, *end, *filler, _said(99, "user", "thanks")]
-        path = tmp_path / "rollout.jsonl"
-        path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+        path = write_lines(tmp_path / "rollout.jsonl", records)
         raw = path.read_bytes()
         assert quick.HEAD_BYTES < raw.find(b"thread_goal_updated") < len(raw) - quick.TAIL_BYTES
         full, fast = analyze(path), quick.analyze_quick(path)

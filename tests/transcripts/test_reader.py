@@ -66,8 +66,7 @@ def tool_use(tool_id: str, name: str, **inputs: Any) -> dict[str, Any]:
     return {"type": "tool_use", "id": tool_id, "name": name, "input": inputs}
 
 
-def write_jsonl(path: Path, records: list[Any]) -> Path:
-    return write_lines(path, records)
+write_jsonl = write_lines
 
 
 def events(path: Path, **kwargs: Any) -> tuple[list[Event], ReadStats]:

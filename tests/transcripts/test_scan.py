@@ -3561,10 +3561,8 @@ def test_the_goal_claude_code_checks_before_stopping(tmp_path: Path) -> None:
                     "attachment": r["attachment"],
                     **{k: v for k, v in r.items() if k != "attachment"},
                 }
-            lines.append(json.dumps(r, separators=(",", ":")))
-        path = tmp_path / "compact.jsonl"
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        return analyze(path)
+            lines.append(r)
+        return analyze(write_lines(tmp_path / "compact.jsonl", lines))
 
     assert [c.why for c in compact(start).candidates if c.rule == "goal"] == [
         "its /goal, not met yet: no test shows the jitter"
