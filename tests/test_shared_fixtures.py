@@ -224,6 +224,8 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
         u and (u.why, u.text.rpartition(" — ")[2]) for u in (full.unfinished, fast.unfinished)
     ]
     assert unfinished[0] == unfinished[1]
+    # The last reply, when the capture can tell it: never one said before a later request.
+    assert fast.last_reply in (full.last_reply, None)
 
 
 def _opening(record: dict[str, Any]) -> tuple[str, ...]:

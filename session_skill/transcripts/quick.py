@@ -220,7 +220,13 @@ def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parse
                 if event.tool_use_id in state.watched or event.is_error:
                     state.feed(event)
             elif isinstance(event, _FED):
+                requests = state.requests
                 state.feed(event)
+                if state.requests != requests:
+                    # A request in the middle: the reply read before it is no last reply,
+                    # and those after it are prose the middle does not read (the tail's
+                    # replies, if any, are).
+                    state.final_text = None
             elif isinstance(event, AssistantText) and "<proposed_plan>" in event.text:
                 state.turns.assistant(event)
     return parser

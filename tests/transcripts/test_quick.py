@@ -624,6 +624,10 @@ def test_a_sub_agent_at_work_on_the_last_request(tmp_path: Path, small: None, to
     assert full.unfinished.why == "the transcript ends in the middle of the work on it"
     assert fast.unfinished is not None
     assert (fast.unfinished.text, fast.unfinished.why) == (words, full.unfinished.why)
+    # Its reply is prose of the middle, unread: Where it stopped shows no reply rather than
+    # the head's "Done.", said before the request.
+    assert full.last_reply == "Let me look at how the token is handled."
+    assert fast.last_reply is None
 
 
 def test_a_long_writes_failure_is_read_past_its_content(tmp_path: Path, small: None) -> None:
