@@ -99,6 +99,8 @@ def locate(store: Store, *, transcript: str | None, session_id: str | None) -> P
 
     if transcript:
         p = Path(transcript).expanduser()
+        if p.is_dir():
+            raise SessionError(f"{transcript} is a directory, not a transcript")
         if not p.is_file():
             raise SessionError(f"no such transcript: {transcript}")
         return p

@@ -800,7 +800,7 @@ CASES = [
         "sweep-transcript-is-a-directory",
         ("sweep", "--transcript", "{tmp}/outside"),
         1,
-        "no such transcript",
+        "outside is a directory, not a transcript",
     ),
     # -- hook stdin -----------------------------------------------------------------------
     Case("hook-stdin-empty", HOOK, 0, setup=with_(pending()), check=hook_silent),
