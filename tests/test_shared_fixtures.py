@@ -199,11 +199,11 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     Edit, a task list renumbered or emptied in the middle; the Goal, with the commits the
     middle made (a script's `git commit` on a line of its own included); the last request,
     when the tail holds none (with images, typed while the assistant worked), and the
-    request left unfinished — its last words and why it is open (a sub-agent's call in the
-    middle is work on it: the tail may hold only that sub-agent's progress), though not
-    where its thread began (the middle's replies in prose are not read); and how much each
-    file was worked on (a failed Write longer than the result window). A middle over 1 MB is
-    read with a helper process, as a big one is."""
+    request left unfinished — its words, where its thread began (the middle's requests are
+    linked through the question each turn closed on, as a full read links them) and why it
+    is open (a sub-agent's call in the middle is work on it: the tail may hold only that
+    sub-agent's progress); and how much each file was worked on (a failed Write longer than
+    the result window). A middle over 1 MB is read with a helper process, as a big one is."""
     from session_skill.transcripts import quick
 
     monkeypatch.setattr(quick, "QUICK_FROM", 1)
@@ -220,9 +220,7 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     assert fast.goal == full.goal
     assert fast.last_request == full.last_request
     assert fast.written_weights == full.written_weights
-    unfinished = [
-        u and (u.why, u.text.rpartition(" — ")[2]) for u in (full.unfinished, fast.unfinished)
-    ]
+    unfinished = [u and (u.why, u.text) for u in (full.unfinished, fast.unfinished)]
     assert unfinished[0] == unfinished[1]
     # The last reply, when the capture can tell it: never one said before a later request.
     assert fast.last_reply in (full.last_reply, None)

@@ -13,7 +13,9 @@ than `QUICK_FROM` is not read whole:
   and TaskList answered), the plan, commits (and whether a hook refused them), Claude Code's
   recaps and `/goal`s (the Goal as the session stands), a /clear the file goes on after, and
   the user's requests (the Goal until one names the work; the last request, when a turn of
-  work runs longer than the tail), and the calls handing work to a sub-agent (work on that
+  work runs longer than the tail) with the text each one's turn closed on (a reply answers
+  its question and goes on with the thread of work, as a full read links it; the line is
+  parsed only if that is asked), and the calls handing work to a sub-agent (work on that
   request, when the tail holds only the sub-agent's progress) — in both layouts a call is
   written in, the client's and that of a provider that sorts the message's keys. A big
   middle is read by two processes, the second one forked to read the later part on the
@@ -27,6 +29,7 @@ here; `sweep` reads it (`scan.analyze`). Everything else is the same `_Sweep` as
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -57,10 +60,11 @@ from session_skill.transcripts.toolcalls import ToolState
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import TypeAlias
 
-    Found: TypeAlias = tuple[str, str, str, bool] | bytes  # a write (tool, path, id, failed)
+    # A write (tool, path, id, failed), the text a turn closed on (its line), a line to parse.
+    Found: TypeAlias = tuple[str, str, str, bool] | tuple[bytes] | bytes
     Parser: TypeAlias = ClaudeParser | CodexParser | None
 
 QUICK_FROM = 12 << 20  # bytes: a smaller transcript is read whole (as fast, or faster)
@@ -200,6 +204,10 @@ _FED = (ToolCall, PatchApplied, Recap, ThreadGoal, ClearSplit, UserText, Command
 
 def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parser) -> Parser:
     for item in found:
+        if isinstance(item, tuple) and len(item) == 1:  # the text a turn closed on
+            if not state.clear_pending:
+                state.last_text = _ClosingText(item[0])
+            continue
         if isinstance(item, tuple):  # a file write: its path, without a file's content
             name, file, call_id, failed = item
             state.feed(ToolCall(name, {WRITE_TOOLS[name]: file}, call_id, None))
@@ -230,6 +238,26 @@ def _feed(found: Iterable[Found], state: _Sweep, stats: ReadStats, parser: Parse
             elif isinstance(event, AssistantText) and "<proposed_plan>" in event.text:
                 state.turns.assistant(event)
     return parser
+
+
+class _ClosingText:
+    """The text a turn of the middle closed on, as the request after it is fed: its line is
+    parsed only if the question it asks is looked for — for the requests of the thread left
+    unfinished, a few of a big transcript's thousands (`_Sweep._taken`)."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+
+    @property
+    def text(self) -> str:
+        try:
+            block = json.loads(self.raw.decode("utf-8", "replace"))["message"]["content"][0]
+            text = block["text"]
+        except (ValueError, RecursionError, LookupError, TypeError):
+            return ""
+        return text if isinstance(text, str) else ""
 
 
 def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
@@ -263,7 +291,15 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
                 keep = end  # no whole line yet (one longer than the chunk): read on
                 continue
             whole = buf.rfind(b"\n", 0, end) + 1  # results are read from whole lines
-            for at, raw in _call_lines(buf, cut, codex):
+
+            def before(here: int = pos) -> bytes:  # the file before the chunk, to look back
+                n = min(_LOOK_BACK, here)
+                return os.pread(fh.fileno(), n, here - n)
+
+            for at, raw, closing in _call_lines(buf, cut, codex, before):
+                if closing:
+                    yield (raw,)  # parsed only if its question is asked for
+                    continue
                 if pos + at in answered:
                     continue  # read already, as the answer of the call before it
                 write = None if codex else _claude_write(raw)
@@ -287,10 +323,14 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
             keep = end - cut
 
 
-def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]]:
-    """(where, line) for the whole lines of buf[:end] holding a tool call the capture keeps,
-    in order."""
+def _call_lines(
+    buf: bytearray, end: int, codex: bool, before: Callable[[], bytes] | None = None
+) -> list[tuple[int, bytes, bool]]:
+    """(where, line, closing) for the whole lines of buf[:end] holding a tool call the
+    capture keeps, in order — and, `closing`, the text each request's turn closed on
+    (`_closing_text`; `before` reads the file before the chunk)."""
     found: dict[int, bytes] = {}
+    closings: set[int] = set()
     patterns = (
         _CODEX_PATTERNS
         if codex
@@ -335,8 +375,64 @@ def _call_lines(buf: bytearray, end: int, codex: bool) -> list[tuple[int, bytes]
                 kept = _main_thread(buf, first, at, pattern is _CLAUDE_RECAP)
             if kept:
                 found.setdefault(first, bytes(buf[first:last]))
+                if pattern is _CLAUDE_PROMPT:
+                    closing = _closing_text(buf, first)
+                    if closing == _NOT_HERE and before is not None:
+                        # Before the chunk: looked for in the bytes the file holds before it.
+                        fed = before()
+                        earlier = fed + bytes(buf[:first])
+                        back = _closing_text(earlier, len(earlier), len(fed))
+                        if back is not None and back != _NOT_HERE:
+                            found.setdefault(-1, earlier[back : earlier.find(b"\n", back)])
+                            closings.add(-1)
+                    elif closing is not None and closing != _NOT_HERE:
+                        found.setdefault(closing, bytes(buf[closing : buf.find(b"\n", closing)]))
+                        closings.add(closing)
             at = buf.find(pattern, last, end)
-    return [(k, found[k]) for k in sorted(found)]
+    return [(k, found[k], k in closings) for k in sorted(found)]
+
+
+# How many lines before a request its turn's closing text is looked for: between them stand
+# only the client's own records (the turn's duration, a hook's summary, a file snapshot).
+_CLOSING_LINES = 8
+_TEXT_ONLY = b'"content":[{"type":"text","text":"'
+
+
+def _closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> int | None:
+    """Where the line of the text the turn before the request at `first` closed on begins,
+    when it closed on one: the last assistant record of the main thread before the request,
+    a record of one text block. The question it ends on is what a reply to it answers (the
+    full read links the request to the work the question was about). A slash command
+    between them leaves the turn open, as a full read does; another message of the user's
+    (one typed meanwhile, a tool's result) closes it. None: no such text within
+    `_CLOSING_LINES`; `_NOT_HERE`: `data` begins before the walk got there. `fed`: the bytes
+    before it were fed already (read back from the file before a chunk) — a command there
+    is not passed: its text would be fed after it, out of order."""
+    end = first - 1  # the newline ending the line before
+    for _ in range(_CLOSING_LINES):
+        if end <= 0:
+            return _NOT_HERE
+        start = data.rfind(b"\n", 0, end) + 1
+        if start == 0 and fed:
+            return _NOT_HERE  # a line cut where the read began
+        kind = data.find(b'"type":"', start, end)
+        if data.startswith(b'"type":"user"', kind) or data.find(_QUEUED, start, end) != -1:
+            if start < fed or data.find(_COMMAND, start, end) == -1:
+                return None  # a message of the user's between
+        elif _main_thread(data, start, end):
+            at = data.find(_TEXT_ONLY, start, end)
+            if at == -1 or data.find(b'},{"type":"', at, end) != -1:
+                return None
+            return start
+        end = start - 1
+    return None
+
+
+_NOT_HERE = -1
+_QUEUED = _CLAUDE_ATTACHMENT + b'queued_command"'
+_COMMAND = _CLAUDE_PROMPT + b'"<command-'
+# How far before a chunk its first request's closing text is looked for.
+_LOOK_BACK = 128 << 10
 
 
 def _own_record(buf: bytearray, first: int, at: int) -> bool:
@@ -347,7 +443,7 @@ def _own_record(buf: bytearray, first: int, at: int) -> bool:
     return kind == -1 or buf.startswith((b'"type":"user"', b'"type":"attachment"'), kind)
 
 
-def _main_thread(buf: bytearray, first: int, at: int, system: bool = False) -> bool:
+def _main_thread(buf: bytes | bytearray, first: int, at: int, system: bool = False) -> bool:
     """Is the call at `at` an assistant record's own — or, `system`, the recap at `at` a
     system record's — not a sub-agent's (nested in a `progress` record) or a sidechain's?
     The record's first "type" says (as in the reader's `quick`)."""

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from session_skill.records import field, record, replace
 from session_skill.transcripts.anchors import DONE_WORDS
-from session_skill.transcripts.asks import answers, asks
+from session_skill.transcripts.asks import answers, answers_one, asks, asks_back, puts_first
 from session_skill.transcripts.candidates import (
     CANDIDATE_TYPES,
     DEFERRED,
@@ -76,6 +76,17 @@ from session_skill.transcripts.turns import (
     plan_title,
     recap_text,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Said(Protocol):
+        """Something said whose text can be read: an assistant's text, or its line."""
+
+        @property
+        def text(self) -> str: ...
+
 
 __all__ = [
     "CANDIDATE_TYPES",
@@ -243,7 +254,9 @@ class _Sweep:
         self.first_request: str | None = None
         self.tools = ToolState(self.watched)
         self.turns = Turns()
-        self.last_text: AssistantText | None = None
+        # The text the last turn closed on, while nothing followed it (`_taken`); in the
+        # hooks' quick read of a middle, one whose line is parsed only if asked for.
+        self.last_text: AssistantText | Said | None = None
         self.final_text: str | None = None  # the last text the assistant wrote, whatever came after
         # Since our own command (`/session park …`): its reply is no reply to the last request.
         self.own_turn = False
@@ -381,7 +394,10 @@ class _Sweep:
     def _user(self, event: UserText) -> None:
         own = is_own_command(event)
         taken = self.loose.user(event, own) if self.loose is not None else self._taken(event, own)
-        self.last_text = None
+        if own or not event.is_command:
+            # (/model, /compact…: the turn is not over, as `Loose.user` keeps it open: the
+            # message after the command answers what the turn closed on.)
+            self.last_text = None
         if event.is_command or own:
             self.own_turn = self.own_turn or own
             self.turns.command(event, self.seq)
@@ -400,13 +416,15 @@ class _Sweep:
             self._go_cheap()
 
     def _taken(self, event: UserText, own: bool) -> Callable[[], str | None] | None:
-        """How to find the question a short reply answers, read cheaply (the loose ends are
-        not read): only the request reported unfinished needs it, so only it looks."""
+        """How to find the question a reply answers, read cheaply (the loose ends are not
+        read): only the requests of the thread reported unfinished need it, so only they
+        look. Of any length, as `Loose.user` finds it: a reply of thirteen words to "Want to
+        play this pass first, or talk scale?" goes on with the work the question was about."""
         last = self.last_text
-        if last is None or own or event.is_command or event.text.strip().count(" ") > 3:
+        if last is None or own or event.is_command:
             return None
-        closing, reply = last.text, event.text
-        return lambda: next((a.text for a in asks(closing) if answers(a, reply)), None)
+        reply = event.text
+        return lambda: _first_taken(last.text, reply)
 
     def _go_cheap(self) -> None:
         """A very long conversation: from here on only what the session did is followed;
@@ -577,6 +595,22 @@ def _read_tail(
     loose = _Loose(ToolState(set(), files=False), ReadStats(), carried)
     _read_into(loose, path, start, first_line, stop)
     return loose.finish()
+
+
+def _first_taken(closing: str, reply: str) -> str | None:
+    """The first question of `closing` that `reply` answers, as `Loose._close_turn` settles
+    a turn: none when the reply asks back or puts something first; a question beside the
+    offer the text ends on is not answered by a "yes" that takes up the offer."""
+    if asks_back(reply) or puts_first(reply):
+        return None
+    here = asks(closing)
+    offer = here[-1] if here and here[-1].offer else None
+    for ask in here:
+        if offer is not None and ask is not offer and answers_one(ask, reply):
+            continue
+        if answers(ask, reply):
+            return ask.text
+    return None
 
 
 def _tail_in_helper(

@@ -630,6 +630,87 @@ def test_a_sub_agent_at_work_on_the_last_request(tmp_path: Path, small: None, to
     assert fast.last_reply is None
 
 
+def _turn_end() -> dict[str, Any]:
+    """Claude Code's record of how long a turn took: between its closing text and the next
+    request, with the client's other records of the kind."""
+    return {"parentUuid": "a1", "isSidechain": False, "type": "system",
+            "subtype": "turn_duration", "durationMs": 5000, "timestamp": "2026-01-01T00:00:00Z",
+            "uuid": "d1", "isMeta": False}  # fmt: skip
+
+
+def test_a_reply_in_the_middle_goes_on_with_its_thread(
+    tmp_path: Path, small: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last request answers what its turn asked the user to try, and the request before
+    it, in the middle, answered the question its own turn closed on ("… or talk about the
+    delay?" — "talk about the delay. thirty seconds is …"): the work in hand is the request
+    the thread began with, as a full read says. The middle reads the text each request's
+    turn closed on — from the file before the chunk, when a chunk begins between them — so
+    a reply is linked as a full read links it. Read unlinked, the capture offered the reply
+    as the request (corpus planetfall-5 at shrunk sizes: "no leave level 3 alone …")."""
+    looked_back: list[int | None] = []
+    original = quick._closing_text
+
+    def spy(data: bytes | bytearray, first: int, fed: int = 0) -> int | None:
+        found = original(data, first, fed)
+        if fed:
+            looked_back.append(found)
+        return found
+
+    monkeypatch.setattr(quick, "_closing_text", spy)
+    origin = "Make the uploads retry when the storage service times out"
+    last = "big files are not finishing, the last part times out and the bar stays at ninety"
+    for pad in range(24):  # the chunks' boundaries fall everywhere around the reply
+        middle = [*_filler(4, "h"), say("Reading on." + " x" * (pad * 48)), user(origin),
+                  call("w1", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="a",
+                       new_string="b"), result("w1"),
+                  say("The upload retries now, with a fixed delay. Want to try this pass "
+                      "first, or talk about the delay?"), _turn_end(),
+                  user("talk about the delay. thirty seconds is the most any upload should "
+                       "wait for"), *_filler(6, "m")]  # fmt: skip
+        tail = [call("w2", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="b",
+                     new_string="c"), result("w2"),
+                say("The delay is capped at 30 s now. Try an upload and tell me what it "
+                    "looks like."), _turn_end(), user(last)]  # fmt: skip
+        (tmp_path / str(pad)).mkdir()
+        path = _write(tmp_path / str(pad), [user("Add rate limiting to uploads"), say("Done.")]
+                      + middle + tail)  # fmt: skip
+        raw = path.read_bytes()
+        assert quick.HEAD_BYTES < raw.find(b"talk about the delay.") < len(raw) - quick.TAIL_BYTES
+        full, fast = analyze(path), quick.analyze_quick(path)
+        assert full.unfinished is not None and full.unfinished.text == f"{origin} — {last}"
+        assert fast.unfinished is not None
+        assert (fast.unfinished.text, fast.unfinished.why) == (
+            full.unfinished.text,
+            full.unfinished.why,
+        ), pad
+    assert any(found is not None for found in looked_back)  # some chunk began in between
+
+
+def test_a_command_between_a_closing_text_and_a_request(tmp_path: Path, small: None) -> None:
+    """A slash command between a turn's closing text and the next request leaves the turn
+    open, as a full read does: the request after it answers what the text asked, and goes
+    on with the thread."""
+    origin = "Make the uploads retry when the storage service times out"
+    middle = [*_filler(4, "h"), user(origin),
+              say("The upload retries now. Want to try this pass first, or talk about the "
+                  "delay?"), _turn_end(),
+              user("<command-name>/model</command-name>\n<command-args></command-args>"),
+              user("talk about the delay. thirty seconds is the most any upload should wait "
+                   "for"), *_filler(6, "m")]  # fmt: skip
+    tail = [say("The delay is capped at 30 s now. Try an upload and tell me what it looks "
+                "like."), _turn_end(),
+            user("big files are not finishing, the last part times out")]  # fmt: skip
+    path = _write(tmp_path, [user("Add rate limiting to uploads"), say("Done."), *middle, *tail])
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.unfinished is not None and full.unfinished.text.startswith(origin)
+    assert fast.unfinished is not None
+    assert (fast.unfinished.text, fast.unfinished.why) == (
+        full.unfinished.text,
+        full.unfinished.why,
+    )
+
+
 def test_a_long_writes_failure_is_read_past_its_content(tmp_path: Path, small: None) -> None:
     """A Write's line holds the file's text: its result is looked for from where the line
     ends. Looked for from where it began, a rejected Write longer than the window was a file

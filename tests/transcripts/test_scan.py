@@ -1860,6 +1860,59 @@ def test_the_tail_of_a_long_conversation_gives_the_loose_ends_one_pass_gives(
     assert used == [helper] * 2  # each went cheap; the helper's reading used when there
 
 
+def _threaded_ending(before: int) -> list[dict[str, Any]]:
+    """`before` short turns, each leaving a deferral (loose ends at a steady rate: a long
+    conversation goes cheap), then a thread: a request, a question its turn closes on, a
+    reply of thirteen words to it, and the last request, a reply to what it was asked."""
+    records = [user("Add rate limiting to the upload endpoint"), say("Done.")]
+    for i in range(before):
+        records += [user(f"check the importer for batch {i} and tidy it")]
+        deferral = f"I'd leave the batch {i} retry queue for a follow-up PR."  # each its own
+        records += [say(f"Batch {i} is tidy. {deferral}")]
+    edit = f"{APP}/src/api/upload.py"
+    records += [
+        user("Make the uploads retry when the storage service times out"),
+        call("w1", "Edit", file_path=edit, old_string="a", new_string="b"), result("w1"),
+        say("The upload retries now. Want to try this pass first, or talk about the delay?"),
+        user("talk about the delay. thirty seconds is the most any upload should wait for"),
+        call("w2", "Edit", file_path=edit, old_string="b", new_string="c"), result("w2"),
+        say("The delay is capped at 30 s now. Try an upload and tell me what it looks like."),
+        user("big files are not finishing, the last part times out and the bar stays at ninety"),
+    ]  # fmt: skip
+    return records
+
+
+def test_a_long_conversation_links_a_reply_as_one_pass_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the first requests of a very long conversation only what the session did is
+    followed; the question a reply answers is still found as one pass finds it, whatever
+    the reply's length: "talk about the delay. thirty seconds is …" goes on with the request
+    its question was about (found only for replies of four words, it was the request)."""
+    from session_skill.transcripts import loose
+
+    path = write_lines(tmp_path / "t.jsonl", _threaded_ending(390))
+    monkeypatch.setattr(loose, "POOL_MAX", 20)
+    monkeypatch.setattr(sweep, "POOL_MAX", 20)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 10**9)
+    whole = analyze(path)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
+    monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
+    went: list[bool] = []
+    original = sweep._Sweep._go_cheap
+
+    def go_cheap(self: sweep._Sweep) -> None:
+        original(self)
+        went.append(self.tail is not None)
+
+    monkeypatch.setattr(sweep._Sweep, "_go_cheap", go_cheap)
+    cheap = analyze(path)
+    assert went == [True]
+    assert whole.unfinished is not None and cheap.unfinished is not None
+    assert whole.unfinished.text.startswith("Make the uploads retry when the storage service")
+    assert cheap.unfinished.text == whole.unfinished.text
+
+
 def test_a_long_conversation_weighs_what_it_began_with_in_the_part_it_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail_reader: tuple[bool, list[bool]]
 ) -> None:
