@@ -309,8 +309,10 @@ class Turns:
         self._start(text, event.ts, seq, line, asked if short else None, writes)
         self._answering = asked if 4 < words <= 12 and not _OWN_ASK.match(text) else None
         thread = self._prev[-1] if self._prev is not None else None
-        depth = thread[4] + 1 if thread is not None and thread[4] < _THREAD_MAX else 0
-        self._thread = (text, asked, words, thread if depth else None, depth)
+        if thread is not None and thread[4] >= 2 * _THREAD_MAX:
+            thread = _newest(thread, _THREAD_MAX)  # the chain kept short, never cut here
+        depth = thread[4] + 1 if thread is not None else 0
+        self._thread = (text, asked, words, thread, depth)
 
     def command(self, event: UserText, seq: int) -> None:
         """A slash command: ours freezes the request state; another may open with a prompt."""
@@ -623,7 +625,9 @@ class Turns:
         if node is None or node[3] is None or not _replies(node):
             return None
         node = node[3]
-        while node[3] is not None and _replies(node):
+        for _ in range(_THREAD_MAX - 1):
+            if node[3] is None or not _replies(node):
+                break
             node = node[3]
         return str(node[0])
 
@@ -775,6 +779,24 @@ _ASKS_WORK = Lazy(
 _SHOWN = 150
 # How many replies a thread of work is followed back through (`Turns._origin`).
 _THREAD_MAX = 12
+
+
+def _newest(node: tuple[Any, ...], n: int) -> tuple[Any, ...]:
+    """The newest `n` requests of a thread (`Turns._thread` nodes), linked afresh: the
+    chain is kept short without cutting the link between two requests, which would lose
+    the thread of a reply that happened to fall on the cut."""
+    nodes: list[tuple[Any, ...]] = []
+    at: tuple[Any, ...] | None = node
+    while at is not None and len(nodes) < n:
+        nodes.append(at)
+        at = at[3]
+    kept: tuple[Any, ...] | None = None
+    for depth, (text, asked, words, _, _) in enumerate(reversed(nodes)):
+        kept = (text, asked, words, kept, depth)
+    assert kept is not None
+    return kept
+
+
 # A go-ahead of a few words: "ok go", "yes do it", "sure, go for it", "proceed".
 GO_AHEAD = Lazy(
     r"""^\W*(?:(?:ok(?:ay)?|yes|yeah|yep|sure|alright|great|cool|perfect|sounds\s+good)[,.!\s]+)*

@@ -1882,6 +1882,20 @@ def _threaded_ending(before: int) -> list[dict[str, Any]]:
     return records
 
 
+@pytest.mark.parametrize("before", range(13))
+def test_a_thread_is_followed_wherever_the_count_of_requests_falls(
+    tmp_path: Path, before: int
+) -> None:
+    """The requests are chained, each to the one before, for the thread a reply goes on
+    with; the chain is kept to the newest ones. It was kept short by cutting it at every
+    thirteenth request, and a reply that fell on a cut lost its thread: the sweep offered
+    the reply as the request, depending only on how many came before."""
+    path = write_lines(tmp_path / "t.jsonl", _threaded_ending(before))
+    facts = analyze(path)
+    assert facts.unfinished is not None
+    assert facts.unfinished.text.startswith("Make the uploads retry when the storage service")
+
+
 def test_a_long_conversation_links_a_reply_as_one_pass_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
