@@ -702,6 +702,8 @@ def test_a_command_between_a_closing_text_and_a_request(tmp_path: Path, small: N
                 "like."), _turn_end(),
             user("big files are not finishing, the last part times out")]  # fmt: skip
     path = _write(tmp_path, [user("Add rate limiting to uploads"), say("Done."), *middle, *tail])
+    raw = path.read_bytes()
+    assert quick.HEAD_BYTES < raw.find(b"/model") < len(raw) - quick.TAIL_BYTES
     full, fast = analyze(path), quick.analyze_quick(path)
     assert full.unfinished is not None and full.unfinished.text.startswith(origin)
     assert fast.unfinished is not None
