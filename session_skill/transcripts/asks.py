@@ -266,6 +266,25 @@ def puts_first(reply: str) -> bool:
     return _FIRST.match(reply) is not None
 
 
+def waits(reply: str) -> bool:
+    """Does the user's reply answer nothing yet — it asks a question of its own, or for
+    something to come first? What it was asked waits for the message after the answer."""
+    return asks_back(reply) or puts_first(reply)
+
+
+def closing_offer(asked: list[Ask]) -> Ask | None:
+    """The offer a text ends on (the last of what it asks, `asks(text)`), if it does."""
+    return asked[-1] if asked and asked[-1].offer else None
+
+
+def takes(ask: Ask, reply: str, offer: Ask | None) -> bool:
+    """Does `reply` answer `ask`? Not when `offer`, the offer the same text ends on, is
+    another, and the reply is a bare "yes": it took up the offer and answered no more."""
+    if offer is not None and ask is not offer and answers_one(ask, reply):
+        return False
+    return answers(ask, reply)
+
+
 # What an offer points back at: "… has the same bug — want me to fix it too?"
 _POINTER = Lazy(r"\b(?:it|this|that|them|these|those|there|the\s+same)\b", re.IGNORECASE)
 

@@ -29,14 +29,7 @@ from itertools import pairwise
 from session_skill.records import replace
 from session_skill.transcripts.abroad import puts_off
 from session_skill.transcripts.anchors import ANCHOR_FORMS, DONE_WORDS, TRIGGERS
-from session_skill.transcripts.asks import (
-    Ask,
-    answers,
-    answers_one,
-    asks,
-    asks_back,
-    puts_first,
-)
+from session_skill.transcripts.asks import Ask, asks, closing_offer, takes, waits
 from session_skill.transcripts.candidates import (
     DEFERRED,
     DIVERGING,
@@ -611,22 +604,14 @@ class Loose:
         taken: str | None = None
         # A reply that asks a question of its own, or for something to come first, answers
         # none: what was asked waits for the message after the answer to it.
-        back = reply is not None and (asks_back(reply.text) or puts_first(reply.text))
+        back = reply is not None and waits(reply.text)
         left: list[tuple[Ask, str | None, int]] = []
         here = asks(text)
-        offer = here[-1] if here and here[-1].offer else None  # the offer the reply ends on
+        offer = closing_offer(here)  # the offer this text ends on ("yes" takes it alone)
         for ask, at, where in carried + [(ask, ts, line) for ask in here]:
             if back:
                 self.carried.append((ask, at, where))
-            elif (
-                reply is not None
-                and offer is not None
-                and where == line
-                and ask is not offer
-                and answers_one(ask, reply.text)
-            ):
-                left.append((ask, at, where))  # "yes" took up the offer, and answered no more
-            elif reply is not None and answers(ask, reply.text):
+            elif reply is not None and takes(ask, reply.text, offer if where == line else None):
                 taken = taken or ask.text
             else:
                 left.append((ask, at, where))

@@ -375,19 +375,10 @@ def _call_lines(
                 kept = _main_thread(buf, first, at, pattern is _CLAUDE_RECAP)
             if kept:
                 found.setdefault(first, bytes(buf[first:last]))
-                if pattern is _CLAUDE_PROMPT:
-                    closing = _closing_text(buf, first)
-                    if closing == _NOT_HERE and before is not None:
-                        # Before the chunk: looked for in the bytes the file holds before it.
-                        fed = before()
-                        earlier = fed + bytes(buf[:first])
-                        back = _closing_text(earlier, len(earlier), len(fed))
-                        if back is not None and back != _NOT_HERE:
-                            found.setdefault(-1, earlier[back : earlier.find(b"\n", back)])
-                            closings.add(-1)
-                    elif closing is not None and closing != _NOT_HERE:
-                        found.setdefault(closing, bytes(buf[closing : buf.find(b"\n", closing)]))
-                        closings.add(closing)
+                closing = _closing_line(buf, first, before) if pattern is _CLAUDE_PROMPT else None
+                if closing is not None:
+                    found.setdefault(closing[0], closing[1])
+                    closings.add(closing[0])
             at = buf.find(pattern, last, end)
     return [(k, found[k], k in closings) for k in sorted(found)]
 
@@ -396,6 +387,30 @@ def _call_lines(
 # only the client's own records (the turn's duration, a hook's summary, a file snapshot).
 _CLOSING_LINES = 8
 _TEXT_ONLY = b'"content":[{"type":"text","text":"'
+_NOT_HERE = -1
+_QUEUED = _CLAUDE_ATTACHMENT + b'queued_command"'
+_COMMAND = _CLAUDE_PROMPT + b'"<command-'
+# How far before a chunk its first request's closing text is looked for.
+_LOOK_BACK = 128 << 10
+
+
+def _closing_line(
+    buf: bytearray, first: int, before: Callable[[], bytes] | None
+) -> tuple[int, bytes] | None:
+    """(where, line) of the text the turn before the request at `first` closed on: in the
+    buffer, or — where the chunk begins between them — in what the file holds before it
+    (`before`; where -1, ahead of the chunk's lines)."""
+    at = _closing_text(buf, first)
+    if at != _NOT_HERE:
+        return None if at is None else (at, bytes(buf[at : buf.find(b"\n", at)]))
+    if before is None:
+        return None
+    fed = before()
+    earlier = fed + bytes(buf[:first])
+    at = _closing_text(earlier, len(earlier), len(fed))
+    if at is None or at == _NOT_HERE:
+        return None
+    return -1, earlier[at : earlier.find(b"\n", at)]
 
 
 def _closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> int | None:
@@ -426,13 +441,6 @@ def _closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> int | No
             return start
         end = start - 1
     return None
-
-
-_NOT_HERE = -1
-_QUEUED = _CLAUDE_ATTACHMENT + b'queued_command"'
-_COMMAND = _CLAUDE_PROMPT + b'"<command-'
-# How far before a chunk its first request's closing text is looked for.
-_LOOK_BACK = 128 << 10
 
 
 def _own_record(buf: bytearray, first: int, at: int) -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from session_skill.records import field, record, replace
 from session_skill.transcripts.anchors import DONE_WORDS
-from session_skill.transcripts.asks import answers, answers_one, asks, asks_back, puts_first
+from session_skill.transcripts.asks import asks, closing_offer, takes, waits
 from session_skill.transcripts.candidates import (
     CANDIDATE_TYPES,
     DEFERRED,
@@ -599,18 +599,12 @@ def _read_tail(
 
 def _first_taken(closing: str, reply: str) -> str | None:
     """The first question of `closing` that `reply` answers, as `Loose._close_turn` settles
-    a turn: none when the reply asks back or puts something first; a question beside the
-    offer the text ends on is not answered by a "yes" that takes up the offer."""
-    if asks_back(reply) or puts_first(reply):
+    a turn (`asks.takes`)."""
+    if waits(reply):
         return None
     here = asks(closing)
-    offer = here[-1] if here and here[-1].offer else None
-    for ask in here:
-        if offer is not None and ask is not offer and answers_one(ask, reply):
-            continue
-        if answers(ask, reply):
-            return ask.text
-    return None
+    offer = closing_offer(here)
+    return next((ask.text for ask in here if takes(ask, reply, offer)), None)
 
 
 def _tail_in_helper(
