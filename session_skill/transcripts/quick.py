@@ -387,6 +387,8 @@ def _call_lines(
 # only the client's own records (the turn's duration, a hook's summary, a file snapshot).
 _CLOSING_LINES = 8
 _TEXT_ONLY = b'"content":[{"type":"text","text":"'
+_TEXT_ONLY_SORTED = b'"message":{"content":[{"text":"'
+_ONE_TEXT_SORTED = b'"type":"text"}],'
 _NOT_HERE = -1
 _QUEUED = _CLAUDE_ATTACHMENT + b'queued_command"'
 _COMMAND = _CLAUDE_PROMPT + b'"<command-'
@@ -439,6 +441,13 @@ def _closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> int | No
             if at == -1 or data.find(b'},{"type":"', at, end) != -1:
                 return None
             return start
+        elif _main_thread_sorted(data, start, end):
+            # A provider's sorted keys: the block's "type" after its text (a quote inside
+            # the text is escaped, so the first `"type":"` after it is the block's).
+            at = data.find(_TEXT_ONLY_SORTED, start, end)
+            if at == -1 or not data.startswith(_ONE_TEXT_SORTED, data.find(b'"type":"', at, end)):
+                return None
+            return start
         end = start - 1
     return None
 
@@ -465,7 +474,7 @@ def _main_thread(buf: bytes | bytearray, first: int, at: int, system: bool = Fal
     return buf.find(b'"isSidechain":true', first, min(head, first + 512)) == -1
 
 
-def _main_thread_sorted(buf: bytearray, first: int, last: int) -> bool:
+def _main_thread_sorted(buf: bytes | bytearray, first: int, last: int) -> bool:
     """`_main_thread` for a record whose message has sorted keys: its message comes before
     its own "type", which is then the line's last ("…},"type":"assistant","uuid":…")."""
     head = buf.rfind(b'"type":"', first, last)

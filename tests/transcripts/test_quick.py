@@ -638,8 +638,9 @@ def _turn_end() -> dict[str, Any]:
             "uuid": "d1", "isMeta": False}  # fmt: skip
 
 
+@pytest.mark.parametrize("layout", ["as written", "sorted keys"])
 def test_a_reply_in_the_middle_goes_on_with_its_thread(
-    tmp_path: Path, small: None, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, small: None, monkeypatch: pytest.MonkeyPatch, layout: str
 ) -> None:
     """The last request answers what its turn asked the user to try, and the request before
     it, in the middle, answered the question its own turn closed on ("… or talk about the
@@ -647,7 +648,9 @@ def test_a_reply_in_the_middle_goes_on_with_its_thread(
     the thread began with, as a full read says. The middle reads the text each request's
     turn closed on — from the file before the chunk, when a chunk begins between them — so
     a reply is linked as a full read links it. Read unlinked, the capture offered the reply
-    as the request (corpus planetfall-5 at shrunk sizes: "no leave level 3 alone …")."""
+    as the request (corpus planetfall-5 at shrunk sizes: "no leave level 3 alone …"). A
+    provider's sorted keys (`_sorted_message`) put the closing text's own "type" after it:
+    the middle of such a transcript linked no reply until it read that layout too."""
     looked_back: list[int | None] = []
     original = quick._closing_text
 
@@ -672,9 +675,11 @@ def test_a_reply_in_the_middle_goes_on_with_its_thread(
                      new_string="c"), result("w2"),
                 say("The delay is capped at 30 s now. Try an upload and tell me what it "
                     "looks like."), _turn_end(), user(last)]  # fmt: skip
+        records = [user("Add rate limiting to uploads"), say("Done."), *middle, *tail]
+        if layout == "sorted keys":
+            records = [_sorted_message(r) for r in records]
         (tmp_path / str(pad)).mkdir()
-        path = _write(tmp_path / str(pad), [user("Add rate limiting to uploads"), say("Done.")]
-                      + middle + tail)  # fmt: skip
+        path = _write(tmp_path / str(pad), records)
         raw = path.read_bytes()
         assert quick.HEAD_BYTES < raw.find(b"talk about the delay.") < len(raw) - quick.TAIL_BYTES
         full, fast = analyze(path), quick.analyze_quick(path)
