@@ -50,6 +50,7 @@ from session_skill.transcripts.events import (
     ToolCall,
     ToolResult,
     UserText,
+    blocks_text,
 )
 from session_skill.transcripts.forked import Forked
 from session_skill.transcripts.loose import Loose
@@ -131,12 +132,13 @@ _CODEX_CALLS = (
     b'"type":"local_shell_call","',
     b'"type":"custom_tool_call","',
 )
+_CODEX_PROMPT = b'"role":"user"'
 # …a plan a reply proposed (`<proposed_plan>`) and what the user typed: told to carry it
 # out, the plan is the one the session followed (its title the Goal).
 _CODEX_PATTERNS = (b'"name":"apply_patch"', b'"name":"update_plan"', b'"patch_apply_end"',
                    b"*** Begin Patch", b"tools.update_plan(", b'"thread_goal_updated"',
                    b'source=\\"user_goal\\"', *_CODEX_CALLS, b"<proposed_plan>",
-                   b'"role":"user"')  # fmt: skip
+                   _CODEX_PROMPT)  # fmt: skip
 
 
 def analyze_quick(path: Path, carried: tuple[Candidate, ...] = ()) -> TranscriptFacts:
@@ -253,9 +255,11 @@ class _ClosingText:
     @property
     def text(self) -> str:
         try:
-            block = json.loads(self.raw.decode("utf-8", "replace"))["message"]["content"][0]
-            text = block["text"]
-        except (ValueError, RecursionError, LookupError, TypeError):
+            record = json.loads(self.raw.decode("utf-8", "replace"))
+            if "payload" in record:  # Codex: the message's blocks, as its parser joins them
+                return blocks_text(record["payload"]["content"]).strip()
+            text = record["message"]["content"][0]["text"]
+        except (ValueError, RecursionError, LookupError, TypeError, AttributeError):
             return ""
         return text if isinstance(text, str) else ""
 
@@ -296,8 +300,10 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
                 n = min(_LOOK_BACK, here)
                 return os.pread(fh.fileno(), n, here - n)
 
-            for at, raw, closing in _call_lines(buf, cut, codex, before):
+            for at, raw, closing, kept in _call_lines(buf, cut, codex, before):
                 if closing:
+                    if kept:  # a line kept for itself too (Codex: a plan proposed)
+                        yield raw
                     yield (raw,)  # parsed only if its question is asked for
                     continue
                 if pos + at in answered:
@@ -325,12 +331,13 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
 
 def _call_lines(
     buf: bytearray, end: int, codex: bool, before: Callable[[], bytes] | None = None
-) -> list[tuple[int, bytes, bool]]:
-    """(where, line, closing) for the whole lines of buf[:end] holding a tool call the
-    capture keeps, in order — and, `closing`, the text each request's turn closed on
-    (`_closing_text`; `before` reads the file before the chunk)."""
+) -> list[tuple[int, bytes, bool, bool]]:
+    """(where, line, closing, kept) for the whole lines of buf[:end] holding a tool call
+    the capture keeps, in order — and, `closing`, the text each request's turn closed on
+    (`_closing_text`; `before` reads the file before the chunk), which may be `kept` too."""
     found: dict[int, bytes] = {}
     closings: set[int] = set()
+    kept_lines: set[int] = set()
     patterns = (
         _CODEX_PATTERNS
         if codex
@@ -375,12 +382,17 @@ def _call_lines(
                 kept = _main_thread(buf, first, at, pattern is _CLAUDE_RECAP)
             if kept:
                 found.setdefault(first, bytes(buf[first:last]))
-                closing = _closing_line(buf, first, before) if pattern is _CLAUDE_PROMPT else None
+                kept_lines.add(first)
+                closing = (
+                    _closing_line(buf, first, before, codex)
+                    if pattern is _CLAUDE_PROMPT or pattern is _CODEX_PROMPT
+                    else None
+                )
                 if closing is not None:
                     found.setdefault(closing[0], closing[1])
                     closings.add(closing[0])
             at = buf.find(pattern, last, end)
-    return [(k, found[k], k in closings) for k in sorted(found)]
+    return [(k, found[k], k in closings, k in kept_lines) for k in sorted(found)]
 
 
 # How many lines before a request its turn's closing text is looked for: between them stand
@@ -397,19 +409,20 @@ _LOOK_BACK = 128 << 10
 
 
 def _closing_line(
-    buf: bytearray, first: int, before: Callable[[], bytes] | None
+    buf: bytearray, first: int, before: Callable[[], bytes] | None, codex: bool = False
 ) -> tuple[int, bytes] | None:
     """(where, line) of the text the turn before the request at `first` closed on: in the
     buffer, or — where the chunk begins between them — in what the file holds before it
     (`before`; where -1, ahead of the chunk's lines)."""
-    at = _closing_text(buf, first)
+    closing_text = _codex_closing_text if codex else _closing_text
+    at = closing_text(buf, first)
     if at != _NOT_HERE:
         return None if at is None else (at, bytes(buf[at : buf.find(b"\n", at)]))
     if before is None:
         return None
     fed = before()
     earlier = fed + bytes(buf[:first])
-    at = _closing_text(earlier, len(earlier), len(fed))
+    at = closing_text(earlier, len(earlier), len(fed))
     if at is None or at == _NOT_HERE:
         return None
     return -1, earlier[at : earlier.find(b"\n", at)]
@@ -448,6 +461,41 @@ def _closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> int | No
             if at == -1 or not data.startswith(_ONE_TEXT_SORTED, data.find(b'"type":"', at, end)):
                 return None
             return start
+        end = start - 1
+    return None
+
+
+# Codex: the records a rollout writes between a turn's closing message and the next request
+# (the turn's end and token count, the next turn's context, the request's own event), and an
+# item no event is read from.
+_CODEX_ITEM = b'"type":"response_item","payload":{"type":"'
+_CODEX_PASSED = (b'"type":"event_msg"', b'"type":"turn_context"', b'"type":"world_state"')
+
+
+def _codex_closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> int | None:
+    """`_closing_text` in a Codex rollout: the assistant message the turn before the
+    request at `first` closed on, past the records of the client's own only. Another item
+    (a call, its output, a message of the user's or the developer's) says it closed on none."""
+    end = first - 1
+    for _ in range(_CLOSING_LINES):
+        if end <= 0:
+            return _NOT_HERE
+        start = data.rfind(b"\n", 0, end) + 1
+        if start == 0 and fed:
+            return _NOT_HERE  # a line cut where the read began
+        kind = data.find(b'"type":"', start, end)
+        if kind == -1:
+            return None
+        if data.startswith(_CODEX_ITEM, kind):
+            item = kind + len(_CODEX_ITEM)
+            if data.startswith(b'message"', item):
+                role = data.find(b'"role":"', item, min(end, item + 160))
+                mine = role != -1 and data.startswith(b'"role":"assistant"', role)
+                return start if mine else None
+            if not data.startswith(b'reasoning"', item):
+                return None
+        elif not data.startswith(_CODEX_PASSED, kind):
+            return None
         end = start - 1
     return None
 

@@ -692,6 +692,83 @@ def test_a_reply_in_the_middle_goes_on_with_its_thread(
     assert any(found is not None for found in looked_back)  # some chunk began in between
 
 
+def _codex_turn(n: int, text: str) -> list[dict[str, Any]]:
+    """A Codex turn's closing message and what the client writes after it, before the next
+    request (as codex-cli 0.1xx rollouts have it): the message's own event, the turn's end
+    and token count, the next turn's start and context."""
+    return [item(n, {"type": "agent_message", "message": text}, "event_msg"),
+            said(n, "assistant", text),
+            item(n, {"type": "token_count", "info": None}, "event_msg"),
+            item(n, {"type": "task_complete", "last_agent_message": text}, "event_msg"),
+            item(n, {"type": "task_started"}, "event_msg"),
+            item(n, {"cwd": APP, "approval_policy": "on-request"}, "turn_context")]  # fmt: skip
+
+
+def _codex_request(n: int, text: str) -> list[dict[str, Any]]:
+    return [said(n, "user", text), item(n, {"type": "user_message", "message": text}, "event_msg")]
+
+
+def _codex_patch(n: int, file: str) -> list[dict[str, Any]]:
+    patch = f"*** Begin Patch\n*** Update File: {file}\n@@\n-a\n+b\n*** End Patch\n"
+    return [item(n, {"type": "custom_tool_call", "name": "apply_patch", "call_id": f"p{n}",
+                     "input": patch}),
+            item(n, {"type": "patch_apply_end", "call_id": f"p{n}", "success": True,
+                     "changes": {f"{APP}/{file}": {"type": "update"}}}, "event_msg"),
+            item(n, {"type": "custom_tool_call_output", "call_id": f"p{n}",
+                     "output": "Success."})]  # fmt: skip
+
+
+def test_a_reply_in_the_middle_of_a_codex_rollout_goes_on_with_its_thread(
+    tmp_path: Path, small: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`test_a_reply_in_the_middle_goes_on_with_its_thread` in a Codex rollout: the middle
+    reads the message each request's turn closed on, past the client's records of the turn's
+    end, so a reply is linked as a full read links it. Before, the middle of a rollout kept
+    no closing message, and the capture offered the reply's thread's last words alone."""
+    looked_back: list[int | None] = []
+    original = quick._codex_closing_text
+
+    def spy(data: bytes | bytearray, first: int, fed: int = 0) -> int | None:
+        found = original(data, first, fed)
+        if fed:
+            looked_back.append(found)
+        return found
+
+    monkeypatch.setattr(quick, "_codex_closing_text", spy)
+    origin = "Make the uploads retry when the storage service times out"
+    last = "big files are not finishing, the last part times out and the bar stays at ninety"
+    for pad in range(24):
+        records = [
+            item(0, {"id": "s", "cwd": APP}, "session_meta"),
+            *_codex_request(1, "Add rate limiting to uploads"),
+            *_codex_turn(2, "Done."),
+        ]
+        records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(3, 40)]
+        records += [*_codex_turn(40, "Reading on." + " x" * (pad * 48)),
+                    *_codex_request(41, origin), *_codex_patch(42, "src/api/upload.py"),
+                    *_codex_turn(43, "The upload retries now, with a fixed delay. Want to try "
+                                 "this pass first, or talk about the delay?"),
+                    *_codex_request(44, "talk about the delay. thirty seconds is the most any "
+                                    "upload should wait for")]  # fmt: skip
+        records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(45, 90)]
+        records += [*_codex_patch(90, "src/api/upload.py"),
+                    *_codex_turn(91, "The delay is capped at 30 s now. Try an upload and tell "
+                                 "me what it looks like."), *_codex_request(92, last)]  # fmt: skip
+        (tmp_path / str(pad)).mkdir()
+        path = _write(tmp_path / str(pad), records)
+        raw = path.read_bytes()
+        assert quick.HEAD_BYTES < raw.find(b"talk about the delay.") < len(raw) - quick.TAIL_BYTES
+        full, fast = analyze(path), quick.analyze_quick(path)
+        assert full.unfinished is not None and full.unfinished.text == f"{origin} — {last}"
+        assert fast.unfinished is not None
+        assert (fast.unfinished.text, fast.unfinished.why) == (
+            full.unfinished.text,
+            full.unfinished.why,
+        ), pad
+    if quick.SPLIT_FROM > 1:  # (a helper's look back is its own process's)
+        assert any(found is not None for found in looked_back)  # some chunk began in between
+
+
 def test_a_command_between_a_closing_text_and_a_request(tmp_path: Path, small: None) -> None:
     """A slash command between a turn's closing text and the next request leaves the turn
     open, as a full read does: the request after it answers what the text asked, and goes
