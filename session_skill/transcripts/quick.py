@@ -154,8 +154,18 @@ def analyze_quick(path: Path, carried: tuple[Candidate, ...] = ()) -> Transcript
     state = _Sweep(stats, size, go_cheap=False, carried=carried)
     head_end = _line_start(path, HEAD_BYTES)
     tail_start = max(_line_start(path, size - TAIL_BYTES), head_end)
+    calls: set[str] = set()  # the head's: their results may begin the middle
     for event in iter_events(path, stats, wanted_results=state.watched, stop=head_end):
+        if isinstance(event, ToolCall) and event.id is not None:
+            calls.add(event.id)
         state.feed(event)
+    # The middle reads the results of its own calls only: those of the head's last calls
+    # are read here, from the lines after it (a write there that failed touched no file).
+    window = min(_line_start(path, head_end + _RESULT_WINDOW), tail_start)
+    read = ReadStats()
+    for event in iter_events(path, read, wanted_results=state.watched, start=head_end, stop=window):
+        if isinstance(event, ToolResult) and event.tool_use_id in calls:
+            state.feed(event)
     # The loose ends are the tail's; the tools (files, tasks) and the goal go on. The head's
     # loose ends are let go before the middle, so its calls are not read for them either.
     # Lines are not counted in the middle: the tail's candidates say no line.

@@ -795,6 +795,32 @@ def test_a_command_between_a_closing_text_and_a_request(tmp_path: Path, small: N
     )
 
 
+def test_a_write_that_failed_where_the_head_ends(tmp_path: Path, small: None) -> None:
+    """The head's last line is a write and its failure the middle's first: the middle reads
+    the results of its own calls only, so the head's last calls' results are read from the
+    lines after it. Before, such a write was a file touched, which a full read does not
+    count."""
+    fell_between = False
+    for pad in range(40):  # the head's end falls everywhere around the call and its result
+        records = [user("Rename the settings module everywhere"), *_filler(3, "h"),
+                   say("On it." + " x" * (pad * 20)),
+                   call("w1", "Edit", file_path=f"{APP}/src/api/broken.py", old_string="a"),
+                   result("w1", "String to replace not found in file.", error=True),
+                   *_filler(8, "m"),
+                   call("w2", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="a"),
+                   result("w2"), *_filler(6, "t")]  # fmt: skip
+        (tmp_path / str(pad)).mkdir()
+        path = _write(tmp_path / str(pad), records)
+        raw = path.read_bytes()
+        head_end = quick._line_start(path, quick.HEAD_BYTES)
+        fell_between |= raw.find(b'"id":"w1"') < head_end <= raw.find(b'"tool_use_id":"w1"')
+        full, fast = analyze(path), quick.analyze_quick(path)
+        assert full.written_files == [f"{APP}/src/api/upload.py"]
+        assert fast.written_files == full.written_files, pad
+        assert fast.written_weights == full.written_weights
+    assert fell_between
+
+
 def test_a_long_writes_failure_is_read_past_its_content(tmp_path: Path, small: None) -> None:
     """A Write's line holds the file's text: its result is looked for from where the line
     ends. Looked for from where it began, a rejected Write longer than the window was a file
