@@ -152,8 +152,8 @@ def analyze_quick(path: Path, carried: tuple[Candidate, ...] = ()) -> Transcript
     stats = ReadStats()
     # No switch to the cheap reading of very long conversations: the middle is skipped here.
     state = _Sweep(stats, size, go_cheap=False, carried=carried)
-    head_end = _line_start(path, HEAD_BYTES)
-    tail_start = max(_line_start(path, size - TAIL_BYTES), head_end)
+    head_end = _command_before(path, _line_start(path, HEAD_BYTES))
+    tail_start = max(_command_before(path, _line_start(path, size - TAIL_BYTES)), head_end)
     calls: set[str] = set()  # the head's: their results may begin the middle
     for event in iter_events(path, stats, wanted_results=state.watched, stop=head_end):
         if isinstance(event, ToolCall) and event.id is not None:
@@ -508,6 +508,48 @@ def _codex_closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> in
             return None
         end = start - 1
     return None
+
+
+# A line longer than this before a boundary is no slash command (a call's input, a result).
+_COMMAND_LINE_MAX = 64 << 10
+
+
+def _command_before(path: Path, at: int) -> int:
+    """Where the slash command begins whose expanded prompt (`isMeta`, the next message)
+    may be the line at `at` — the last message before `at`, when it is one — else `at`. Each
+    part of the capture reads with a parser of its own, which reads that prompt as the
+    command's work only after the command: a part does not begin between them."""
+    if at <= 0:
+        return at
+    size = min(_LOOK_BACK, at)
+    try:
+        with open(path, "rb") as fh:
+            data = os.pread(fh.fileno(), size, at - size)
+    except OSError:
+        return at
+    end = len(data) - 1  # the newline ending the line before `at`
+    for _ in range(_CLOSING_LINES):
+        if end <= 0:
+            return at
+        start = data.rfind(b"\n", 0, end) + 1
+        if (start == 0 and size < at) or end - start > _COMMAND_LINE_MAX:
+            return at  # a line cut where the read began, or too long to be a command
+        try:
+            record = json.loads(data[start:end].decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            return at
+        if not isinstance(record, dict):
+            return at
+        kind = record.get("type")
+        if kind in ("user", "assistant") and record.get("isSidechain") is not True:
+            if kind == "assistant":
+                return at
+            parser = ClaudeParser(ReadStats())
+            for _event in parser.feed(record):
+                pass
+            return at - size + start if parser.after_command else at
+        end = start - 1
+    return at
 
 
 def _own_record(buf: bytearray, first: int, at: int) -> bool:

@@ -821,6 +821,56 @@ def test_a_write_that_failed_where_the_head_ends(tmp_path: Path, small: None) ->
     assert fell_between
 
 
+@pytest.mark.parametrize("where", ["the head's end", "the tail's start"])
+def test_a_command_and_its_prompt_on_either_side_of_a_boundary(
+    tmp_path: Path, small: None, where: str
+) -> None:
+    """A slash command, and the prompt it expands to on the next line (`isMeta`): read
+    after the command, the prompt is the command's work (`CommandPrompt`: its words name
+    the Goal when it opens the session, and are the request when it is the last). Each
+    part of the capture reads with a parser of its own; where one began between the two
+    lines, the prompt was read as no one's (a real corpus session, wwbm-3, at shrunk sizes:
+    the Goal was the request after it, not "Generate documentation for this project.")."""
+    command = user(
+        "<command-message>update-docs</command-message>\n"
+        "<command-name>/update-docs</command-name>\n<command-args></command-args>"
+    )
+    fell_between = False
+    for pad in range(30):
+        words = "Generate documentation for the upload service, one page per endpoint."
+        if where == "the head's end":
+            prompt = user([{"type": "text", "text": f"{words}\n"}], isMeta=True)
+            records = [*_filler(3, "h"), say("Reading on." + " x" * (pad * 24)), command,
+                       prompt, say("Writing the pages."), *_filler(8, "m"),
+                       user("Make the uploads retry on timeouts"), *_filler(6, "t")]  # fmt: skip
+        else:  # the session ends on it: the turn's end records after, no reply
+            prompt = user([{"type": "text", "text": f"{words}\n" + " Keep it short." * pad}],
+                          isMeta=True)  # fmt: skip
+            records = [user("Make the uploads retry on timeouts"), *_filler(8, "h"),
+                       *_filler(8, "m"), command, prompt, *[_turn_end()] * 34]  # fmt: skip
+        (tmp_path / str(pad)).mkdir()
+        path = _write(tmp_path / str(pad), records)
+        raw = path.read_bytes()
+        size = len(raw)
+        boundary = (
+            quick._line_start(path, quick.HEAD_BYTES)
+            if where == "the head's end"
+            else quick._line_start(path, size - quick.TAIL_BYTES)
+        )
+        fell_between |= raw.find(b"<command-name>") < boundary <= raw.find(b'"isMeta":true')
+        full, fast = analyze(path), quick.analyze_quick(path)
+        assert full.goal is not None
+        if where == "the head's end":
+            assert full.goal.startswith("Generate documentation for the upload service")
+        else:
+            assert full.unfinished is not None and "upload service" in full.unfinished.text
+        assert fast.goal == full.goal, pad
+        assert fast.last_request == full.last_request, pad
+        unfinished = [u and (u.text, u.why) for u in (full.unfinished, fast.unfinished)]
+        assert unfinished[1] == unfinished[0], pad
+    assert fell_between
+
+
 def test_a_long_writes_failure_is_read_past_its_content(tmp_path: Path, small: None) -> None:
     """A Write's line holds the file's text: its result is looked for from where the line
     ends. Looked for from where it began, a rejected Write longer than the window was a file
