@@ -188,9 +188,10 @@ def test_known_real_fixture_facts() -> None:
 CORPUS_FILES = sorted((FIXTURES / "corpus").glob("*/*.jsonl")) if FIXTURES.is_dir() else []
 
 
+@pytest.mark.parametrize("head", [20_000, 3_000], ids=["head 20 KB", "head 3 KB"])
 @pytest.mark.parametrize("path", ALL_FILES + CORPUS_FILES, ids=_ids(ALL_FILES + CORPUS_FILES))
 def test_the_hooks_quick_read_of_a_middle_agrees(
-    path: Path, monkeypatch: pytest.MonkeyPatch
+    path: Path, monkeypatch: pytest.MonkeyPatch, head: int
 ) -> None:
     """The hooks' capture of a big transcript reads its middle's calls by their bytes
     (`transcripts.quick`). Shrunk so that every real transcript here has such a middle, it
@@ -203,12 +204,14 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     linked through the question each turn closed on, as a full read links them) and why it
     is open (a sub-agent's call in the middle is work on it: the tail may hold only that
     sub-agent's progress); and how much each file was worked on (a failed Write longer than
-    the result window). A middle over 1 MB is read with a helper process, as a big one is."""
+    the result window). A middle over 1 MB is read with a helper process, as a big one is.
+    With a head of 3 KB, the head often ends in a session's opening records: a slash command
+    there and its expanded prompt are read by one part (corpus wwbm-3's Goal)."""
     from session_skill.transcripts import quick
 
     monkeypatch.setattr(quick, "QUICK_FROM", 1)
-    monkeypatch.setattr(quick, "HEAD_BYTES", 20_000)
-    monkeypatch.setattr(quick, "TAIL_BYTES", 20_000)
+    monkeypatch.setattr(quick, "HEAD_BYTES", head)
+    monkeypatch.setattr(quick, "TAIL_BYTES", 20_000 if head == 20_000 else 33_000)
     monkeypatch.setattr(quick, "_CHUNK", 64_000)
     monkeypatch.setattr(quick, "_RESULT_WINDOW", 16_000)
     monkeypatch.setattr(quick, "SPLIT_FROM", 1 << 20)
