@@ -448,13 +448,10 @@ def _closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> int | No
     `_CLOSING_LINES`; `_NOT_HERE`: `data` begins before the walk got there. `fed`: the bytes
     before it were fed already (read back from the file before a chunk) — a command there
     is not passed: its text would be fed after it, out of order."""
-    end = first - 1  # the newline ending the line before
-    for _ in range(_CLOSING_LINES):
-        if end <= 0:
+    for line in _lines_before(data, first, fed):
+        if line is None:
             return _NOT_HERE
-        start = data.rfind(b"\n", 0, end) + 1
-        if start == 0 and fed:
-            return _NOT_HERE  # a line cut where the read began
+        start, end = line
         kind = data.find(b'"type":"', start, end)
         if data.startswith(b'"type":"user"', kind) or data.find(_QUEUED, start, end) != -1:
             if start < fed or data.find(_COMMAND, start, end) == -1:
@@ -471,8 +468,26 @@ def _closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> int | No
             if at == -1 or not data.startswith(_ONE_TEXT_SORTED, data.find(b'"type":"', at, end)):
                 return None
             return start
-        end = start - 1
     return None
+
+
+def _lines_before(
+    data: bytes | bytearray, first: int, fed: int | bool
+) -> Iterator[tuple[int, int] | None]:
+    """(start, end) of the lines before the one at `first`, the nearest first, at most
+    `_CLOSING_LINES`; None, and no more, where `data` begins before the walk got there
+    (`fed`: what it holds begins mid-file, so its first line may be cut)."""
+    end = first - 1  # the newline ending the line before
+    for _ in range(_CLOSING_LINES):
+        if end <= 0:
+            yield None
+            return
+        start = data.rfind(b"\n", 0, end) + 1
+        if start == 0 and fed:
+            yield None  # a line cut where the read began
+            return
+        yield start, end
+        end = start - 1
 
 
 # Codex: the records a rollout writes between a turn's closing message and the next request
@@ -486,13 +501,10 @@ def _codex_closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> in
     """`_closing_text` in a Codex rollout: the assistant message the turn before the
     request at `first` closed on, past the records of the client's own only. Another item
     (a call, its output, a message of the user's or the developer's) says it closed on none."""
-    end = first - 1
-    for _ in range(_CLOSING_LINES):
-        if end <= 0:
+    for line in _lines_before(data, first, fed):
+        if line is None:
             return _NOT_HERE
-        start = data.rfind(b"\n", 0, end) + 1
-        if start == 0 and fed:
-            return _NOT_HERE  # a line cut where the read began
+        start, end = line
         kind = data.find(b'"type":"', start, end)
         if kind == -1:
             return None
@@ -506,7 +518,6 @@ def _codex_closing_text(data: bytes | bytearray, first: int, fed: int = 0) -> in
                 return None
         elif not data.startswith(_CODEX_PASSED, kind):
             return None
-        end = start - 1
     return None
 
 
@@ -527,13 +538,10 @@ def _command_before(path: Path, at: int) -> int:
             data = os.pread(fh.fileno(), size, at - size)
     except OSError:
         return at
-    end = len(data) - 1  # the newline ending the line before `at`
-    for _ in range(_CLOSING_LINES):
-        if end <= 0:
-            return at
-        start = data.rfind(b"\n", 0, end) + 1
-        if (start == 0 and size < at) or end - start > _COMMAND_LINE_MAX:
-            return at  # a line cut where the read began, or too long to be a command
+    for line in _lines_before(data, len(data), size < at):
+        if line is None or line[1] - line[0] > _COMMAND_LINE_MAX:
+            return at  # not within reach, or a line too long to be a command
+        start, end = line
         try:
             record = json.loads(data[start:end].decode("utf-8", "replace"))
         except (ValueError, RecursionError):
@@ -548,7 +556,6 @@ def _command_before(path: Path, at: int) -> int:
             for _event in parser.feed(record):
                 pass
             return at - size + start if parser.after_command else at
-        end = start - 1
     return at
 
 

@@ -638,6 +638,38 @@ def _turn_end() -> dict[str, Any]:
             "uuid": "d1", "isMeta": False}  # fmt: skip
 
 
+def _looks_back(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int | None]:
+    """What the closing-text walk `name` of `quick` finds where it looks back into the file
+    before a chunk (in this process)."""
+    looked_back: list[int | None] = []
+    original = getattr(quick, name)
+
+    def spy(data: bytes | bytearray, first: int, fed: int = 0) -> int | None:
+        found: int | None = original(data, first, fed)
+        if fed:
+            looked_back.append(found)
+        return found
+
+    monkeypatch.setattr(quick, name, spy)
+    return looked_back
+
+
+def _follows_the_thread(where: Path, records: list[dict[str, Any]], thread: str) -> None:
+    """The reply to a turn's closing question is in the middle, and the capture reports the
+    request left unfinished as the thread a full read traces (`thread`)."""
+    where.mkdir()
+    path = _write(where, records)
+    raw = path.read_bytes()
+    assert quick.HEAD_BYTES < raw.find(b"talk about the delay.") < len(raw) - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.unfinished is not None and full.unfinished.text == thread
+    assert fast.unfinished is not None
+    assert (fast.unfinished.text, fast.unfinished.why) == (
+        full.unfinished.text,
+        full.unfinished.why,
+    )
+
+
 @pytest.mark.parametrize("layout", ["as written", "sorted keys"])
 def test_a_reply_in_the_middle_goes_on_with_its_thread(
     tmp_path: Path, small: None, monkeypatch: pytest.MonkeyPatch, layout: str
@@ -651,16 +683,7 @@ def test_a_reply_in_the_middle_goes_on_with_its_thread(
     as the request (corpus planetfall-5 at shrunk sizes: "no leave level 3 alone …"). A
     provider's sorted keys (`_sorted_message`) put the closing text's own "type" after it:
     the middle of such a transcript linked no reply until it read that layout too."""
-    looked_back: list[int | None] = []
-    original = quick._closing_text
-
-    def spy(data: bytes | bytearray, first: int, fed: int = 0) -> int | None:
-        found = original(data, first, fed)
-        if fed:
-            looked_back.append(found)
-        return found
-
-    monkeypatch.setattr(quick, "_closing_text", spy)
+    looked_back = _looks_back(monkeypatch, "_closing_text")
     origin = "Make the uploads retry when the storage service times out"
     last = "big files are not finishing, the last part times out and the bar stays at ninety"
     for pad in range(24):  # the chunks' boundaries fall everywhere around the reply
@@ -678,17 +701,7 @@ def test_a_reply_in_the_middle_goes_on_with_its_thread(
         records = [user("Add rate limiting to uploads"), say("Done."), *middle, *tail]
         if layout == "sorted keys":
             records = [_sorted_message(r) for r in records]
-        (tmp_path / str(pad)).mkdir()
-        path = _write(tmp_path / str(pad), records)
-        raw = path.read_bytes()
-        assert quick.HEAD_BYTES < raw.find(b"talk about the delay.") < len(raw) - quick.TAIL_BYTES
-        full, fast = analyze(path), quick.analyze_quick(path)
-        assert full.unfinished is not None and full.unfinished.text == f"{origin} — {last}"
-        assert fast.unfinished is not None
-        assert (fast.unfinished.text, fast.unfinished.why) == (
-            full.unfinished.text,
-            full.unfinished.why,
-        ), pad
+        _follows_the_thread(tmp_path / str(pad), records, f"{origin} — {last}")
     assert any(found is not None for found in looked_back)  # some chunk began in between
 
 
@@ -725,16 +738,7 @@ def test_a_reply_in_the_middle_of_a_codex_rollout_goes_on_with_its_thread(
     reads the message each request's turn closed on, past the client's records of the turn's
     end, so a reply is linked as a full read links it. Before, the middle of a rollout kept
     no closing message, and the capture offered the reply's thread's last words alone."""
-    looked_back: list[int | None] = []
-    original = quick._codex_closing_text
-
-    def spy(data: bytes | bytearray, first: int, fed: int = 0) -> int | None:
-        found = original(data, first, fed)
-        if fed:
-            looked_back.append(found)
-        return found
-
-    monkeypatch.setattr(quick, "_codex_closing_text", spy)
+    looked_back = _looks_back(monkeypatch, "_codex_closing_text")
     origin = "Make the uploads retry when the storage service times out"
     last = "big files are not finishing, the last part times out and the bar stays at ninety"
     for pad in range(24):
@@ -754,17 +758,7 @@ def test_a_reply_in_the_middle_of_a_codex_rollout_goes_on_with_its_thread(
         records += [*_codex_patch(90, "src/api/upload.py"),
                     *_codex_turn(91, "The delay is capped at 30 s now. Try an upload and tell "
                                  "me what it looks like."), *_codex_request(92, last)]  # fmt: skip
-        (tmp_path / str(pad)).mkdir()
-        path = _write(tmp_path / str(pad), records)
-        raw = path.read_bytes()
-        assert quick.HEAD_BYTES < raw.find(b"talk about the delay.") < len(raw) - quick.TAIL_BYTES
-        full, fast = analyze(path), quick.analyze_quick(path)
-        assert full.unfinished is not None and full.unfinished.text == f"{origin} — {last}"
-        assert fast.unfinished is not None
-        assert (fast.unfinished.text, fast.unfinished.why) == (
-            full.unfinished.text,
-            full.unfinished.why,
-        ), pad
+        _follows_the_thread(tmp_path / str(pad), records, f"{origin} — {last}")
     if quick.SPLIT_FROM > 1:  # (a helper's look back is its own process's)
         assert any(found is not None for found in looked_back)  # some chunk began in between
 
