@@ -50,7 +50,6 @@ from session_skill.transcripts.events import (
     ToolCall,
     ToolResult,
     UserText,
-    blocks_text,
 )
 from session_skill.transcripts.forked import Forked
 from session_skill.transcripts.loose import Loose
@@ -264,14 +263,16 @@ class _ClosingText:
 
     @property
     def text(self) -> str:
+        """The text as a full read has it: read by the client's own parser (its blocks
+        joined, its typographic apostrophe made plain)."""
         try:
             record = json.loads(self.raw.decode("utf-8", "replace"))
-            if "payload" in record:  # Codex: the message's blocks, as its parser joins them
-                return blocks_text(record["payload"]["content"]).strip()
-            text = record["message"]["content"][0]["text"]
-        except (ValueError, RecursionError, LookupError, TypeError, AttributeError):
+        except (ValueError, RecursionError):
             return ""
-        return text if isinstance(text, str) else ""
+        if not isinstance(record, dict):
+            return ""
+        said = parser_for(record, ReadStats()).feed(record)
+        return next((e.text for e in said if isinstance(e, AssistantText)), "")
 
 
 def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:

@@ -705,6 +705,30 @@ def test_a_reply_in_the_middle_goes_on_with_its_thread(
     assert any(found is not None for found in looked_back)  # some chunk began in between
 
 
+def test_a_reply_to_a_closing_text_typed_with_typographic_apostrophes(
+    tmp_path: Path, small: None
+) -> None:
+    """The closing text the middle keeps is read as a full read reads it: its typographic
+    apostrophe made plain (`events.plain`; Codex writes "If you’d like, …", and the sweep's
+    phrases are spelt "you'd"). Read raw, "If you’d like, I can cap the delay next." asked
+    nothing, and the reply to it in the middle lost its thread."""
+    origin = "Make the uploads retry when the storage service times out"
+    last = "big files are not finishing, the last part times out and the bar stays at ninety"
+    middle = [*_filler(4, "h"), user(origin),
+              call("w1", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="a",
+                   new_string="b"), result("w1"),
+              say("Retries are in, with a fixed delay. If you\u2019d like, I can cap the delay "
+                  "next."), _turn_end(),
+              user("sure, talk about the delay. thirty seconds is the most any upload should "
+                   "wait for"), *_filler(6, "m")]  # fmt: skip
+    tail = [call("w2", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="b",
+                 new_string="c"), result("w2"),
+            say("The delay is capped at 30 s now. Try an upload and tell me what it looks "
+                "like."), _turn_end(), user(last)]  # fmt: skip
+    records = [user("Add rate limiting to uploads"), say("Done."), *middle, *tail]
+    _follows_the_thread(tmp_path / "typographic", records, f"{origin} — {last}")
+
+
 def _codex_turn(n: int, text: str) -> list[dict[str, Any]]:
     """A Codex turn's closing message and what the client writes after it, before the next
     request (as codex-cli 0.1xx rollouts have it): the message's own event, the turn's end
