@@ -654,6 +654,25 @@ def _looks_back(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int | None]:
     return looked_back
 
 
+_ORIGIN = "Make the uploads retry when the storage service times out"
+_LAST = "big files are not finishing, the last part times out and the bar stays at ninety"
+
+
+def _delay_thread(closing: str, reply: str, pad: int = 0) -> list[dict[str, Any]]:
+    """A session whose last request answers what its turn asked the user to try, and
+    whose request before it, in the middle (after `pad` steps of padding), is `reply` to
+    the question the turn on `_ORIGIN` closed on (`closing`)."""
+    middle = [*_filler(4, "h"), say("Reading on." + " x" * (pad * 48)), user(_ORIGIN),
+              call("w1", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="a",
+                   new_string="b"), result("w1"), say(closing), _turn_end(), user(reply),
+              *_filler(6, "m")]  # fmt: skip
+    tail = [call("w2", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="b",
+                 new_string="c"), result("w2"),
+            say("The delay is capped at 30 s now. Try an upload and tell me what it looks "
+                "like."), _turn_end(), user(_LAST)]  # fmt: skip
+    return [user("Add rate limiting to uploads"), say("Done."), *middle, *tail]
+
+
 def _follows_the_thread(where: Path, records: list[dict[str, Any]], thread: str) -> None:
     """The reply to a turn's closing question is in the middle, and the capture reports the
     request left unfinished as the thread a full read traces (`thread`)."""
@@ -684,24 +703,16 @@ def test_a_reply_in_the_middle_goes_on_with_its_thread(
     provider's sorted keys (`_sorted_message`) put the closing text's own "type" after it:
     the middle of such a transcript linked no reply until it read that layout too."""
     looked_back = _looks_back(monkeypatch, "_closing_text")
-    origin = "Make the uploads retry when the storage service times out"
-    last = "big files are not finishing, the last part times out and the bar stays at ninety"
     for pad in range(24):  # the chunks' boundaries fall everywhere around the reply
-        middle = [*_filler(4, "h"), say("Reading on." + " x" * (pad * 48)), user(origin),
-                  call("w1", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="a",
-                       new_string="b"), result("w1"),
-                  say("The upload retries now, with a fixed delay. Want to try this pass "
-                      "first, or talk about the delay?"), _turn_end(),
-                  user("talk about the delay. thirty seconds is the most any upload should "
-                       "wait for"), *_filler(6, "m")]  # fmt: skip
-        tail = [call("w2", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="b",
-                     new_string="c"), result("w2"),
-                say("The delay is capped at 30 s now. Try an upload and tell me what it "
-                    "looks like."), _turn_end(), user(last)]  # fmt: skip
-        records = [user("Add rate limiting to uploads"), say("Done."), *middle, *tail]
+        records = _delay_thread(
+            "The upload retries now, with a fixed delay. Want to try this pass first, or talk "
+            "about the delay?",
+            "talk about the delay. thirty seconds is the most any upload should wait for",
+            pad,
+        )
         if layout == "sorted keys":
             records = [_sorted_message(r) for r in records]
-        _follows_the_thread(tmp_path / str(pad), records, f"{origin} — {last}")
+        _follows_the_thread(tmp_path / str(pad), records, f"{_ORIGIN} — {_LAST}")
     assert any(found is not None for found in looked_back)  # some chunk began in between
 
 
@@ -712,21 +723,11 @@ def test_a_reply_to_a_closing_text_typed_with_typographic_apostrophes(
     apostrophe made plain (`events.plain`; Codex writes "If you’d like, …", and the sweep's
     phrases are spelt "you'd"). Read raw, "If you’d like, I can cap the delay next." asked
     nothing, and the reply to it in the middle lost its thread."""
-    origin = "Make the uploads retry when the storage service times out"
-    last = "big files are not finishing, the last part times out and the bar stays at ninety"
-    middle = [*_filler(4, "h"), user(origin),
-              call("w1", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="a",
-                   new_string="b"), result("w1"),
-              say("Retries are in, with a fixed delay. If you\u2019d like, I can cap the delay "
-                  "next."), _turn_end(),
-              user("sure, talk about the delay. thirty seconds is the most any upload should "
-                   "wait for"), *_filler(6, "m")]  # fmt: skip
-    tail = [call("w2", "Edit", file_path=f"{APP}/src/api/upload.py", old_string="b",
-                 new_string="c"), result("w2"),
-            say("The delay is capped at 30 s now. Try an upload and tell me what it looks "
-                "like."), _turn_end(), user(last)]  # fmt: skip
-    records = [user("Add rate limiting to uploads"), say("Done."), *middle, *tail]
-    _follows_the_thread(tmp_path / "typographic", records, f"{origin} — {last}")
+    records = _delay_thread(
+        "Retries are in, with a fixed delay. If you\u2019d like, I can cap the delay next.",
+        "sure, talk about the delay. thirty seconds is the most any upload should wait for",
+    )
+    _follows_the_thread(tmp_path / "typographic", records, f"{_ORIGIN} — {_LAST}")
 
 
 def _codex_turn(n: int, text: str) -> list[dict[str, Any]]:
@@ -763,8 +764,7 @@ def test_a_reply_in_the_middle_of_a_codex_rollout_goes_on_with_its_thread(
     end, so a reply is linked as a full read links it. Before, the middle of a rollout kept
     no closing message, and the capture offered the reply's thread's last words alone."""
     looked_back = _looks_back(monkeypatch, "_codex_closing_text")
-    origin = "Make the uploads retry when the storage service times out"
-    last = "big files are not finishing, the last part times out and the bar stays at ninety"
+    origin, last = _ORIGIN, _LAST
     for pad in range(24):
         records = [
             item(0, {"id": "s", "cwd": APP}, "session_meta"),
