@@ -187,7 +187,9 @@ def analyze(path: Path, carried: tuple[Candidate, ...] = ()) -> TranscriptFacts:
     ends in any case; reading the prose of the older ones is what made long sessions slow.
     On a machine with a second core the tail is read by a forked helper while the first
     pass goes on (`_tail_in_helper`); its reading is used only when it began where this
-    pass says the tail begins and the file has not grown, so the result is the same.
+    pass says the tail begins and the file has not grown, so the result is the same. When
+    the tail would be most of the conversation, a helper goes on reading its loose ends
+    from the same point instead (`_Sweep._go_on_in_helper`).
     `carried`: loose ends open when the session began, weighed against what it did.
     """
     stats = ReadStats()
@@ -277,6 +279,9 @@ class _Sweep:
         # from the oldest of them (or, when they still reach back to the switch, the switch).
         self.tail: deque[tuple[int, int]] | None = None
         self.switched_at = 0
+        # Once a helper goes on reading the loose ends (`_go_on_in_helper`): where (offset,
+        # line) it took over from this pass.
+        self.handed_on: tuple[int, int] | None = None
         # Where this conversation begins in the file (after a /clear, not at 0): its pace is
         # its requests over its own bytes.
         self.began_at = self.stats.offset
@@ -432,7 +437,7 @@ class _Sweep:
 
         Only when it pays: the tail (its requests, from the rate of loose ends so far) must
         be under a third of the requests the whole conversation holds at this pace, else one
-        pass reads it all anyway.
+        pass reads it all anyway — shared with a helper, when more is left than was read.
         """
         assert self.loose is not None
         done = max(self.requests - 1, 1)
@@ -441,6 +446,8 @@ class _Sweep:
         read = max(self.stats.offset - self.began_at, 1)
         expected = done * (self.size - self.began_at) / read  # requests in all of it, at this pace
         if tail * 3 > expected:
+            if self.size - self.stats.offset > read:  # more left than read: worth a helper
+                self._go_on_in_helper()
             return
         self.tail = deque([(self.stats.offset, self.stats.line)], maxlen=tail)
         self.switched_at = self.stats.offset
@@ -453,6 +460,23 @@ class _Sweep:
         if self.path is not None and guess > self.switched_at and _cores() > 1:
             path, size, carried = self.path, self.size, self.carried
             self.helper = Forked(lambda: _tail_in_helper(path, guess, size, tail, carried))
+
+    def _go_on_in_helper(self) -> None:
+        """Reading the tail again would read most of the conversation: one pass reads it,
+        and with a second core it is shared. A forked helper goes on reading the loose ends
+        from here, with what was read so far (the fork's copy of it), while this pass
+        follows only what the session did; each reads the rest, doing part of the work."""
+        if self.path is None or _cores() < 2:
+            return
+        start, line = self.stats.offset, self.stats.line
+        early, path = self.loose, self.path
+        assert early is not None
+        helper = Forked(lambda: (start, *map(_frozen_all, _go_on(early, path, start, line))))
+        if helper.pid == 0:
+            return  # no fork: one pass, as without a second core
+        self.helper = helper
+        self.early, self.loose = early, None
+        self.handed_on = (start, line)
 
     def close_helper(self) -> None:
         if self.helper is not None:
@@ -485,15 +509,14 @@ class _Sweep:
 
     def finish(self, path: Path, stats: ReadStats) -> TranscriptFacts:
         loose = self.loose
-        if loose is None and self.tail is not None and self.early is not None:
+        if loose is None and self.handed_on is not None and self.early is not None:
+            start, first_line = self.handed_on
+            read = self._helper_tail(path, start) or _go_on(self.early, path, start, first_line)
+        elif loose is None and self.tail is not None and self.early is not None:
             start, first_line = self.tail[0]
-            tail_stats = ReadStats()
             if start == self.switched_at:
-                loose = self.early  # the requests kept reach back to the switch: go on
-                loose.stats = tail_stats
-                # (after the user's message it switched on, which it has read already)
-                _read_into(loose, path, start, first_line, read_first=False)
-                read = loose.finish()
+                # The requests kept reach back to the switch: go on.
+                read = _go_on(self.early, path, start, first_line)
             else:
                 read = self._helper_tail(path, start) or _read_tail(
                     path, start, first_line, carried=self.carried
@@ -584,6 +607,16 @@ def _read_into(
         loose.feed(event)
 
 
+def _go_on(
+    loose: _Loose, path: Path, start: int, first_line: int
+) -> tuple[list[Candidate], list[Candidate]]:
+    """The loose ends `loose` holds and those of the rest of the file, read from the switch
+    at `start` (after the user's message it switched on, which it has read already)."""
+    loose.stats = ReadStats()
+    _read_into(loose, path, start, first_line, read_first=False)
+    return loose.finish()
+
+
 def _read_tail(
     path: Path,
     start: int,
@@ -617,7 +650,7 @@ def _tail_in_helper(
     if start is None:
         return None
     pool, settled = _read_tail(path, start, 1, size, carried)
-    return start, [_frozen(c) for c in pool], [_frozen(c) for c in settled]
+    return start, _frozen_all(pool), _frozen_all(settled)
 
 
 def _tail_start(path: Path, begin: int, size: int, tail: int) -> int | None:
@@ -642,6 +675,10 @@ def _tail_start(path: Path, begin: int, size: int, tail: int) -> int | None:
 
 def _frozen(c: Candidate) -> tuple[object, ...]:
     return (c.text, c.type, c.why, c.ts, c.full, c.line, c.rule)
+
+
+def _frozen_all(found: list[Candidate]) -> list[tuple[object, ...]]:
+    return [_frozen(c) for c in found]
 
 
 def _thawed(rows: object, shift: int) -> list[Candidate]:

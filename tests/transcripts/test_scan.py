@@ -2050,6 +2050,110 @@ def test_a_helper_for_the_conversation_before_a_clear_is_let_go(
         os.waitpid(-1, os.WNOHANG)
 
 
+def _facts_of(facts: Any) -> tuple[object, ...]:
+    """Everything a pass found, lines included (a candidate compares without its line)."""
+    lines = [c.line for c in facts.candidates + facts.settled]
+    return (facts.candidates, facts.settled, lines, facts.goal, facts.unfinished,
+            facts.pending_tasks, facts.written_files, facts.last_reply, facts.stats)  # fmt: skip
+
+
+def test_a_long_conversation_that_leaves_few_loose_ends_shares_its_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loose ends too few for a tail worth reading again (a pool of 200 at this rate is
+    most of the conversation): one pass reads it all — and with a second core a forked
+    helper goes on reading the loose ends from the switch while the pass follows what
+    the session did. The facts are one pass's, to the line; the helper's reading is the
+    one used, and no helper is left."""
+    import os
+
+    path = _conversation(tmp_path, 3 << 20)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
+    monkeypatch.setattr(sweep, "_cores", lambda: 1)
+    alone = analyze(path)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 10**9)
+    assert _facts_of(analyze(path)) == _facts_of(alone)  # on one core: one pass
+    assert len(alone.candidates) > 5 and alone.settled
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
+    monkeypatch.setattr(sweep, "_cores", lambda: 2)
+    forked: list[int] = []
+    used: list[bool] = []
+    real_fork, helper_tail = os.fork, sweep._Sweep._helper_tail
+
+    def counted() -> int:
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    def spy(self: sweep._Sweep, path_: Path, start: int) -> Any:
+        found = helper_tail(self, path_, start)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(os, "fork", counted)
+    monkeypatch.setattr(sweep._Sweep, "_helper_tail", spy)
+    shared = analyze(path)
+    assert len(forked) == 1 and used == [True]
+    assert _facts_of(shared) == _facts_of(alone)
+    with pytest.raises(ChildProcessError):  # the helper reaped
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_a_helper_going_on_that_fails_costs_only_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No fork, a helper that dies, a file that grew while it read: the loose ends are
+    read here from where the helper took over, and the facts are the same."""
+    import os
+
+    path = _conversation(tmp_path, 3 << 20)
+    monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
+    monkeypatch.setattr(sweep, "_cores", lambda: 1)
+    alone = _facts_of(analyze(path))
+    monkeypatch.setattr(sweep, "_cores", lambda: 2)
+    me = os.getpid()
+    real_go_on = sweep._go_on
+
+    def no_fork() -> int:
+        raise OSError("fork: resource temporarily unavailable")
+
+    def dies(*args: Any) -> Any:
+        if os.getpid() != me:
+            os._exit(3)
+        return real_go_on(*args)
+
+    used: list[bool] = []
+    helper_tail = sweep._Sweep._helper_tail
+
+    def spy(self: sweep._Sweep, path_: Path, start: int) -> Any:
+        found = helper_tail(self, path_, start)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(sweep._Sweep, "_helper_tail", spy)
+    with monkeypatch.context() as m:
+        m.setattr(os, "fork", no_fork)
+        assert _facts_of(analyze(path)) == alone
+        assert used == []  # no helper to ask: one pass read it all
+    with monkeypatch.context() as m:
+        m.setattr(sweep, "_go_on", dies)
+        assert _facts_of(analyze(path)) == alone
+        assert used == [False]
+    grown = sweep._Sweep.finish
+
+    def grows_first(self: sweep._Sweep, path_: Path, stats: Any) -> Any:
+        with open(path_, "ab") as fh:
+            fh.write(b"\n")  # a blank line: read as nothing, but the file is not the same
+        return grown(self, path_, stats)
+
+    monkeypatch.setattr(sweep._Sweep, "finish", grows_first)
+    assert _facts_of(analyze(path))[:-1] == alone[:-1]  # (the stats count the blank line)
+    assert used == [False, False]
+    with pytest.raises(ChildProcessError):  # every helper reaped
+        os.waitpid(-1, os.WNOHANG)
+
+
 def _tail_start_as_the_pass_counts(path: Path, begin: int, size: int, tail: int) -> int | None:
     """Where the newest `tail` requests of [begin, size) begin, found by the pass itself (a
     `_Sweep` reading only what the session did), as the helper found it before."""
