@@ -486,8 +486,9 @@ class _Sweep:
     def _helper_tail(
         self, path: Path, start: int
     ) -> tuple[list[Candidate], list[Candidate]] | None:
-        """The helper's reading of the tail from `start`, when it began there and read what
-        this pass read (the file has not grown since); None: read it here."""
+        """The helper's reading of the tail from `start` (or of the rest, going on from
+        there), when it began there and read what this pass read (the file has not grown
+        since); None: read it here."""
         helper, self.helper = self.helper, None
         if helper is None:
             return None

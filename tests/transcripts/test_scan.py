@@ -1951,13 +1951,14 @@ def test_a_long_conversation_weighs_what_it_began_with_in_the_part_it_reads(
     assert used == [helper]
 
 
-def _alone_then_helper(path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """A pool of 20 and an early switch, so a 3 MB conversation goes cheap; the facts read
-    by this process alone, and from then on a second core for the helper."""
+def _alone_then_helper(path: Path, monkeypatch: pytest.MonkeyPatch, pool: int = 20) -> Any:
+    """A pool of 20 and an early switch, so a 3 MB conversation goes cheap (with the pool
+    of 200, it does not: a helper goes on reading its loose ends); the facts read by this
+    process alone, and from then on a second core for the helper."""
     from session_skill.transcripts import loose
 
-    monkeypatch.setattr(loose, "POOL_MAX", 20)
-    monkeypatch.setattr(sweep, "POOL_MAX", 20)
+    monkeypatch.setattr(loose, "POOL_MAX", pool)
+    monkeypatch.setattr(sweep, "POOL_MAX", pool)
     monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
     monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
     monkeypatch.setattr(sweep, "_cores", lambda: 1)
@@ -2020,11 +2021,12 @@ def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
         os.waitpid(-1, os.WNOHANG)
 
 
+@pytest.mark.parametrize("pool", [20, 200], ids=["tail read by a helper", "helper going on"])
 def test_a_helper_for_the_conversation_before_a_clear_is_let_go(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pool: int
 ) -> None:
-    """/clear between two long conversations: each goes cheap and forks a helper — the
-    first's reads the second's tail, and is let go at the clear; the result is the
+    """/clear between two long conversations: each forks a helper — the first's reads the
+    second's tail (or goes on into it), and is let go at the clear; the result is the
     one-process result, and no helper is left."""
     import os
 
@@ -2032,7 +2034,7 @@ def test_a_helper_for_the_conversation_before_a_clear_is_let_go(
     clear = json.dumps(user("<command-name>/clear</command-name>\n<command-args></command-args>"))
     path = tmp_path / "two.jsonl"
     path.write_bytes(first + clear.encode() + b"\n" + first)
-    alone = _alone_then_helper(path, monkeypatch)
+    alone = _alone_then_helper(path, monkeypatch, pool)
     forked: list[int] = []
     real_fork = os.fork
 
@@ -2045,7 +2047,7 @@ def test_a_helper_for_the_conversation_before_a_clear_is_let_go(
     monkeypatch.setattr(os, "fork", counted)
     both = analyze(path)
     assert len(forked) == 2  # one for each conversation: the second's pace is its own
-    assert both.candidates == alone.candidates and both.settled == alone.settled
+    assert _facts_of(both) == _facts_of(alone)
     with pytest.raises(ChildProcessError):  # every helper reaped
         os.waitpid(-1, os.WNOHANG)
 
