@@ -229,6 +229,50 @@ def test_the_hooks_quick_read_of_a_middle_agrees(
     assert fast.last_reply in (full.last_reply, None)
 
 
+@pytest.mark.parametrize("switch", [2, 5], ids=["switch at request 3", "switch at request 6"])
+def test_a_helper_going_on_from_the_switch_finds_what_one_pass_finds(
+    monkeypatch: pytest.MonkeyPatch, switch: int
+) -> None:
+    """Past the first requests of a very long conversation that leaves few loose ends, a
+    forked helper goes on reading them while the pass follows only what the session did
+    (`scan._Sweep._go_on_in_helper`). With the switch moved to the first requests, so that
+    every real session with enough of them is read that way, the facts are one pass's, to
+    the line: the loose ends and those settled, the Goal, the request left unfinished and
+    the thread it began on (linked through the closing questions the pass finds on its
+    own from the switch), the task list, the files, where it stopped."""
+    from session_skill.transcripts import scan
+
+    def facts(path: Path) -> tuple[object, ...]:
+        f = analyze(path)
+        lines = [c.line for c in f.candidates + f.settled]
+        return (f.candidates, f.settled, lines, f.goal, f.unfinished, f.pending_tasks,
+                f.written_files, f.written_weights, f.last_request, f.last_reply,
+                f.recap)  # fmt: skip
+
+    handed: list[bool] = []
+    go_on = scan._Sweep._go_on_in_helper
+
+    def spy(self: scan._Sweep) -> None:
+        go_on(self)
+        handed.append(self.handed_on is not None)
+
+    monkeypatch.setattr(scan._Sweep, "_go_on_in_helper", spy)
+    differ, shared = [], 0
+    for path in ALL_FILES + CORPUS_FILES:
+        with monkeypatch.context() as m:
+            m.setattr(scan, "_cores", lambda: 1)
+            whole = facts(path)
+            m.setattr(scan, "_cores", lambda: 2)
+            m.setattr(scan, "_DEEP_REQUESTS", switch)
+            m.setattr(scan, "POOL_MAX", 10**6)  # no tail worth reading apart: go on
+            handed.clear()
+            if facts(path) != whole:
+                differ.append(path.name)
+            shared += any(handed)
+    assert differ == []
+    assert shared >= 15, "a switch this early hands on in many real sessions"
+
+
 def _opening(record: dict[str, Any]) -> tuple[str, ...]:
     """A record's first keys, and for a tool call its block's and its input's: the layout a
     reader's fast path meets."""
