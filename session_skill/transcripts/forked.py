@@ -2,10 +2,10 @@
 
 The capture reads the later half of a big transcript's middle this way (`quick`), and the
 sweep the tail of a very long conversation, or the loose ends of all of it past its first
-requests (`scan`). Whatever goes wrong — no fork, a child
-that dies or says nothing readable — the result is None and the caller does the work
-itself: a helper only ever saves time, and what it returns is what the caller would have
-computed (plain data that `marshal` carries: tuples, lists, strings, numbers, None).
+requests (`scan`). Whatever goes wrong — no fork, a child that dies or says nothing
+readable — the result is None and the caller does the work itself: a helper only ever
+saves time, and what it returns is what the caller would have computed (plain data that
+`marshal` carries: tuples, lists, strings, numbers, None).
 """
 
 from __future__ import annotations
