@@ -381,6 +381,8 @@ class Loose:
         elif isinstance(event, ToolCall):
             if self.clear_pending:
                 self._begin()
+            if self.closing is not None:
+                self._progress_list(*self.closing)
             self.closing = None
             self.ended_on_user = False
             if event.name in _WRITING:
@@ -502,8 +504,14 @@ class Loose:
             self._words = (text, low, tokens)  # for its caveats, when it closes the turn
             if "[x]" in low or "✅" in text:
                 for item in ticked(text):
+                    how = f"ticked later: {clip(redact(item), 100)}"
                     if (done := _pool_key(item)) in self.pool:
-                        self._settle(done, f"ticked later: {clip(redact(item), 100)}")
+                        self._settle(done, how)
+                        continue
+                    # The list shown again, its items said shorter or longer ("Modelo
+                    # `Coupon` e `CouponRedemption` + migração", for "… no Prisma + migração").
+                    for same in self._unticked_before(item):
+                        self._settle(same, how)
             if "<proposed_plan>" in text:
                 plan = proposed_plan(text)
                 if plan is not None:
@@ -630,10 +638,7 @@ class Loose:
             # (or the same list, ticked) to settle them.
             # (A progress list, some of it ticked: not a checklist handed over, a PR's
             # "Test plan", which the closing text that ends the session alone lists.)
-            boxes = unticked(text) if "[ ]" in text or not text.isascii() else ()
-            for item in boxes if boxes and ticked(text) else ():
-                why = f"left unticked in a task list{_at(ts)}"
-                self._said(loose_end(item, UNFINISHED, why, ts, line, "unticked"))
+            self._progress_list(text, ts, line)
         for sentence, kind in found:
             if kind == DIVERGING:
                 why = f"raised in the closing summary{_at(ts)}; not pursued"
@@ -754,6 +759,41 @@ class Loose:
                 said = f"{said} — {'; '.join(clip(a, 70) for a in ask.about)}"
             self._add(loose_end(redact(said), UNANSWERED, why, ts, line, rule))
 
+    def _unticked_before(self, item: str, line: int | None = None) -> list[str]:
+        """The keys of the items left unticked in an earlier list (not the one on `line`)
+        that are `item`, said shorter or longer: either names all the other names, and
+        not only in words any item could use ("tests")."""
+        said = subject(item).keys()
+        found = []
+        for key, c in self.pool.items():
+            if c.rule == "unticked" and c.line != line:
+                own = subject(c.text).keys()
+                shared = said & own
+                if shared in (said, own) and shared and not shared <= GENERIC_STEMS:
+                    found.append(key)
+        return found
+
+    def _unticked(self, item: str, ts: str | None, line: int, said: bool = True) -> None:
+        """Pool an item a task list leaves unticked; the same item left unticked in an
+        earlier list ("Testes", now "Testes de concorrência: …") is this one, said again."""
+        for key in self._unticked_before(item, line):
+            del self.pool[key]
+            self.ledger.forget(key)
+        why = f"left unticked in a task list{_at(ts)}"
+        candidate = loose_end(item, UNFINISHED, why, ts, line, "unticked")
+        if said:
+            self._said(candidate)
+        else:
+            self._add(candidate)
+
+    def _progress_list(self, text: str, ts: str | None, line: int) -> None:
+        """A task list some of it ticked, in a text its turn closed on or went on from to
+        call a tool: its unticked items wait for the work (or the list, ticked) to settle
+        them."""
+        boxes = unticked(text) if "[ ]" in text or not text.isascii() else ()
+        for item in boxes if boxes and ticked(text) else ():
+            self._unticked(item, ts, line)
+
     def _closing_lists(self, text: str, ts: str | None, line: int) -> None:
         """The session's last closing text — or the last before the user's unanswered last
         message: what it lists as left on one line ("Next up: step 6 — …, step 7 — …")
@@ -767,8 +807,7 @@ class Loose:
             self._add(loose_end(item, DEFERRED, why, ts, line, "open-list"))
         # …and a task list's items left unticked ("- [ ] Run the e2e tests").
         for item in unticked(text):
-            why = f"left unticked in a task list{_at(ts)}"
-            self._add(loose_end(item, UNFINISHED, why, ts, line, "unticked"))
+            self._unticked(item, ts, line, said=False)
 
     def _work_on_list_done(self, closing: str) -> None:
         """The turn after the user took a list up whole ends: when it changed files and its

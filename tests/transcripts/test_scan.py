@@ -3071,6 +3071,62 @@ def test_a_task_list_left_unticked_in_the_closing_text_is_open(tmp_path: Path) -
     ]
 
 
+_PROGRESS = (
+    "Progress:\n- [x] 1. `ExportService` to CSV\n- [x] 2. the month picker\n"
+    "- [ ] 3. write the temp file and share it through `share_plus`\n"
+    "- [ ] 4. widget tests for the export button\n\nNow the sharing step."
+)
+
+
+def test_a_task_list_the_turn_goes_on_from_is_the_work_s_state(tmp_path: Path) -> None:
+    """A progress list said between tool calls (the turn goes on from it) stands as one a
+    turn closes on does: the session ending in the middle of its next step leaves its
+    unticked items open; they land when ticked later, or the work reports them done."""
+    mid = [user("add a CSV export with a share sheet"), say(_PROGRESS),
+           *_edit("t1", "export.dart"),
+           say("Halfway: computing the popover origin from the button's render box —")]  # fmt: skip
+    assert [(c.rule, c.text) for c in run(tmp_path, mid).candidates] == [
+        ("unticked", "3. write the temp file and share it through share_plus"),
+        ("unticked", "4. widget tests for the export button"),
+    ]
+    done = _PROGRESS.replace("- [ ]", "- [x]")
+    ticked = [*mid, user("go on"), *_edit("t2", "export_test.dart"), say(f"Done.\n{done}")]
+    assert run(tmp_path, ticked).candidates == []
+
+
+def test_an_item_ticked_in_a_list_said_again_shorter_lands(tmp_path: Path) -> None:
+    """A task list shown again says its items shorter (or longer): "Coupon and
+    CouponRedemption + migration" ticked is the item "… models in Prisma + migration" left
+    unticked before, and "validateCoupon() with the rules (type, expiry, …)" is
+    "validateCoupon() with the rules"."""
+    first = ("Plan:\n1. [x] read the checkout flow\n2. [ ] Coupon and CouponRedemption "
+             "models in Prisma + migration\n3. [ ] validateCoupon() with the rules\n")  # fmt: skip
+    again = ("Done:\n1. [x] read the checkout flow\n2. [x] Coupon and CouponRedemption + "
+             "migration\n3. [x] validateCoupon() with the rules (type, expiry, one per "
+             "customer)\n")  # fmt: skip
+    records = [user("add discount coupons to the checkout"), say(first),
+               *_edit("t1", "schema.prisma"), say(again)]  # fmt: skip
+    facts = run(tmp_path, records)
+    assert facts.candidates == []
+    assert sorted(c.why.split(":")[0] for c in facts.settled) == ["ticked later"] * 2
+
+
+def test_an_item_left_unticked_again_is_one_loose_end_as_last_said(tmp_path: Path) -> None:
+    """The same item left unticked in two lists, said longer the second time, is one loose
+    end, in the newer words; a different item of the older list stays."""
+    first = ("Plan:\n1. [x] read the checkout flow\n2. [ ] the order summary line\n"
+             "3. [ ] a concurrency guard on redemptions\n")  # fmt: skip
+    again = (
+        "Plan:\n1. [x] read the checkout flow\n2. [x] the order summary line\n"
+        "3. [ ] a concurrency guard on redemptions: two orders at once with one coupon\n"
+    )
+    records = [user("add discount coupons to the checkout"), say(first), user("go on"),
+               *_edit("t1", "a.ts"), say(again), user("ok, open a PR"),
+               say("PR #212 is open.")]  # fmt: skip
+    texts = [c.text for c in run(tmp_path, records).candidates]
+    assert texts == ["a concurrency guard on redemptions: two orders at once with one coupon"]
+
+
 @pytest.mark.parametrize(
     "reply",
     [
