@@ -1821,6 +1821,11 @@ def tail_reader(
     the list says, for each tail read, whether the helper's reading was used."""
     helper = request.param == "tail read by a helper"
     monkeypatch.setattr(sweep, "_cores", lambda: 2 if helper else 1)
+    return helper, _helper_readings(monkeypatch)
+
+
+def _helper_readings(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """For each time the pass asks for a helper's reading, whether it got one it used."""
     used: list[bool] = []
     original = sweep._Sweep._helper_tail
 
@@ -1830,7 +1835,24 @@ def tail_reader(
         return found
 
     monkeypatch.setattr(sweep._Sweep, "_helper_tail", spy)
-    return helper, used
+    return used
+
+
+def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The helpers forked from here on (their pids)."""
+    import os
+
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def counted() -> int:
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counted)
+    return forked
 
 
 def test_the_tail_of_a_long_conversation_gives_the_loose_ends_one_pass_gives(
@@ -2035,16 +2057,7 @@ def test_a_helper_for_the_conversation_before_a_clear_is_let_go(
     path = tmp_path / "two.jsonl"
     path.write_bytes(first + clear.encode() + b"\n" + first)
     alone = _alone_then_helper(path, monkeypatch, pool)
-    forked: list[int] = []
-    real_fork = os.fork
-
-    def counted() -> int:
-        pid = real_fork()
-        if pid:
-            forked.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", counted)
+    forked = _forks(monkeypatch)
     both = analyze(path)
     assert len(forked) == 2  # one for each conversation: the second's pace is its own
     assert _facts_of(both) == _facts_of(alone)
@@ -2078,23 +2091,7 @@ def test_a_long_conversation_that_leaves_few_loose_ends_shares_its_reading(
     assert len(alone.candidates) > 5 and alone.settled
     monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
     monkeypatch.setattr(sweep, "_cores", lambda: 2)
-    forked: list[int] = []
-    used: list[bool] = []
-    real_fork, helper_tail = os.fork, sweep._Sweep._helper_tail
-
-    def counted() -> int:
-        pid = real_fork()
-        if pid:
-            forked.append(pid)
-        return pid
-
-    def spy(self: sweep._Sweep, path_: Path, start: int) -> Any:
-        found = helper_tail(self, path_, start)
-        used.append(found is not None)
-        return found
-
-    monkeypatch.setattr(os, "fork", counted)
-    monkeypatch.setattr(sweep._Sweep, "_helper_tail", spy)
+    forked, used = _forks(monkeypatch), _helper_readings(monkeypatch)
     shared = analyze(path)
     assert len(forked) == 1 and used == [True]
     assert _facts_of(shared) == _facts_of(alone)
@@ -2125,15 +2122,7 @@ def test_a_helper_going_on_that_fails_costs_only_time(
             os._exit(3)
         return real_go_on(*args)
 
-    used: list[bool] = []
-    helper_tail = sweep._Sweep._helper_tail
-
-    def spy(self: sweep._Sweep, path_: Path, start: int) -> Any:
-        found = helper_tail(self, path_, start)
-        used.append(found is not None)
-        return found
-
-    monkeypatch.setattr(sweep._Sweep, "_helper_tail", spy)
+    used = _helper_readings(monkeypatch)
     with monkeypatch.context() as m:
         m.setattr(os, "fork", no_fork)
         assert _facts_of(analyze(path)) == alone
