@@ -777,8 +777,7 @@ class Loose:
         """Pool an item a task list leaves unticked; the same item left unticked in an
         earlier list ("Testes", now "Testes de concorrência: …") is this one, said again."""
         for key in self._unticked_before(item, line):
-            del self.pool[key]
-            self.ledger.forget(key)
+            self._let_go(key)
         why = f"left unticked in a task list{_at(ts)}"
         candidate = loose_end(item, UNFINISHED, why, ts, line, "unticked")
         if said:
@@ -854,17 +853,20 @@ class Loose:
         if len(self.pool) > POOL_MAX:
             # The oldest goes, but not one the session began with (never let go for its age).
             oldest = next((k for k, c in self.pool.items() if c.rule != "carried"), key)
-            del self.pool[oldest]
-            self.ledger.forget(oldest)
+            self._let_go(oldest)
         return key
+
+    def _let_go(self, key: str) -> Candidate | None:
+        """Take a loose end out of the pool and the ledger; the candidate, if it was there."""
+        self.ledger.forget(key)
+        return self.pool.pop(key, None)
 
     def still_open(self, candidates: tuple[Candidate, ...]) -> tuple[Candidate, ...]:
         """Those of `candidates` (pooled when this began) it has not seen land."""
         return tuple(c for c in candidates if _pool_key(c.text) in self.pool)
 
     def _settle(self, key: str, how: str) -> None:
-        candidate = self.pool.pop(key, None)
-        self.ledger.forget(key)
+        candidate = self._let_go(key)
         if candidate is not None:
             self.settled.append(
                 Candidate(candidate.text, candidate.type, how, candidate.ts, line=candidate.line)

@@ -1989,6 +1989,37 @@ def _alone_then_helper(path: Path, monkeypatch: pytest.MonkeyPatch, pool: int = 
     return alone
 
 
+def _no_fork() -> int:
+    raise OSError("fork: resource temporarily unavailable")
+
+
+def _dies_in_helper(real: Any) -> Any:
+    """`real`, except in a forked helper: there it dies."""
+    import os
+
+    me = os.getpid()
+
+    def dies(*args: Any) -> Any:
+        if os.getpid() != me:
+            raise MemoryError
+        return real(*args)
+
+    return dies
+
+
+def _grows_before_finish(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file gains a blank line just before the pass finishes: read as nothing, but it
+    is not the file the helper read."""
+    grown = sweep._Sweep.finish
+
+    def grows_first(self: sweep._Sweep, path_: Path, stats: Any) -> Any:
+        with open(path_, "ab") as fh:
+            fh.write(b"\n")
+        return grown(self, path_, stats)
+
+    monkeypatch.setattr(sweep._Sweep, "finish", grows_first)
+
+
 def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1998,16 +2029,8 @@ def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
 
     path = _conversation(tmp_path, 3 << 20)
     alone = _alone_then_helper(path, monkeypatch)
-    me = os.getpid()
     real = sweep._tail_in_helper
-
-    def no_fork() -> int:
-        raise OSError("fork: resource temporarily unavailable")
-
-    def dies(*args: Any) -> Any:
-        if os.getpid() != me:
-            raise MemoryError
-        return real(*args)
+    dies = _dies_in_helper(real)
 
     def elsewhere(*args: Any) -> Any:
         found = real(*args)
@@ -2020,22 +2043,15 @@ def test_a_helper_that_fails_or_guesses_wrong_costs_only_time(
 
     assert same(analyze(path))  # the helper's reading, used
     with monkeypatch.context() as m:
-        m.setattr(os, "fork", no_fork)
+        m.setattr(os, "fork", _no_fork)
         assert same(analyze(path))
     for fake in (dies, elsewhere):
         with monkeypatch.context() as m:
             m.setattr(sweep, "_tail_in_helper", fake)
             assert same(analyze(path))
-    grown = sweep._Sweep.finish
-
-    def grows_first(self: sweep._Sweep, path_: Path, stats: Any) -> Any:
-        with open(path_, "ab") as fh:
-            fh.write(b"\n")  # a blank line: read as nothing, but the file is not the same
-        return grown(self, path_, stats)
-
     used: list[bool] = []
     original = sweep._Sweep._helper_tail
-    monkeypatch.setattr(sweep._Sweep, "finish", grows_first)
+    _grows_before_finish(monkeypatch)
     monkeypatch.setattr(sweep._Sweep, "_helper_tail", lambda *a: used.append(True) or original(*a))
     assert same(analyze(path))
     assert used  # asked, and its reading of the smaller file refused
@@ -2111,34 +2127,16 @@ def test_a_helper_going_on_that_fails_costs_only_time(
     monkeypatch.setattr(sweep, "_cores", lambda: 1)
     alone = _facts_of(analyze(path))
     monkeypatch.setattr(sweep, "_cores", lambda: 2)
-    me = os.getpid()
-    real_go_on = sweep._go_on
-
-    def no_fork() -> int:
-        raise OSError("fork: resource temporarily unavailable")
-
-    def dies(*args: Any) -> Any:
-        if os.getpid() != me:
-            os._exit(3)
-        return real_go_on(*args)
-
     used = _helper_readings(monkeypatch)
     with monkeypatch.context() as m:
-        m.setattr(os, "fork", no_fork)
+        m.setattr(os, "fork", _no_fork)
         assert _facts_of(analyze(path)) == alone
         assert used == []  # no helper to ask: one pass read it all
     with monkeypatch.context() as m:
-        m.setattr(sweep, "_go_on", dies)
+        m.setattr(sweep, "_go_on", _dies_in_helper(sweep._go_on))
         assert _facts_of(analyze(path)) == alone
         assert used == [False]
-    grown = sweep._Sweep.finish
-
-    def grows_first(self: sweep._Sweep, path_: Path, stats: Any) -> Any:
-        with open(path_, "ab") as fh:
-            fh.write(b"\n")  # a blank line: read as nothing, but the file is not the same
-        return grown(self, path_, stats)
-
-    monkeypatch.setattr(sweep._Sweep, "finish", grows_first)
+    _grows_before_finish(monkeypatch)
     assert _facts_of(analyze(path))[:-1] == alone[:-1]  # (the stats count the blank line)
     assert used == [False, False]
     with pytest.raises(ChildProcessError):  # every helper reaped
