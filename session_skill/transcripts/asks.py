@@ -34,7 +34,7 @@ import re
 
 from session_skill.records import record
 from session_skill.transcripts.abroad import CJK, FAR_SCRIPT
-from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, subject
+from session_skill.transcripts.landed import GENERIC_STEMS, content_stems, stem, subject
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
     _OR,
@@ -302,3 +302,47 @@ def _offered(text: str) -> str:
     """What an offer would do: its words after the offering phrase."""
     found = _OFFER.search(text)
     return text[found.end() :] if found else text
+
+
+# A reply's orders ("no do hsts now", "ok and throttle the resend"): clauses that open, past
+# a word or two of assent, on a verb — any word not of the few that cannot be one — and name
+# their object next, past a determiner.
+_CLAUSE = Lazy(r"[,;:(]|\s[-–—]\s|\b(?:and|then|but|also)\b", re.IGNORECASE)
+_ASSENT = frozenset(
+    "yes yeah yep yup ok okay no nope nah sure so please pls just alright right cool great "
+    "perfect nice oh hmm well now actually instead go ahead".split()
+)
+_NOT_A_VERB = frozenset(
+    "i i'm i'll ill im i've ive i'd we we're we'll you you're u he she it its it's they this "
+    "that these those there here what what's whats how why when where which who can could "
+    "would should will shall may might must is are was were be been am has have had the a an "
+    "my our your his her their to in on at for of with from by about not nobody nothing "
+    "everything everyone all both some any if because since as than like maybe probably looks "
+    "seems sounds thanks thank thx ty lgtm works".split()
+)
+_DETERMINER = frozenset("the a an that this those these all both our my its some any".split())
+# An order for another time, or the user's own: "will run it on staging tomorrow".
+_NOT_NOW = frozenset(
+    "later today tomorrow tonight week someday eventually future will ill won't not".split()
+)
+_STRIP = ".,;:!?()[]{}\"'`*_"
+
+
+def asked_for(sentence: str) -> set[str]:
+    """The stems of what the orders of a user's sentence name first ("do the psycopg thing
+    now" → psycopg; "add coyote time, 0.12s" → coyote): not a generic word ("fix the bug"),
+    not an order for later, and not a question."""
+    if sentence.rstrip().endswith("?"):
+        return set()
+    named: set[str] = set()
+    for clause in _CLAUSE.split(sentence.lower()):
+        words = [w for w in (t.strip(_STRIP) for t in clause.split()) if w]
+        if not words or not clause.lstrip()[:1].isalpha() or not _NOT_NOW.isdisjoint(words):
+            continue
+        i = next((n for n, w in enumerate(words) if w not in _ASSENT), len(words))
+        if i == len(words) or words[i] in _NOT_A_VERB:
+            continue
+        j = next((n for n in range(i + 1, len(words)) if words[n] not in _DETERMINER), None)
+        if j is not None and (what := stem(words[j])) not in GENERIC_STEMS:
+            named.add(what)
+    return named

@@ -29,7 +29,7 @@ from itertools import pairwise
 from session_skill.records import replace
 from session_skill.transcripts.abroad import puts_off
 from session_skill.transcripts.anchors import ANCHOR_FORMS, DONE_WORDS, TRIGGERS
-from session_skill.transcripts.asks import Ask, asks, closing_offer, takes, waits
+from session_skill.transcripts.asks import Ask, asked_for, asks, closing_offer, takes, waits
 from session_skill.transcripts.candidates import (
     DEFERRED,
     DIVERGING,
@@ -170,6 +170,8 @@ _MINE = Lazy(
           |this\s+(?:week|afternoon|evening)|after\s+(?:lunch|the\s+meeting))\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# What a closing text leaves open in passing, which the user's reply can take up by name.
+_SAID_BACK = frozenset({"deferral", "caveat"})
 _LISTS = frozenset({"listed", "open-list", "deferral", "caveat"})
 _WRITING = frozenset({*WRITE_TOOLS, "apply_patch"})
 # Loose ends kept during the pass (newest win); bounds memory on a huge transcript.
@@ -315,6 +317,7 @@ class Loose:
         self.clear_pending = False
         self._typed_as: str | None = None  # the user's message as typed, while it is read
         self._reply_to: str | None = None  # the question the message being read answers
+        self._answering: int | None = None  # the line of the closing text it replies to
         self._reset()
         # The loose ends of the handover this session carried on (`commands.sweep.carried`):
         # open from the start, settled as any other is, never let go for their age.
@@ -426,6 +429,7 @@ class Loose:
             self._begin()
         if event.is_command and not own:
             return None  # /model, /compact…: not an answer, and the turn is not over
+        answering = self.closing[2] if self.closing is not None else None
         taken = self._close_turn(None if own else event, ended=False)
         self.user_put_off = None
         self.own_turn = own
@@ -448,9 +452,9 @@ class Loose:
                 # A line each for sentences typed in lower case: the deferral is
                 # "let's leave no_std for later", not the whole message.
                 text = _lower_case_lines(text)
-            self._reply_to = taken
+            self._reply_to, self._answering = taken, answering
             self._read(_typed(text), event.ts, "user")
-            self._typed_as = self._reply_to = None
+            self._typed_as = self._reply_to = self._answering = None
             if taken is not None and len(text.split()) < 4:
                 self._put_off(taken, event.text.strip(), event.ts)
         return taken
@@ -886,6 +890,9 @@ class Loose:
         keys = ledger.hits(tokens, parts)
         if not keys:
             return
+        if role == "user" and self._answering is not None:
+            self._taken_up_in_reply(text, keys)
+            keys = {k for k in keys if k in self.pool}
         # The whole message first, then its sentences.
         stems = {stem(t) for t in tokens}
         if parts:
@@ -905,6 +912,30 @@ class Loose:
             keys = {k for k in keys if k in self.pool}
             if not keys:
                 return
+
+    def _taken_up_in_reply(self, text: str, keys: set[str]) -> None:
+        """Settle what the closing text this message replies to put off or left open, when
+        the reply asks for it by name ("no do hsts now" to "HSTS isn't set on these vhosts;
+        I'll leave that for later"; "do the alb side too" to "Haven't wired the ALB side"):
+        the thing an order of the reply names, one distinctive word of it, is the user
+        taking it up — or dismissing it ("keep json" to "I left it as indented JSON for
+        now"). Either way it is no loose end. An order to take it on later, or their own
+        ("will run it on staging tomorrow"), is not one."""
+        line = self._answering
+        mine = [
+            k
+            for k in keys
+            if (c := self.pool.get(k)) is not None and c.line == line and c.rule in _SAID_BACK
+        ]
+        if not mine:
+            return
+        for sentence, _ in sentences(text[:_SCAN_CHARS]):
+            if classify(sentence) is not None or is_pasted_line(sentence):
+                continue  # putting it off again, or a loose end of its own
+            for named in asked_for(sentence):
+                for key in mine:
+                    if key in self.pool and named in self.ledger.subjects[key]:
+                        self._settle(key, f"taken up: {clip(redact(sentence), 100)}")
 
     def _match(self, sentence: str, keys: set[str] | list[str], how: str) -> None:
         stems = content_stems(sentence)

@@ -443,3 +443,28 @@ def test_every_plain_offer_passes_the_cheap_test_before_it(sentence: str) -> Non
 
     assert _PLAIN_OFFER.search(sentence) is not None
     assert _may_offer_plainly(sentence)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "named"),
+    [
+        ("no do hsts now, we got dinged on the pentest for it", {"hst"}),
+        ("ok and throttle the resend, someone will spam it.", {"resend"}),
+        ("do the psycopg thing now", {"psycopg"}),
+        ("yes add coyote time, 0.12s.", {"coyot"}),
+        ("handle windows too", {"window"}),
+        ("do pricing and the footer too.", {"pric"}),  # the order names it first
+        # an order of another time, the user's own step, a question, no order, a generic word
+        ("ok will run it on staging tomorrow morning", set()),
+        ("ok I'll ping Dana for approval. ty", set()),
+        ("sounds good but not today", set()),
+        ("do we need hsts?", set()),
+        ("i checked the capability in xcode, its on.", set()),
+        ("it is. push", set()),
+        ("fix the bug", set()),
+    ],
+)  # fmt: skip
+def test_the_orders_of_a_reply_name_their_objects(sentence: str, named: set[str]) -> None:
+    from session_skill.transcripts.asks import asked_for
+
+    assert asked_for(sentence) == named

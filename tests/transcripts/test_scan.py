@@ -2478,6 +2478,47 @@ def test_a_step_handed_to_the_user_is_settled_by_their_words_saying_they_did_it(
 
 
 @pytest.mark.parametrize(
+    ("reply", "settled"),
+    [
+        ("no do hsts now, we got dinged on the pentest for it", True),
+        ("ok and add the hsts header too", True),
+        ("keep hsts off, the cdn sets it", True),  # dismissed: no loose end either
+        # not taken up: put off again, the user's own for later, another order, a question
+        ("fine, hsts later", False),
+        ("ok will do hsts myself tomorrow", False),
+        ("add a redirect for whatever lacks hsts", False),
+        ("do we need hsts?", False),
+        ("what about hsts", False),
+    ],
+)
+def test_what_a_closing_text_put_off_is_taken_up_when_the_reply_orders_it_by_name(
+    tmp_path: Path, reply: str, settled: bool
+) -> None:
+    """ "I left HSTS off these vhosts for now", answered "no do hsts now": the thing the
+    reply's order names is what was put off — one distinctive word of it is enough, as the
+    object of an order in the reply to the text that said it."""
+    put_off = "I left HSTS off these vhosts for now; it's a separate change."
+    records = [user("fix the certbot renewal in the ansible role"), *_edit("t1", "certbot.yml"),
+               say(f"Renewal works again: the deploy hook is executable now.\n\n{put_off}"),
+               user(reply)]  # fmt: skip
+    facts = run(tmp_path, records)
+    assert (put_off not in [c.text for c in facts.candidates]) is settled, facts.candidates
+    assert any(put_off == c.text for c in facts.settled) is settled
+
+
+def test_an_order_naming_what_an_older_reply_put_off_is_weighed_as_any_other_words(
+    tmp_path: Path,
+) -> None:
+    """One word is enough only in the reply to the text that put it off: later, an order
+    must name the loose end as any other words must."""
+    put_off = "I left HSTS off these vhosts for now; it's a separate change."
+    records = [user("fix the certbot renewal in the ansible role"), *_edit("t1", "certbot.yml"),
+               say(f"Renewal works again.\n\n{put_off}"), user("run molecule"),
+               say("`molecule test` passed."), user("ok and do hsts on staging")]  # fmt: skip
+    assert put_off in [c.text for c in run(tmp_path, records).candidates]
+
+
+@pytest.mark.parametrize(
     ("left", "then", "name"),
     [
         ("I didn't add `preload` to the HSTS header.", "Added `preload`:", "preload"),
