@@ -275,20 +275,43 @@ def parse_ts(ts: str | None) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
-def _at(ts: str | None) -> str:
-    """` at HH:MM` in local time, or "" when the timestamp is missing or odd."""
+def _local(ts: str | None) -> datetime | None:
+    """A transcript timestamp in local time (as a naive datetime), or None."""
     moment = parse_ts(ts)
-    if moment is None:
-        return ""
+    if moment is None or ts is None:
+        return None
     # The local offset, looked up once an hour of the transcript (it changes with DST).
-    hour = ts[:13] if ts else ""
+    hour = ts[:13]
     offset = _OFFSETS.get(hour)
     if offset is None:
         offset = moment.astimezone().utcoffset() or timedelta(0)
         if len(_OFFSETS) > 4096:
             _OFFSETS.clear()
         _OFFSETS[hour] = offset
-    return f" at {moment.astimezone(timezone.utc) + offset:%H:%M}"
+    return (moment.astimezone(timezone.utc) + offset).replace(tzinfo=None)
+
+
+def _at(ts: str | None) -> str:
+    """` at HH:MM` in local time, or "" when the timestamp is missing or odd."""
+    moment = _local(ts)
+    return "" if moment is None else f" at {moment:%H:%M}"
+
+
+def dated(candidates: list[Candidate], *moments: str | None) -> list[Candidate]:
+    """`candidates`, each "at HH:MM" of theirs naming its day too ("deferred on 2026-12-05
+    at 14:02") when they and `moments` (the session's first and last requests) span more
+    than one day: "at 14:02" alone reads as today's."""
+    days = {m.date() for m in map(_local, (*moments, *(c.ts for c in candidates))) if m}
+    if len(days) < 2:
+        return candidates
+    out = []
+    for c in candidates:
+        moment = _local(c.ts)
+        said = f" at {moment:%H:%M}" if moment is not None else None
+        if said is not None and said in c.why:
+            c = replace(c, why=c.why.replace(said, f" on {moment:%Y-%m-%d}{said}", 1))
+        out.append(c)
+    return out
 
 
 _OFFSETS: dict[str, timedelta] = {}

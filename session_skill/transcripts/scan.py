@@ -41,7 +41,7 @@ from session_skill.transcripts.candidates import (
 from session_skill.transcripts.forked import Forked
 from session_skill.transcripts.landed import WORD, content_stems, subject
 from session_skill.transcripts.lazyre import Lazy
-from session_skill.transcripts.loose import POOL_MAX, loose_end, parse_ts
+from session_skill.transcripts.loose import POOL_MAX, dated, loose_end, parse_ts
 from session_skill.transcripts.loose import Loose as _Loose
 from session_skill.transcripts.phrasing import DONE, UNDONE
 from session_skill.transcripts.prose import (
@@ -263,6 +263,7 @@ class _Sweep:
         # Since our own command (`/session park …`): its reply is no reply to the last request.
         self.own_turn = False
         self.last_request: str | None = None
+        self.last_request_ts: str | None = None
         self.recap: str | None = None  # Claude Code's, since the last request
         # The goal `/goal` set: (objective, status, ts, line, reason), None once cleared.
         self.thread_goal: tuple[str, str, str | None, int, str | None] | None = None
@@ -411,7 +412,7 @@ class _Sweep:
         if self.first_request is None:
             head = event.text[: 4 * _REQUEST_CHARS]
             self.first_request = clip(redact(head), _REQUEST_CHARS)
-        self.last_request = event.text
+        self.last_request, self.last_request_ts = event.text, event.ts
         self.recap = None
         self.turns.user(event, self.seq, taken, self.stats.line, self._changes())
         self.requests += 1
@@ -565,7 +566,9 @@ class _Sweep:
             pending_tasks=pending,
             unfinished=unfinished,
             unfinished_is_latest=latest,
-            candidates=merge_near_duplicates(tasks + pool),
+            candidates=dated(
+                merge_near_duplicates(tasks + pool), self.started, self.last_request_ts
+            ),
             last_request=clip(redact(self.last_request[:4000]), _STOPPED_CHARS)
             if self.last_request
             else None,

@@ -180,6 +180,23 @@ def test_loose_ends_fixture() -> None:
     # ("What would you like to tackle next…?") and the thanks are not candidates.
 
 
+def test_a_session_over_more_than_one_day_names_the_day_of_each_loose_end(
+    tmp_path: Path,
+) -> None:
+    """ "deferred at 14:00" of a session that went on the next day reads as today's: each
+    time names its day then. Within one day, the time alone, as ever."""
+    put_off = "Let's handle the retry limits later, it is out of scope for this fix."
+    first = [user("the upload worker dies on flaky wifi, add retries"),
+             *_edit("t1", "upload.py"), say("Added retries."), user(put_off)]  # fmt: skip
+    assert [c.why for c in run(tmp_path, first).candidates] == ["deferred at 14:00"]
+    next_day = (_START + timedelta(days=1, hours=3)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    later = [*first, say("Noted."), user("now bump the timeout to 30s", timestamp=next_day),
+             *_edit("t2", "upload.py"), say("Bumped the timeout to 30s.")]  # fmt: skip
+    facts = run(tmp_path, later)
+    assert [c.why for c in facts.candidates] == ["deferred on 2026-11-29 at 14:00"]
+    assert put_off in render_table(facts.candidates)
+
+
 def test_no_secret_leaves_the_sweep() -> None:
     facts = analyze(FIXTURES / "claude_loose_ends.jsonl")
     raw = (FIXTURES / "claude_loose_ends.jsonl").read_text(encoding="utf-8")
