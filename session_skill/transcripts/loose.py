@@ -299,17 +299,17 @@ def _at(ts: str | None) -> str:
 
 def dated(candidates: list[Candidate], *moments: str | None) -> list[Candidate]:
     """`candidates`, each "at HH:MM" of theirs naming its day too ("deferred on 2026-12-05
-    at 14:02") when they and `moments` (the session's first and last requests) span more
+    at 14:02") when they and `moments` (when the session began, its last request) span more
     than one day: "at 14:02" alone reads as today's."""
     days = {m.date() for m in map(_local, (*moments, *(c.ts for c in candidates))) if m}
     if len(days) < 2:
         return candidates
     out = []
     for c in candidates:
-        moment = _local(c.ts)
-        said = f" at {moment:%H:%M}" if moment is not None else None
-        if said is not None and said in c.why:
-            c = replace(c, why=c.why.replace(said, f" on {moment:%Y-%m-%d}{said}", 1))
+        said = _at(c.ts)
+        if said and said in c.why:
+            day = f" on {_local(c.ts):%Y-%m-%d}"
+            c = replace(c, why=c.why.replace(said, day + said, 1))
         out.append(c)
     return out
 
@@ -957,7 +957,7 @@ class Loose:
                 continue  # putting it off again, or a loose end of its own
             for named in asked_for(sentence):
                 for key in mine:
-                    if key in self.pool and named in self.ledger.subjects[key]:
+                    if key in self.pool and named in self.ledger.subjects.get(key, ()):
                         self._settle(key, f"taken up: {clip(redact(sentence), 100)}")
 
     def _match(self, sentence: str, keys: set[str] | list[str], how: str) -> None:
