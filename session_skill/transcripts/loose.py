@@ -340,7 +340,6 @@ class Loose:
         self.clear_pending = False
         self._typed_as: str | None = None  # the user's message as typed, while it is read
         self._reply_to: str | None = None  # the question the message being read answers
-        self._answering: int | None = None  # the line of the closing text it replies to
         self._reset()
         # The loose ends of the handover this session carried on (`commands.sweep.carried`):
         # open from the start, settled as any other is, never let go for their age.
@@ -475,9 +474,11 @@ class Loose:
                 # A line each for sentences typed in lower case: the deferral is
                 # "let's leave no_std for later", not the whole message.
                 text = _lower_case_lines(text)
-            self._reply_to, self._answering = taken, answering
+            self._reply_to = taken
             self._read(_typed(text), event.ts, "user")
-            self._typed_as = self._reply_to = self._answering = None
+            self._typed_as = self._reply_to = None
+            if answering is not None and answering in (self.list_line, self.caveat_line):
+                self._taken_up_in_reply(text, answering)
             if taken is not None and len(text.split()) < 4:
                 self._put_off(taken, event.text.strip(), event.ts)
         return taken
@@ -913,9 +914,6 @@ class Loose:
         keys = ledger.hits(tokens, parts)
         if not keys:
             return
-        if role == "user" and self._answering is not None:
-            self._taken_up_in_reply(text, keys)
-            keys = {k for k in keys if k in self.pool}
         # The whole message first, then its sentences.
         stems = {stem(t) for t in tokens}
         if parts:
@@ -936,28 +934,29 @@ class Loose:
             if not keys:
                 return
 
-    def _taken_up_in_reply(self, text: str, keys: set[str]) -> None:
-        """Settle what the closing text this message replies to put off or left open, when
-        the reply asks for it by name ("no do hsts now" to "HSTS isn't set on these vhosts;
-        I'll leave that for later"; "do the alb side too" to "Haven't wired the ALB side"):
-        the thing an order of the reply names, one distinctive word of it, is the user
-        taking it up — or dismissing it ("keep json" to "I left it as indented JSON for
-        now"). Either way it is no loose end. An order to take it on later, or their own
-        ("will run it on staging tomorrow"), is not one."""
-        line = self._answering
-        mine = [
-            k
-            for k in keys
-            if (c := self.pool.get(k)) is not None and c.line == line and c.rule in _SAID_BACK
-        ]
+    def _taken_up_in_reply(self, text: str, line: int) -> None:
+        """Settle what the closing text on `line`, which this message replies to, put off or
+        left open, when the reply asks for it by name ("no do hsts now" to "HSTS isn't set on
+        these vhosts; I'll leave that for later"; "do the alb side too" to "Haven't wired the
+        ALB side"): the thing an order of the reply names, one distinctive word of the loose
+        end's sentence or of what it is weighed against, is the user taking it up — or
+        dismissing it ("keep json" to "I left it as indented JSON for now"). Either way it is
+        no loose end. An order to take it on later, or their own ("will run it on staging
+        tomorrow"), is not one."""
+        subjects = self.ledger.subjects
+        mine = {
+            key: subjects.get(key, frozenset()) | subject(c.text).keys()
+            for key, c in self.pool.items()
+            if c.line == line and c.rule in _SAID_BACK
+        }
         if not mine:
             return
         for sentence, _ in sentences(text[:_SCAN_CHARS]):
             if classify(sentence) is not None or is_pasted_line(sentence):
                 continue  # putting it off again, or a loose end of its own
             for named in asked_for(sentence):
-                for key in mine:
-                    if key in self.pool and named in self.ledger.subjects.get(key, ()):
+                for key, words in mine.items():
+                    if named in words and key in self.pool:
                         self._settle(key, f"taken up: {clip(redact(sentence), 100)}")
 
     def _match(self, sentence: str, keys: set[str] | list[str], how: str) -> None:

@@ -2510,13 +2510,20 @@ def test_a_step_handed_to_the_user_is_settled_by_their_words_saying_they_did_it(
         ("what about hsts", False),
     ],
 )
+@pytest.mark.parametrize(
+    "put_off",
+    [
+        "I left HSTS off these vhosts for now; it's a separate change.",
+        # "that" is weighed against the sentence before; the reply may name the sentence's own
+        "HSTS isn't set on these vhosts; I'll leave that for later, it's a separate change.",
+    ],
+)
 def test_what_a_closing_text_put_off_is_taken_up_when_the_reply_orders_it_by_name(
-    tmp_path: Path, reply: str, settled: bool
+    tmp_path: Path, reply: str, settled: bool, put_off: str
 ) -> None:
     """ "I left HSTS off these vhosts for now", answered "no do hsts now": the thing the
     reply's order names is what was put off — one distinctive word of it is enough, as the
     object of an order in the reply to the text that said it."""
-    put_off = "I left HSTS off these vhosts for now; it's a separate change."
     records = [user("fix the certbot renewal in the ansible role"), *_edit("t1", "certbot.yml"),
                say(f"Renewal works again: the deploy hook is executable now.\n\n{put_off}"),
                user(reply)]  # fmt: skip
