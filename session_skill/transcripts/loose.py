@@ -939,13 +939,16 @@ class Loose:
         left open, when the reply asks for it by name ("no do hsts now" to "HSTS isn't set on
         these vhosts; I'll leave that for later"; "do the alb side too" to "Haven't wired the
         ALB side"): the thing an order of the reply names, one distinctive word of the loose
-        end's sentence or of what it is weighed against, is the user taking it up — or
+        end's sentence or of what it is weighed against (not generic, not common in the
+        session), is the user taking it up — or
         dismissing it ("keep json" to "I left it as indented JSON for now"). Either way it is
         no loose end. An order to take it on later, or their own ("will run it on staging
         tomorrow"), is not one."""
-        subjects = self.ledger.subjects
+        ledger = self.ledger
         mine = {
-            key: subjects.get(key, frozenset()) | subject(c.text).keys()
+            # distinctive words only: not those common in the session ("level" in a game's)
+            key: {s for s in ledger.subjects.get(key, ()) if s in ledger.index}
+            | {s for s, word in subject(c.text).items() if not ledger.common(word)}
             for key, c in self.pool.items()
             if c.line == line and c.rule in _SAID_BACK
         }

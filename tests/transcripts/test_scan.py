@@ -2532,6 +2532,20 @@ def test_what_a_closing_text_put_off_is_taken_up_when_the_reply_orders_it_by_nam
     assert any(put_off == c.text for c in facts.settled) is settled
 
 
+def test_an_order_naming_a_word_common_in_the_session_takes_nothing_up(tmp_path: Path) -> None:
+    """In a game whose every other message says "level", "so far level 1 we just collected 3
+    items" names no level the reply put off: a word the session uses all the time tells no
+    loose end apart, in an order as in any words."""
+    chatter = []
+    for n in range(1, 21):
+        chatter += [user(f"play test level {n}: the doors open fine"), say(f"Level {n} passes.")]
+    put_off = "The boss fight is stubbed, so I'd shelve it for a later level."
+    records = [*chatter, user("add the boss room"), *_edit("t1", "boss.gd"),
+               say(f"Added the boss room. {put_off}"),
+               user("so far level 1 we just collected 3 items.")]  # fmt: skip
+    assert put_off in [c.text for c in run(tmp_path, records).candidates]
+
+
 def test_an_order_naming_what_an_older_reply_put_off_is_weighed_as_any_other_words(
     tmp_path: Path,
 ) -> None:
