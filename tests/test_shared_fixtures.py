@@ -20,6 +20,7 @@ import pytest
 
 from session_skill.transcripts.reader import iter_events
 from session_skill.transcripts.scan import CLIP_CHARS, analyze
+from tests.spies import after_each
 
 _WRITE_KEYS = {
     "Write": "file_path",
@@ -249,14 +250,9 @@ def test_a_helper_going_on_from_the_switch_finds_what_one_pass_finds(
                 f.written_files, f.written_weights, f.last_request, f.last_reply,
                 f.recap)  # fmt: skip
 
-    handed: list[bool] = []
-    go_on = scan._Sweep._go_on_in_helper
-
-    def spy(self: scan._Sweep) -> None:
-        go_on(self)
-        handed.append(self.handed_on is not None)
-
-    monkeypatch.setattr(scan._Sweep, "_go_on_in_helper", spy)
+    handed = after_each(
+        monkeypatch, scan._Sweep, "_go_on_in_helper", lambda sweep, _: sweep.handed_on is not None
+    )
     differ, shared = [], 0
     for path in ALL_FILES + CORPUS_FILES:
         with monkeypatch.context() as m:

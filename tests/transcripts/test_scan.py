@@ -33,6 +33,7 @@ from session_skill.transcripts.scan import (
 )
 from session_skill.transcripts.toolcalls import ToolState
 from tests.lines import write as write_lines
+from tests.spies import after_each
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "transcripts"
 REPO = Path(__file__).resolve().parents[2]
@@ -1845,16 +1846,7 @@ def tail_reader(
 
 def _helper_readings(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """For each time the pass asks for a helper's reading, whether it got one it used."""
-    used: list[bool] = []
-    original = sweep._Sweep._helper_tail
-
-    def spy(self: sweep._Sweep, path: Path, start: int) -> Any:
-        found = original(self, path, start)
-        used.append(found is not None)
-        return found
-
-    monkeypatch.setattr(sweep._Sweep, "_helper_tail", spy)
-    return used
+    return after_each(monkeypatch, sweep._Sweep, "_helper_tail", lambda _, found: found is not None)
 
 
 def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -1953,14 +1945,7 @@ def test_a_long_conversation_links_a_reply_as_one_pass_does(
     whole = analyze(path)
     monkeypatch.setattr(sweep, "_DEEP_REQUESTS", 120)
     monkeypatch.setattr(sweep, "_TAIL_MIN", 50)
-    went: list[bool] = []
-    original = sweep._Sweep._go_cheap
-
-    def go_cheap(self: sweep._Sweep) -> None:
-        original(self)
-        went.append(self.tail is not None)
-
-    monkeypatch.setattr(sweep._Sweep, "_go_cheap", go_cheap)
+    went = after_each(monkeypatch, sweep._Sweep, "_go_cheap", lambda it, _: it.tail is not None)
     cheap = analyze(path)
     assert went == [True]
     assert whole.unfinished is not None and cheap.unfinished is not None
