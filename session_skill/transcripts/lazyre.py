@@ -40,6 +40,12 @@ class Lazy:
             return self.search(text)
         return self._get_lowered().search(low)
 
+    def match_lowered(self, text: str, low: str) -> re.Match[str] | None:
+        """`match(text)`, given `low`, as `search_lowered`."""
+        if len(low) != len(text):
+            return self.match(text)
+        return self._get_lowered().match(low)
+
     def finditer_lowered(self, text: str, low: str) -> Iterator[re.Match[str]]:
         """`finditer(text)`, given `low`, as `search_lowered`: the matches' places are
         those of `text` (lowering kept its length), their groups `low`'s."""

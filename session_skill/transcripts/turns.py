@@ -272,8 +272,12 @@ class Turns:
             return self._start(text, event.ts, seq, line, writes=writes)
         if self._proposed is not None and self.plan_title is None and implements_plan(text):
             self.plan_title = plan_title(self._proposed) or None  # Codex's plan, carried out
-        # (Read with a plain apostrophe: "sweet, that’s all" typed with smart quotes.)
-        ack = len(text) <= 80 and _ACK.match(plain(text)) is not None
+        # (Read with a plain apostrophe: "sweet, that’s all" typed with smart quotes; and
+        # lowered: a long alternation, tried on every message.)
+        ack = False
+        if len(text) <= 80:
+            typed = plain(text)
+            ack = _ACK.match_lowered(typed, typed.lower()) is not None
         if self.first_text is None:
             head = redact(text[: 4 * _REQUEST_CHARS])
             self.first_text = clip(head, _REQUEST_CHARS)
@@ -306,7 +310,7 @@ class Turns:
         short = words <= 4
         # A reply of a few more words to the question the turn ended on ("segmented control,
         # like ios settings") goes on with the request the question was about.
-        self._start(text, event.ts, seq, line, asked if short else None, writes)
+        self._start(text, event.ts, seq, line, asked if short else None, writes, words)
         self._answering = asked if 4 < words <= 12 and not _OWN_ASK.match(text) else None
         thread = self._prev[-1] if self._prev is not None else None
         if thread is not None and thread[4] >= 2 * _THREAD_MAX:
@@ -639,6 +643,7 @@ class Turns:
         line: int = 0,
         asked: Asked = None,
         writes: int = 0,
+        words: int | None = None,
     ) -> None:
         # The request before, as its turn ended: the work in hand, if the session ends on
         # words of the user's that ask for nothing new ("let me find one", "exact is enough").
@@ -648,7 +653,9 @@ class Turns:
         self._before = self._request[0] if self._request is not None else None
         self._request = (text[: 4 * _REQUEST_CHARS], ts, seq, line, asked)
         # A thread of its own, until `user` links it to the one before
-        self._thread = (self._request[0], None, len(text.split(None, 12)), None, 0)
+        if words is None:
+            words = len(text.split(None, 12))
+        self._thread = (self._request[0], None, words, None, 0)
         self._answering = None
         self._ended_on = None
         self._closing = None

@@ -3,6 +3,8 @@ when a question counts as answered; the cheap paths agree with the slow ones."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -249,6 +251,53 @@ def test_alternation_finds_what_the_plain_alternation_finds(words: list[str], te
         assert plain.start() == factored.start()
 
 
+# Words the branches of `ending._NOT_YET` and `ending._UNDONE` are made of, and look-alikes
+# of their cheap tests' ("nothing", "notes").
+_NOT_YET_PARTS = st.sampled_from(
+    "still not n't never yet been be pushed tested covered isn't aren't haven't didn't "
+    "doesn't don't did do is are have but in there place remains stays open a stub to-do "
+    "pending your review awaiting waiting on for you instead of without untracked unpushed "
+    "unexercised nothing notes notably nevertheless yesterday stayed so far x i we "
+    "wasn't weren't added checked really fully looked at chase".split()
+)
+
+
+def _cheap_tests() -> list[tuple[Lazy, re.Pattern[str]]]:
+    from session_skill.transcripts import ending
+
+    return [(ending._NOT_YET, ending._NOT_YET_WORDS), (ending._UNDONE, ending._NOT_SAID)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_NOT_YET_PARTS, min_size=1, max_size=10),
+       st.sampled_from([" ", "  ", "\n", ". ", ", ", "\t"]))  # fmt: skip
+def test_what_not_yet_finds_holds_a_word_of_its_cheap_test(words: list[str], gap: str) -> None:
+    text = gap.join(words)
+    for pattern, cheap in _cheap_tests():
+        if next(pattern.finditer_lowered(text, text), None) is not None:
+            assert cheap.search(text) is not None, (pattern._source[:40], text)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # one of each branch of `ending._NOT_YET`…
+        "the readme still says v1", "it has never been merged so far", "not pushed",
+        "we didn't deploy", "it doesn't handle retries yet", "not yet", "yet to land",
+        "retention isn't in yet", "written but not applied", "two files are untracked",
+        "the ticket stays open", "it remains a to-do", "pending your review", "ci is pending",
+        "awaiting approval", "waiting on you",
+        # …and of `ending._UNDONE`
+        "i haven't added the translations", "we did not chase the flake",
+        "the windows path isn't covered", "it was not really tested",
+    ],
+)  # fmt: skip
+def test_each_way_not_yet_says_it_holds_a_word_of_its_cheap_test(said: str) -> None:
+    tests = [cheap for pattern, cheap in _cheap_tests() if pattern.search_lowered(said, said)]
+    assert tests  # (the phrase says it)
+    assert all(cheap.search(said) is not None for cheap in tests)
+
+
 def test_alternation_factors_shared_prefixes() -> None:
     from session_skill.transcripts.lazyre import alternation
 
@@ -259,11 +308,12 @@ def test_alternation_factors_shared_prefixes() -> None:
 # The patterns searched in lowered text (`Lazy.search_lowered`): none may hold an upper-case
 # letter of its own, or the lowered text could never match it.
 def _lowered_patterns() -> list[tuple[str, Lazy]]:
-    from session_skill.transcripts import ending, phrasing
+    from session_skill.transcripts import ending, phrasing, turns
 
     return [("DONE", phrasing.DONE), ("UNDONE", phrasing.UNDONE),
             ("_YOURS", ending._YOURS), ("_LEFT_OVER", ending._LEFT_OVER),
-            ("_NOT_YET", ending._NOT_YET), ("_UNDONE", ending._UNDONE)]  # fmt: skip
+            ("_NOT_YET", ending._NOT_YET), ("_UNDONE", ending._UNDONE),
+            ("_ACK", turns._ACK)]  # fmt: skip
 
 
 def test_patterns_searched_lowered_hold_no_upper_case_letter() -> None:
@@ -323,7 +373,7 @@ def test_search_lowered_of_text_lowering_lengthens_is_search() -> None:
     st.sampled_from(
         ["Added the TEST", "Still NEEDS a Review", "We Haven't Tested it", "still Broken",
          "You'll Need To Rotate it", "That Leaves the docs", "WORKING directory", "It Works",
-         "Not Done YET", "I'll Port It Next"]
+         "Not Done YET", "I'll Port It Next", "Thanks, LOOKS GOOD", "OK", "Great Job!"]
     ),
     st.text(alphabet="aAbBkKİ ,.!?'", max_size=12),
 )  # fmt: skip
@@ -334,6 +384,8 @@ def test_search_lowered_answers_as_search(said: str, noise: str) -> None:
         assert (lazy.search_lowered(text, text.lower()) is not None) is found, (name, text)
         spans = [m.span() for m in lazy.finditer(text)]
         assert [m.span() for m in lazy.finditer_lowered(text, text.lower())] == spans, name
+        found = lazy.match(text) is not None
+        assert (lazy.match_lowered(text, text.lower()) is not None) is found, (name, text)
 
 
 @settings(max_examples=400, deadline=None)
