@@ -102,6 +102,8 @@ def locate(store: Store, *, transcript: str | None, session_id: str | None) -> P
         if p.is_dir():
             raise SessionError(f"{transcript} is a directory, not a transcript")
         if not p.is_file():
+            if p.exists():  # a device, or a pipe (`<(…)`), which cannot be read twice
+                raise SessionError(f"{transcript} is not a file: give the transcript's path")
             raise SessionError(f"no such transcript: {transcript}")
         return p
     # An empty id (the skill's ${CLAUDE_SESSION_ID} substituted with nothing) means unknown.
@@ -180,10 +182,8 @@ def check_transcript(path: Path, stats: ReadStats | None) -> None:
     lines = stats.records + stats.malformed
     if not lines:
         raise SessionError(f"{path} is not a transcript: it is empty")
-    raise SessionError(
-        f"{path} is not a transcript: none of its {_count(lines, 'line')} is a Claude Code "
-        "or Codex record"
-    )
+    which = "its one line is not" if lines == 1 else f"none of its {_count(lines, 'line')} is"
+    raise SessionError(f"{path} is not a transcript: {which} a Claude Code or Codex record")
 
 
 def transcript_line(path: Path, stats: ReadStats | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +166,32 @@ def test_sweep_of_a_file_that_is_not_a_transcript(
     assert r.err.startswith(f"error: {path} is not a transcript: ")
     assert len(r.err.splitlines()) == 1
     assert not Store(project).exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"", "it is empty"),
+        (b"# A README\n", "its one line is not a Claude Code or Codex record"),
+        (b"a\nb\n", "none of its 2 lines is a Claude Code or Codex record"),
+    ],
+)
+def test_sweep_says_why_a_file_is_no_transcript(
+    tmp_path: Path, cli: RunCli, content: bytes, said: str
+) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(content)
+    r = cli("sweep", "--transcript", str(path))
+    assert (r.code, r.err) == (1, f"error: {path} is not a transcript: {said}\n")
+
+
+def test_sweep_of_a_path_that_is_no_file(tmp_path: Path, cli: RunCli) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # as `--transcript <(…)` gives: read once, it could not be read again
+    r = cli("sweep", "--transcript", str(fifo))
+    assert (r.code, r.err) == (1, f"error: {fifo} is not a file: give the transcript's path\n")
+    r = cli("sweep", "--transcript", str(tmp_path / "nope.jsonl"))
+    assert (r.code, r.err) == (1, f"error: no such transcript: {tmp_path / 'nope.jsonl'}\n")
 
 
 def test_sweep_reports_unreadable_lines(project: Path, tmp_path: Path, cli: RunCli) -> None:

@@ -797,6 +797,12 @@ CASES = [
         "no such transcript",
     ),
     Case(
+        "sweep-transcript-is-a-device",  # or a pipe, `<(…)`: not "no such transcript"
+        ("sweep", "--transcript", "/dev/null"),
+        1,
+        "/dev/null is not a file: give the transcript's path",
+    ),
+    Case(
         "sweep-transcript-is-a-directory",
         ("sweep", "--transcript", "{tmp}/outside"),
         1,
