@@ -80,6 +80,10 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
     ("es", ""),
     ("s", ""),
 )
+# …by their last letter: a word is tried against the suffixes it can end with, in order.
+_SUFFIXES_BY_LAST: dict[str, tuple[tuple[str, str], ...]] = {}
+for _suffix in _SUFFIXES:
+    _SUFFIXES_BY_LAST[_suffix[0][-1]] = (*_SUFFIXES_BY_LAST.get(_suffix[0][-1], ()), _suffix)
 _MEMO_MAX = 200_000
 _SHARED_MAX = 4
 _memo: dict[str, str] = {}
@@ -128,7 +132,7 @@ def _stem(word: str) -> str:
     word = IRREGULAR.get(word, word)
     if len(word) <= 3 or not word.isalpha():
         return word
-    for suffix, replacement in _SUFFIXES:
+    for suffix, replacement in _SUFFIXES_BY_LAST.get(word[-1], ()):
         if not word.endswith(suffix):
             continue
         base = word[: -len(suffix)] + replacement

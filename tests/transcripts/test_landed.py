@@ -38,6 +38,19 @@ def test_different_words_keep_different_stems() -> None:
     assert stem("bug.") == stem("bug") and stem("(fix") == "fix"
 
 
+def test_a_word_is_tried_against_the_suffixes_it_can_end_with_in_their_order() -> None:
+    from session_skill.transcripts import landed
+
+    by_last = landed._SUFFIXES_BY_LAST
+    for last, suffixes in by_last.items():
+        assert list(suffixes) == [x for x in landed._SUFFIXES if x[0].endswith(last)]
+    assert sum(map(len, by_last.values())) == len(landed._SUFFIXES)
+    # (what the order decides: the longest ending first)
+    assert [stem(w) for w in ("normalizations", "fixing", "policies", "committed")] == [
+        "normaliz", "fix", "policy", "commit"
+    ]  # fmt: skip
+
+
 def test_a_thing_named_after_a_framing_word_stays_in_the_subject() -> None:
     """ "worker" is not "work", the framing a subject leaves out: "do the sync worker" takes
     up "The sync worker that drains the outbox"."""
