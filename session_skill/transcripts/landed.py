@@ -81,9 +81,9 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
     ("s", ""),
 )
 # …by their last letter: a word is tried against the suffixes it can end with, in order.
-_SUFFIXES_BY_LAST: dict[str, tuple[tuple[str, str], ...]] = {}
-for _suffix in _SUFFIXES:
-    _SUFFIXES_BY_LAST[_suffix[0][-1]] = (*_SUFFIXES_BY_LAST.get(_suffix[0][-1], ()), _suffix)
+_SUFFIXES_BY_LAST: dict[str, tuple[tuple[str, str], ...]] = {
+    last: tuple(x for x in _SUFFIXES if x[0][-1] == last) for last in {x[0][-1] for x in _SUFFIXES}
+}
 _MEMO_MAX = 200_000
 _SHARED_MAX = 4
 _memo: dict[str, str] = {}
