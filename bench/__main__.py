@@ -324,12 +324,11 @@ def corpus_rows(tmp: Path, env: dict[str, str], runs: int, log: Log) -> list[Row
     against the json.loads loop over the same files: shown, not judged. They are small
     (0.2–4 MB) and dense in prose, where the synthetic rows above are large; the target
     is the synthetic rows'."""
-    from bench.fidelity.keys import corpus_dir
+    from bench.fidelity.keys import corpus_dir, corpus_files
 
-    folder = corpus_dir()
-    files = sorted(str(p) for p in folder.rglob("*.jsonl")) if folder.is_dir() else []
+    files = corpus_files()
     if not files:
-        log(f"sweep: no corpus at {folder}: its row is left out")
+        log(f"sweep: no corpus at {corpus_dir()}: its row is left out")
         return []
     nbytes = sum(Path(f).stat().st_size for f in files)
     label = f"the corpus's {len(files)} real sessions"

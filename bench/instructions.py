@@ -86,14 +86,13 @@ def checkout(rev: str, into: Path) -> Path:
 
 
 def workloads(scratch: Path, mb: int) -> list[tuple[str, list[str]]]:
-    from bench.fidelity.keys import corpus_dir
+    from bench.fidelity.keys import corpus_files
     from bench.synth_transcript import write_conversation
 
     conversation = scratch / "conversation.jsonl"
     write_conversation(conversation, mb * MB)
     found = [("imports only", []), (f"{mb} MB conversation", [str(conversation)])]
-    folder = corpus_dir()
-    corpus = sorted(str(p) for p in folder.rglob("*.jsonl")) if folder.is_dir() else []
+    corpus = corpus_files()
     if corpus:
         found.append((f"the corpus's {len(corpus)} real sessions", corpus))
     return found

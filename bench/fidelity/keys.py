@@ -29,6 +29,12 @@ def corpus_dir() -> Path:
     return base / "fixtures" / "transcripts" / "corpus"
 
 
+def corpus_files() -> list[str]:
+    """The corpus's transcripts, sorted; none when `../shared` is absent."""
+    folder = corpus_dir()
+    return sorted(str(p) for p in folder.rglob("*.jsonl")) if folder.is_dir() else []
+
+
 @dataclass
 class Item:
     quote: str

@@ -34,7 +34,7 @@ import re
 
 from session_skill.records import record
 from session_skill.transcripts.abroad import CJK, FAR_SCRIPT
-from session_skill.transcripts.landed import _PUNCT, GENERIC_STEMS, content_stems, stem, subject
+from session_skill.transcripts.landed import GENERIC_STEMS, PUNCT, content_stems, stem, subject
 from session_skill.transcripts.lazyre import Lazy
 from session_skill.transcripts.prose import (
     _OR,
@@ -335,7 +335,7 @@ def asked_for(sentence: str) -> set[str]:
         return set()
     named: set[str] = set()
     for clause in _CLAUSE.split(sentence.lower()):
-        words = [w for w in (t.strip(_PUNCT) for t in clause.split()) if w]
+        words = [w for w in (t.strip(PUNCT) for t in clause.split()) if w]
         if not words or not clause.lstrip()[:1].isalpha() or not _NOT_NOW.isdisjoint(words):
             continue
         i = next((n for n, w in enumerate(words) if w not in _ASSENT), len(words))

@@ -21,7 +21,7 @@ from session_skill import recache
 
 # A word as the heuristics count them: "spotter-4te.5" and "export.py" stay whole.
 WORD = recache.compile(r"[a-z0-9](?:[a-z0-9_'-]|\.(?=[a-z0-9]))+")
-_PUNCT = ".,;:!?()[]{}\"'`*_<>#|~=+"
+PUNCT = ".,;:!?()[]{}\"'`*_<>#|~=+"
 
 STOPWORDS = frozenset(
     "all and any are but for get got had her him his its let new now off one our out own "
@@ -96,7 +96,7 @@ def stem(word: str) -> str:
         return found
     if len(_memo) >= _MEMO_MAX:
         _memo.clear()
-    bare = word.strip(_PUNCT)
+    bare = word.strip(PUNCT)
     result = _stem(bare)
     if result in _FRAMING_STEMS and bare.endswith(("er", "ers")) and bare.isalpha():
         # "worker", "pointer", "holder": a thing of its own, not the framing "work",

@@ -293,7 +293,10 @@ def _local(ts: str | None) -> datetime | None:
 
 def _at(ts: str | None) -> str:
     """` at HH:MM` in local time, or "" when the timestamp is missing or odd."""
-    moment = _local(ts)
+    return _clock(_local(ts))
+
+
+def _clock(moment: datetime | None) -> str:
     return "" if moment is None else f" at {moment:%H:%M}"
 
 
@@ -301,15 +304,15 @@ def dated(candidates: list[Candidate], *moments: str | None) -> list[Candidate]:
     """`candidates`, each "at HH:MM" of theirs naming its day too ("deferred on 2026-12-05
     at 14:02") when they and `moments` (when the session began, its last request) span more
     than one day: "at 14:02" alone reads as today's."""
-    days = {m.date() for m in map(_local, (*moments, *(c.ts for c in candidates))) if m}
+    times = [_local(c.ts) for c in candidates]
+    days = {m.date() for m in (*map(_local, moments), *times) if m}
     if len(days) < 2:
         return candidates
     out = []
-    for c in candidates:
-        said = _at(c.ts)
+    for c, moment in zip(candidates, times, strict=True):
+        said = _clock(moment)
         if said and said in c.why:
-            day = f" on {_local(c.ts):%Y-%m-%d}"
-            c = replace(c, why=c.why.replace(said, day + said, 1))
+            c = replace(c, why=c.why.replace(said, f" on {moment:%Y-%m-%d}{said}", 1))
         out.append(c)
     return out
 
@@ -940,10 +943,9 @@ class Loose:
         these vhosts; I'll leave that for later"; "do the alb side too" to "Haven't wired the
         ALB side"): the thing an order of the reply names, one distinctive word of the loose
         end's sentence or of what it is weighed against (not generic, not common in the
-        session), is the user taking it up — or
-        dismissing it ("keep json" to "I left it as indented JSON for now"). Either way it is
-        no loose end. An order to take it on later, or their own ("will run it on staging
-        tomorrow"), is not one."""
+        session), is the user taking it up — or dismissing it ("keep json" to "I left it as
+        indented JSON for now"). Either way it is no loose end. An order to take it on later,
+        or their own ("will run it on staging tomorrow"), is not one."""
         ledger = self.ledger
         mine = {
             # distinctive words only: not those common in the session ("level" in a game's)
