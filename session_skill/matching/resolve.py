@@ -60,7 +60,15 @@ STOPWORDS = frozenset(
     "one item idea thing vs".split()
 )
 
-_TRAILERS = re.compile(r"\b(?:why|next|raised)\s*:", re.IGNORECASE)
+# How like a word of an item's phrase a word must be for its place there to count
+# (`_in_order`): `word_similarity`'s abbreviations and typos score 75 and up.
+_ORDER_MIN = 75.0
+# Where the idea ends: its `Why:` / `Next:` part, or the `Raised:` date that closes it (a
+# date with more words after it is the user's, `parked._RAISED_END`).
+_TRAILERS = re.compile(
+    r"\b(?:why|next)\s*:|\braised:\s*\d{4}-\d{2}-\d{2}\b\.?(?=\s*(?:$|(?:why|next)\s*:))",
+    re.IGNORECASE,
+)
 # The hedges an idea is often said with: "Maybe X" restates "X" (park's duplicate check).
 _HEDGE = re.compile(
     r"^(?:\W*(?:maybe|perhaps|possibly|probably|todo|idea|i think|i guess|i wonder if|"
@@ -281,8 +289,10 @@ def duplicate_score(text: str, choice: Choice) -> float:
 
     Unlike `resolve`, where a short query may name a long item, both directions count:
     every word of `text` must be in the item (slug or summary), and every word of the
-    item's summary must be in `text`; typos allowed, numbers exact. Only the idea is
-    compared: `Why:` / `Next:` / `Raised:` parts (SPEC §6) are left out on both sides.
+    item's summary must be in `text`, in the summary's order; typos allowed, numbers
+    exact. Only the idea is compared: `Why:` / `Next:` / `Raised:` parts (SPEC §6) are
+    left out on both sides. The order counts because the same words in another order are
+    often the opposite idea: "merge dev into main" is not "merge main into dev".
     """
     new_words = _significant(words(_idea(text)))
     if not new_words:
@@ -308,11 +318,31 @@ def _duplicate_score(
             return 0.0
     forward = sum(similarities) / n
     backward = 0.0
+    # A bullet copied back opens on its slug, which names the idea before saying it.
+    named = _significant(slug_words)
+    in_order = new_words[len(named) :] if new_words[: len(named)] == named else new_words
     for phrase in summaries:
         old_words = _significant(phrase.split())
         covered = sum(best_similarity(w, new_set) for w in old_words) / len(old_words)
-        backward = max(backward, covered)
+        if covered > backward and _in_order(in_order, old_words):
+            backward = covered
     return min(forward, backward)
+
+
+def _in_order(new_words: list[str], old_words: list[str]) -> bool:
+    """Do the words of `new_words` that `old_words` holds come in `old_words`' order? Each
+    is placed at the first of its likeliest words after the one before it; a word the
+    phrase does not hold (one of the slug's, say) places nothing."""
+    at = -1
+    for w in new_words:
+        scores = [word_similarity(w, o) for o in old_words]
+        best = max(scores)
+        if best < _ORDER_MIN:
+            continue
+        at = next((j for j in range(at + 1, len(scores)) if scores[j] == best), -2)
+        if at == -2:
+            return False
+    return True
 
 
 def best_duplicate(text: str, choices: Sequence[Choice], threshold: float = 90) -> int | None:

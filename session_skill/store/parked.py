@@ -21,6 +21,10 @@ _DONE = re.compile(r"^[-*] \[[xX]\](?: |$)")
 _PARTS = re.compile(r"\b(Why|Next):\s*", re.IGNORECASE)
 _SLUG = re.compile(r"^\*\*([^*\n]{1,120})\*\*\s*(?:[—–:-]+\s*)?(.*)$")
 _RAISED = re.compile(r"\bRaised:\s*(\d{4}-\d{2}-\d{2})\b\.?")
+# The tool's own date ends the idea: the end of the line, or a `Why:` / `Next:` part, comes
+# next. One with the idea's words after it is the user's ("the outage Raised: 2025-03-01 by
+# ops …"), kept as they wrote it.
+_RAISED_END = re.compile(r"\bRaised:\s*(\d{4}-\d{2}-\d{2})\b\.?(?=\s*(?:$|(?i:why|next)\s*:))")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
@@ -70,20 +74,10 @@ def derive_slug(text: str, max_length: int = 40) -> str:
     return slug or (words[0][:max_length] if words else "item")
 
 
-def _without_raised(text: str) -> str:
-    """`_RAISED.sub("", text)`, quicker for the usual single `Raised:` date."""
-    at = text.find("Raised:")
-    first = _RAISED.search(text, at) if at >= 0 else None
-    if first is None:
-        return text
-    if _RAISED.search(text, first.end()) is not None:
-        return _RAISED.sub("", text)
-    return text[: first.start()] + text[first.end() :]
-
-
 def strip_raised(text: str) -> str:
-    """The text without its `Raised: YYYY-MM-DD` dates: the tool owns that field."""
-    return _RAISED.sub("", text) if "Raised:" in text else text
+    """The text without the `Raised: YYYY-MM-DD` that ends its idea: the tool owns that
+    field. A date the idea's own words follow is the user's, and stays."""
+    return _RAISED_END.sub("", text) if "Raised:" in text else text
 
 
 def parse_item(line_no: int, line: str) -> Item | None:
@@ -94,9 +88,11 @@ def parse_item(line_no: int, line: str) -> Item | None:
     if not rest:
         return None  # a bare `- ` (or `- [ ] `): no text, no item
     raised = None
-    # The regex starts where the literal is: str.find is far cheaper than a \b scan.
+    # The regex starts where the literal is: str.find is far cheaper than a \b scan. The
+    # date that ends the idea is the item's (the tool writes it so); a hand-written item
+    # may have put its date anywhere.
     at = rest.find("Raised:")
-    rm = _RAISED.search(rest, at) if at >= 0 else None
+    rm = (_RAISED_END.search(rest, at) or _RAISED.search(rest, at)) if at >= 0 else None
     if rm:
         try:
             raised = date.fromisoformat(rm.group(1))
@@ -109,12 +105,9 @@ def parse_item(line_no: int, line: str) -> Item | None:
     else:
         slug, summary, explicit = "", rest, False
         start = 0
-    if rm and rm.start() >= start and _RAISED.search(rest, rm.end()) is None:
-        # The summary is the tail of `rest` (after a non-word character), so the one date
-        # found there is its one match: cut it out directly.
+    if rm and rm.start() >= start:
+        # The summary is the tail of `rest`: the date is cut out of it; any other is words.
         summary = rest[start : rm.start()] + rest[rm.end() :]
-    elif rm:
-        summary = _without_raised(summary)
     # Runs of whitespace as one space; split/join is re.sub(r"\s+", " ") on stripped text,
     # at a tenth of the cost (PARKED.md is parsed on every park, drop and list).
     summary = " ".join(summary.split()).rstrip(" .")

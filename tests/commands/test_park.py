@@ -60,6 +60,36 @@ def test_a_payload_raised_date_is_not_stored(project: Path, store_dir: Path, cli
     assert "⚠ stale" not in cli("list").out
 
 
+def test_a_date_inside_the_idea_is_the_users(project: Path, store_dir: Path, cli: RunCli) -> None:
+    """Only the `Raised:` that ends the idea is the tool's; one with words after it is
+    the user's, kept verbatim, and the item's age is still today's."""
+    idea = "the outage Raised: 2025-03-01 by ops still lacks a postmortem"
+    assert cli("park", idea).code == 0
+    assert cli("dispatch", input="park the incident Raised: 2020-01-01 needs a review\n").code == 0
+    assert _bullets(store_dir) == [
+        f"- **the-outage-raised-2025-03-01-by-ops** — {idea}. Raised: {TODAY}.",
+        f"- **the-incident-raised-2020-01-01-needs-a** — the incident Raised: 2020-01-01 "
+        f"needs a review. Raised: {TODAY}.",
+    ]
+    assert "⚠ stale" not in cli("list").out
+    # …and it is what tells the two ideas apart, not a part of them cut off.
+    r = cli("park", "the outage Raised: 2025-03-01 is closed")
+    assert r.out.startswith("Parked: ")
+
+
+def test_the_same_words_in_another_order_are_parked(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    assert cli("park", "merge main into dev").code == 0
+    r = cli("park", "merge dev into main. Why: release train needs it")
+    assert (r.code, r.out) == (0, "Parked: merge-dev-into-main-why-release (2 open)\n")
+    assert _bullets(store_dir) == [
+        f"- **merge-main-into-dev** — merge main into dev. Raised: {TODAY}.",
+        "- **merge-dev-into-main-why-release** — merge dev into main. Why: release train "
+        f"needs it. Raised: {TODAY}.",
+    ]
+
+
 @pytest.mark.parametrize(
     "copied",
     [

@@ -270,6 +270,23 @@ def test_best_duplicate_keeps_distinct_ideas() -> None:
         assert best_duplicate(text, CHOICES) is None, text
 
 
+def test_the_same_words_in_another_order_are_another_idea() -> None:
+    """Park's check is a restatement, not a bag of words: reordered, the same words are
+    often the opposite idea, and an idea taken for a duplicate is never stored."""
+    items = [
+        Choice("merge-main-into-dev", ("merge main into dev",)),
+        Choice("copy-prod-db-to-staging", ("copy prod db to staging",)),
+        Choice("timeout-30s-not-60s", ("timeout 30s not 60s",)),
+    ]
+    for text in ["merge dev into main", "copy staging db to prod", "timeout 60s not 30s"]:
+        assert best_duplicate(text, items) is None, text
+    assert best_duplicate("merge main into dev", items) == 0
+    assert best_duplicate("Maybe merge main in to dev", items) == 0  # hedge and stopwords
+    assert best_duplicate("copy prod db to stagign", items) == 1  # a typo keeps its place
+    assert best_duplicate("**merge-main-into-dev** — merge main into dev. Why: x", items) == 0
+    assert best_duplicate("copy prod db to staging. Raised: 2026-11-20.", items) == 1
+
+
 def test_best_duplicate_threshold_and_identical_twins() -> None:
     assert best_duplicate("merge duplicate webhook deliveries", CHOICES) in (11, 12)
     text = "revisit exponential vs linear backoff"  # one word short of the summary

@@ -66,6 +66,31 @@ def test_items_are_found_with_their_slugs_and_dates() -> None:
     assert p.items[3].summary == "item with a bad date"  # `- [x]` is done, not open
 
 
+def test_the_date_that_ends_the_idea_is_the_items() -> None:
+    """A `Raised:` with the idea's words after it is the user's, kept in the summary; the
+    one that ends the idea (or leads its `Why:`) is the item's. A hand-written date
+    anywhere else is still read when nothing ends the idea."""
+    tool = parse_item(0, "- **x** — the outage Raised: 2025-03-01 by ops. Raised: 2026-11-20.")
+    assert tool is not None
+    assert (tool.raised, tool.summary) == (
+        date(2026, 11, 20),
+        "the outage Raised: 2025-03-01 by ops",
+    )
+    why = parse_item(0, "- the outage Raised: 2025-03-01 by ops. Raised: 2026-11-20. Why: x")
+    assert why is not None and (why.raised, why.summary) == (
+        date(2026, 11, 20),
+        "the outage Raised: 2025-03-01 by ops. Why: x",
+    )
+    hand = parse_item(0, "- fix it. Raised: 2026-11-20 (by me)")
+    assert hand is not None and (hand.raised, hand.summary) == (
+        date(2026, 11, 20),
+        "fix it. (by me)",
+    )
+    assert strip_raised("fix it. Raised: 2020-01-01") == "fix it. "
+    assert strip_raised("a Raised: 2020-01-01 b") == "a Raised: 2020-01-01 b"
+    assert strip_raised("a. Raised: 2020-01-01. Why: c") == "a.  Why: c"
+
+
 @given(text_st)
 def test_parse_render_is_byte_identical(text: str) -> None:
     assert Parked(text).render() == text
