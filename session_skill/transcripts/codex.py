@@ -232,8 +232,14 @@ def _scripted(script: str, call_id: str | None, ts: str | None) -> Iterator[Tool
 
 # How a command ended, as its output says: exec_command's "Process exited with code 1" (after
 # a few header lines), the shell tool's `{"output": …, "metadata": {"exit_code": 1, …}}`,
-# code mode's "Script failed".
-_EXITED = Lazy(r"^Process exited with code ([1-9]\d*)$|\A\s*Script failed\b", re.MULTILINE)
+# code mode's "Script failed", and an apply_patch whose hunks did not fit the file, which
+# Codex reports with no `patch_apply_end` ("apply_patch verification failed: Failed to find
+# expected lines in …"): nothing was written.
+_EXITED = Lazy(
+    r"^Process exited with code ([1-9]\d*)$"
+    r"|\A\s*(?:Script failed|apply_patch verification failed)\b",
+    re.MULTILINE,
+)
 _EXIT_CODE = Lazy(r'"metadata":\s*\{[^{}]*"exit_code":\s*([1-9]\d*)')
 
 

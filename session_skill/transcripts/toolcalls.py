@@ -175,6 +175,9 @@ class ToolState:
         if written is not None and result.is_error:
             self.attempts[written] -= 1  # rejected by the user, or failed: nothing changed
             self.writes -= _changes_work(written)
+        if result.is_error and result.tool_use_id in self.patch_calls:
+            # A patch that failed with no `patch_apply_end` to say so (`patched`).
+            self._unclaimed(self.patch_calls.pop(result.tool_use_id))
         subjects = self.commit_calls.pop(result.tool_use_id, None)
         counted = result.tool_use_id in self.commit_ids
         if (subjects is not None or counted) and result.is_error:
@@ -241,9 +244,7 @@ class ToolState:
         claimed = self.patch_calls.pop(event.call_id, None) if event.call_id else None
         if claimed is not None:
             if not event.success:
-                for path in claimed:
-                    self.attempts[path] -= 1
-                    self.writes -= _changes_work(path)
+                self._unclaimed(claimed)
             return
         if event.success:
             for path in event.paths:
@@ -261,6 +262,12 @@ class ToolState:
             if n > 0:
                 found[red] = found.get(red, 0) + n
         return found
+
+    def _unclaimed(self, paths: list[str]) -> None:
+        """A patch's call claimed these files, and it failed: nothing was written."""
+        for path in paths:
+            self.attempts[path] -= 1
+            self.writes -= _changes_work(path)
 
     def _wrote(self, path: str) -> None:
         if path not in self.written:
@@ -369,6 +376,7 @@ class ToolState:
             self._wrote(path)
         if call.id:
             _remember(self.patch_calls, call.id, paths)
+            self.watched.add(call.id)  # its result may be the only word of a failure
 
 
 _CALLS_REMEMBERED = 256  # a call's result comes right after it

@@ -2413,6 +2413,45 @@ def test_codex_reports_which_patches_applied(tmp_path: Path) -> None:
     assert facts.written_files == ["/srv/app/src/b.py"]
 
 
+def test_a_codex_patch_that_failed_verification_wrote_nothing(tmp_path: Path) -> None:
+    """Codex reports a patch whose hunks do not fit the file only in the call's output,
+    with no `patch_apply_end`; and a patch given to the shell fails by its exit code. Lines
+    written compact, as Codex writes them, so that the reader's fast paths are taken."""
+
+    def line(kind: str, payload: dict[str, Any]) -> str:
+        record = {"timestamp": _ts(), "type": kind, "payload": payload}
+        return json.dumps(record, separators=(",", ":"))
+
+    def patch(name: str) -> str:
+        return f"*** Begin Patch\n*** Update File: src/{name}\n@@\n-x\n+y\n*** End Patch"
+
+    heredoc = json.dumps({"cmd": f"apply_patch <<'PATCH'\n{patch('c.py')}\nPATCH"})
+    records = [
+        line("session_meta", {"id": "t-1", "cwd": "/srv/app", "originator": "codex_cli_rs"}),
+        line("response_item", {"type": "message", "role": "user",
+                               "content": [{"type": "input_text", "text": "fix it"}]}),
+        line("response_item", {"type": "custom_tool_call", "name": "apply_patch",
+                               "call_id": "p1", "input": patch("a.py")}),
+        line("response_item", {"type": "custom_tool_call_output", "call_id": "p1", "output":
+                               "apply_patch verification failed: Failed to find expected "
+                               "lines in /srv/app/src/a.py:\nx"}),
+        line("response_item", {"type": "function_call", "name": "exec_command",
+                               "call_id": "p2", "arguments": heredoc}),
+        line("response_item", {"type": "function_call_output", "call_id": "p2", "output":
+                               "Chunk ID: 1\nWall time: 0.1 seconds\n"
+                               "Process exited with code 1\nOutput:\nerror"}),
+        line("response_item", {"type": "custom_tool_call", "name": "apply_patch",
+                               "call_id": "p3", "input": patch("b.py")}),
+        line("event_msg", {"type": "patch_apply_end", "call_id": "p3", "success": True,
+                           "changes": {"/srv/app/src/b.py": {"type": "update"}}}),
+        line("response_item", {"type": "custom_tool_call_output", "call_id": "p3", "output":
+                               "Success. Updated the following files:\nM src/b.py\n"}),
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(records) + "\n", encoding="utf-8")
+    assert analyze(path).written_files == ["/srv/app/src/b.py"]
+
+
 @pytest.mark.parametrize("answered", [False, True])
 def test_a_codex_question_left_unanswered_is_open(tmp_path: Path, answered: bool) -> None:
     """Codex's Plan mode asks through request_user_input (AskUserQuestion's `questions`)."""
