@@ -139,14 +139,16 @@ _IDE_TAGS = Lazy(
 )
 _WRAPPER = Lazy(r"^\s*<([a-z_][\w-]*)>\s*(.*?)\s*</\1>\s*$", re.DOTALL)
 _PLAN_WRAPPER = "Implement the following plan:"
-_PLAN_PROSE = Lazy(r"^(?![-*+>|`~]|\d+[.)]\s|#)\W*\w")  # a line of prose: no list, table, code
+# A line of prose: no list, table, code, nor a tree drawn with box-drawing lines.
+_PLAN_PROSE = Lazy(r"^(?![-*+>|`~\u2500-\u257f]|\d+[.)]\s|#)\W*\w")
 
 
 def plan_title(plan: str) -> str:
     """What a plan is about, for a Goal: its first heading, and — titles are often bare
     ("Implementation Plan") — the first sentence of prose after it (its overview or
     context), redacted and clipped."""
-    lines = [ln.strip() for ln in plan[:4000].strip().splitlines()]
+    # A code block's lines are neither its title nor its prose.
+    lines = [ln.strip() for ln in _FENCE.sub("\n", plan[:4000]).strip().splitlines()]
     lines = [ln for ln in lines if ln]
     if not lines:
         return ""

@@ -275,5 +275,14 @@ def test_a_plan_is_named_by_its_title_and_the_first_sentence_of_its_overview() -
         "Fix the upload client timeouts"
     )
     assert plan_title("") == ""
+    # Nor is a code block's line, nor a tree drawn with box-drawing lines (a plan of
+    # findings that shows the layout it found before saying a sentence).
+    tree = "├── projects/   # Session JSONL files (419MB, 764 sessions)"
+    fenced = f"# Phase 0 Investigation\n\n## Storage\n```\n~/.claude/\n{tree}\n```\n"
+    assert plan_title(fenced) == "Phase 0 Investigation"
+    assert plan_title(fenced + "~~~\nsome code here too\n~~~\nWe map the store first.\n") == (
+        "Phase 0 Investigation — We map the store first."
+    )
+    assert plan_title(f"# Layout\n\n{tree}\n") == "Layout"
     secret = "sk-ant-api03-" + "a" * 40
     assert secret not in plan_title(f"# Rotate keys\n\nReplace {secret} with the new one.")
