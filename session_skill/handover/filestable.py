@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections import Counter
@@ -114,7 +115,20 @@ def normalize(path: str, root: Path | str) -> str:
     if full == base:
         return "."
     prefix = base if base.endswith("/") else base + "/"
-    return full[len(prefix) :] if full.startswith(prefix) else full
+    if full.startswith(prefix):
+        return full[len(prefix) :]
+    # The project reached through a symlink on one side only (`--project` given through a
+    # link and the session run in the real folder, or the reverse): the same file, one row.
+    real_base, real = _realpath(base), os.path.realpath(full)
+    if real == real_base:
+        return "."
+    prefix = real_base if real_base.endswith("/") else real_base + "/"
+    return real[len(prefix) :] if real.startswith(prefix) else full
+
+
+@functools.lru_cache(maxsize=8)
+def _realpath(path: str) -> str:
+    return os.path.realpath(path)
 
 
 def _normalize_windows(path: str, root: str) -> str:

@@ -51,6 +51,20 @@ def test_normalize(path: str, rel: str) -> None:
     assert ft.normalize(path, ROOT) == rel
 
 
+def test_a_project_reached_through_a_symlink_is_one_root(tmp_path: Path) -> None:
+    """`--project` given through a link while the session ran in the real folder, or the
+    reverse: the files are the project's, relative, whichever way each side names it."""
+    real = tmp_path / "proj"
+    (real / "src").mkdir(parents=True)
+    link = tmp_path / "projlink"
+    link.symlink_to(real)
+    for root, written in [(link, real), (real, link)]:
+        assert ft.normalize(f"{written}/src/a.py", root) == "src/a.py"
+        assert ft.normalize(f"{written}/src/new.py", root) == "src/new.py"  # not there yet
+        assert ft.normalize(str(written), root) == "."
+    assert ft.normalize(f"{tmp_path}/elsewhere/x.py", link) == f"{tmp_path}/elsewhere/x.py"
+
+
 def test_merge_keeps_model_rows_recomputes_ref_and_adds_unlisted() -> None:
     model = [
         ft.Row("src/auth/token.py", "added expiry check", "done", "+999/-999"),
