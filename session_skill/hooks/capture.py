@@ -14,13 +14,17 @@ too (seen: 0.2–0.5 s of them on a busy machine). A capture that finishes in ti
 as usual; one that does not finishes on its own. A marker file in the store
 (`.capture-<session id>`) stands while it runs, so the next SessionStart waits for it
 briefly or says it is being written; it is also what makes racing hooks of one ending
-session (a plugin's and a project install's) capture it once.
+session (a plugin's and a project install's) capture it once. Its owner holds a `flock` on it
+while the capture runs, so a marker whose capture was killed is told from one still writing.
+A capture that fails — in time for the hook or not, or killed — leaves one line in
+`.failed-capture` for the next SessionStart.
 
 Standard library only on the import path; the capture's modules load inside the child.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -40,6 +44,7 @@ MIN_WAIT = 0.1  # seconds the capture is given at least, however late it started
 MARKER = ".capture-"
 FAILED = ".failed-capture"  # a background capture's failure, for the next SessionStart
 MARKER_STALE = 120.0  # seconds: a marker older than this is left from a capture that died
+MARKER_NEW = 1.0  # seconds: an unlocked, empty marker this young is being created
 START_WAIT = 0.3  # seconds SessionStart waits for a capture still running
 TOKEN_METHOD = "chars/4 (estimated by the session-end hook, which does not load tiktoken)"
 
@@ -52,12 +57,13 @@ def marker_path(store: str, session_id: str) -> str:
 class Claim:
     """This process's hold on one capture: the marker, and the folders made for it."""
 
-    __slots__ = ("store", "session_id", "made")
+    __slots__ = ("store", "session_id", "made", "fd")
 
-    def __init__(self, store: str, session_id: str, made: list[str]) -> None:
+    def __init__(self, store: str, session_id: str, made: list[str], fd: int | None) -> None:
         self.store = store
         self.session_id = session_id
         self.made = made  # store folders created for the marker, deepest first
+        self.fd = fd  # the marker, locked while the capture runs; None: it runs without one
 
 
 def claim(store: str, session_id: str) -> Claim | None:
@@ -78,10 +84,18 @@ def claim(store: str, session_id: str) -> Claim | None:
                 return None
             continue
         except OSError:
-            return Claim(store, session_id, made) if _unusable(store) else None
-        with os.fdopen(fd, "w") as fh:
-            fh.write(f"{os.getpid()} {time.time():.3f}\n")
-        return Claim(store, session_id, made)
+            return Claim(store, session_id, made, None) if _unusable(store) else None
+        try:
+            # Held by whichever process runs the capture (it passes to the detached child):
+            # the capture's end, killed or not, frees it (`_gone`). Blocking: a reader holds
+            # its shared lock for a moment only.
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.write(fd, f"{os.getpid()} {time.time():.3f}\n".encode())
+        except OSError:  # the disk full since the create: an empty marker would say "running"
+            os.close(fd)
+            _unlink(path)
+            return Claim(store, session_id, made, None)  # runs without one, and says what fails
+        return Claim(store, session_id, made, fd)
     return None
 
 
@@ -112,11 +126,18 @@ def _unusable(store: str) -> bool:
     return not os.path.isdir(store) or not os.access(store, os.W_OK)
 
 
-def release(held: Claim) -> None:
+def _unlink(path: str) -> bool:
     try:
-        os.unlink(marker_path(held.store, held.session_id))
+        os.unlink(path)
     except OSError:
-        pass
+        return False
+    return True
+
+
+def release(held: Claim) -> None:
+    if held.fd is not None:  # the marker goes before its lock: never an unlocked one of ours
+        _unlink(marker_path(held.store, held.session_id))
+        _let_go(held)
     for folder in held.made:  # deepest first; only if the capture left them empty
         try:
             os.rmdir(folder)
@@ -124,12 +145,40 @@ def release(held: Claim) -> None:
             break
 
 
+def _let_go(held: Claim) -> None:
+    """Close this process's hold on the marker (a detached child keeps its own)."""
+    if held.fd is not None:
+        try:
+            os.close(held.fd)
+        except OSError:
+            pass
+        held.fd = None
+
+
 def _fresh(path: str) -> bool:
     try:
         age = time.time() - os.stat(path).st_mtime
     except OSError:
         return False
-    return age < MARKER_STALE
+    return age < MARKER_STALE and not _gone(path, age)
+
+
+def _gone(path: str, age: float) -> bool:
+    """Is the marker's capture over without having removed it — killed, or left empty by a
+    write that failed? Its lock is free (a dead process holds none, zombie or not) and it
+    holds its line, or is past its first moment. One this process cannot open (another
+    user's) is taken as running, as its age says."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return age >= MARKER_NEW or bool(os.read(fd, 64))
+    except OSError:  # held: the capture runs
+        return False
+    finally:
+        os.close(fd)
 
 
 COMPACT = "-compact"  # PreCompact's marker: `<session id>-compact`
@@ -149,6 +198,27 @@ def running(store: str, compactions: bool = True) -> list[str]:
         and (compactions or not n.endswith(COMPACT))
         and _fresh(os.path.join(store, n))
     ]
+
+
+def note_abandoned(store: str) -> None:
+    """Each capture whose process is gone with its marker standing (killed: by the client,
+    out of memory) failed: its marker becomes the note the next SessionStart says — the one
+    calling this reads it next. Whoever removes the marker notes it: once."""
+    try:
+        names = os.listdir(store)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(MARKER):
+            continue
+        path = os.path.join(store, name)
+        try:
+            age = time.time() - os.stat(path).st_mtime
+        except OSError:
+            continue
+        if _gone(path, age) and _unlink(path):
+            session_id = name[len(MARKER) :]
+            note_failure(store, session_id, "its process ended before the handover was written")
 
 
 def wait_for_captures(store: str, limit: float = START_WAIT, compactions: bool = True) -> list[str]:
@@ -184,23 +254,17 @@ def detached(job: Callable[[], str], held: Claim, budget: float | None = None) -
     """Run `job` (the capture; it returns the hook's stdout) in a child that outlives this
     process, and wait for it up to `budget` seconds: its output, or "" when it runs on.
     The child releases `held` when done. A failure of the job is raised here as it would
-    have been inline, when it comes in time; later, it is left for the next SessionStart.
+    have been inline, when it comes in time; either way, it is left for the next SessionStart.
     `SESSION_SKILL_DETACH=0` (tests, debugging) runs it inline."""
     if not hasattr(os, "fork") or os.environ.get("SESSION_SKILL_DETACH") == "0":
-        try:
-            return job()
-        finally:
-            release(held)
+        return _inline(job, held)
     read_end, write_end = os.pipe()
     try:
         first = os.fork()
     except OSError:
         os.close(read_end)
         os.close(write_end)
-        try:
-            return job()
-        finally:
-            release(held)
+        return _inline(job, held)
     if first == 0:  # the first child: a session of its own, then gone
         try:
             os.close(read_end)
@@ -211,6 +275,7 @@ def detached(job: Callable[[], str], held: Claim, budget: float | None = None) -
         finally:
             os._exit(0)
     os.close(write_end)
+    _let_go(held)  # the child holds the marker's lock now: its end frees it, not this one's
     os.waitpid(first, 0)
     wait = budget if budget is not None else max(MIN_WAIT, BUDGET - _started_ago())
     out = _await(read_end, wait)
@@ -221,25 +286,40 @@ def detached(job: Callable[[], str], held: Claim, budget: float | None = None) -
     return out
 
 
+def _inline(job: Callable[[], str], held: Claim) -> str:
+    try:
+        return job()
+    except BaseException as exc:
+        # Before the release: a store made for the marker keeps the note.
+        note_failure(held.store, held.session_id, _said(exc))
+        raise
+    finally:
+        release(held)
+
+
+def _said(exc: BaseException) -> str:
+    from session_skill.errors import SessionError
+
+    return str(exc) if isinstance(exc, SessionError) else f"{type(exc).__name__}: {exc}"
+
+
 def _run_detached(job: Callable[[], str], out_fd: int, held: Claim) -> None:
     """The grandchild: no standard stream of the hook's (the client waits for them to
     close), the job, its output through the pipe, the marker gone."""
-    from session_skill.errors import SessionError
-
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     try:
         out = job()
-    except SessionError as exc:
-        out = ERROR + str(exc)
     except BaseException as exc:
-        out = ERROR + f"{type(exc).__name__}: {exc}"
+        out = ERROR + _said(exc)
+        # Heard by the hook in time or not, the next SessionStart says it (a line on the
+        # hook's stderr alone would be a capture lost silently).
+        note_failure(held.store, held.session_id, out[len(ERROR) :])
     try:
         os.write(out_fd, out.encode("utf-8"))
     except OSError:
-        if out.startswith(ERROR):  # nobody heard it: the next SessionStart says it
-            note_failure(held.store, held.session_id, out[len(ERROR) :])
+        pass  # the hook is gone: the note says a failure
     finally:
         # After the note (a store made for the marker keeps it), and before the pipe
         # closes: the hook that reads to its end finds the marker gone, not still writing.
@@ -280,11 +360,19 @@ def _await(read_end: int, budget: float) -> str:
         os.close(read_end)
 
 
+NOTE_CAP = 300  # characters of what went wrong a note keeps
+_ID_CAP = 200  # characters of a session id (a UUID has 36)
+
+
 def note_failure(store: str, session_id: str, message: str) -> None:
-    """A capture that failed (in the background, or Codex's at SessionStart) leaves one line
-    the next SessionStart shows:
-    the session's id, a tab, what went wrong (the last failure wins)."""
-    line = session_id.replace("\t", " ") + "\t" + " ".join(message.split())[:300] + "\n"
+    """A capture that failed (its hook's, detached, killed, or Codex's at SessionStart) leaves
+    one line the next SessionStart shows: the session's id (of a compaction's marker, the
+    session's own; none when it is no id), a tab, what went wrong (the last failure wins).
+    Best effort: a store that cannot be written has only the hook's line on stderr."""
+    if session_id.endswith(COMPACT):
+        session_id = session_id[: -len(COMPACT)]
+    noted = session_id if _valid_id(session_id) else ""
+    line = noted + "\t" + _one_line(message) + "\n"
     try:
         from session_skill.store import fileio
 
@@ -293,20 +381,36 @@ def note_failure(store: str, session_id: str, message: str) -> None:
         pass
 
 
+def _valid_id(session_id: str) -> bool:
+    return 0 < len(session_id) <= _ID_CAP and session_id.isprintable() and " " not in session_id
+
+
+def _one_line(text: str) -> str:
+    """`text` as a note holds it: no control character, one line, at most `NOTE_CAP`."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())[:NOTE_CAP]
+
+
 def take_failure(store: str) -> tuple[str, str] | None:
-    """(session id, what went wrong) of a background capture that failed, once: the note is
-    removed as it is read. None when there is none (one stat on the common path)."""
+    """(session id, what went wrong) of a capture that failed, once: the note is removed as
+    it is read. ("", "") for a note that is not one `note_failure` writes (garbage, control
+    characters, a session id it would not write): it is said, never its bytes. None when
+    there is none (one stat on the common path)."""
+    from session_skill.store import fileio
+
     path = os.path.join(store, FAILED)
     if not os.path.exists(path):
         return None
+    data = fileio.read_regular_bytes(path, 4 * (_ID_CAP + NOTE_CAP) + 2)
+    if not _unlink(path):
+        return None  # not ours to say (or another start said it)
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(4096).strip()
-        os.unlink(path)
-    except OSError:
-        return None
-    session_id, _, message = text.partition("\t")
-    return (session_id, message) if message else None
+        text = data.decode("utf-8") if data is not None else ""
+    except UnicodeDecodeError:
+        text = ""
+    session_id, tab, message = text.removesuffix("\n").partition("\t")
+    if tab and _valid_id(session_id) and message and message == _one_line(message):
+        return session_id, message
+    return "", ""
 
 
 def captured_already(

@@ -85,17 +85,31 @@ def message_output(message: str) -> str:
     return json.dumps({"systemMessage": " ".join(message.split())}, ensure_ascii=False) + "\n"
 
 
+# The warnings of the hook `serve` runs, said as one line when it ends: a read-only store
+# fails its every write, and the user is promised one line (docs/hooks.md).
+_held: list[tuple[str, str]] | None = None
+
+
 def warner(prefix: str) -> Callable[[str], None]:
-    """A `warn(message)` writing one line `<prefix><message>` to stderr, never raising."""
+    """A `warn(message)` writing one line `<prefix><message>` to stderr, never raising;
+    inside `serve`, at its end, with the hook's other warnings."""
 
     def warn(message: str) -> None:
-        try:
-            sys.stderr.write(prefix + " ".join(message.split())[:500] + "\n")
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
+        said = " ".join(message.split())[:500]
+        if _held is not None:
+            _held.append((prefix, said))
+        else:
+            _write(prefix + said)
 
     return warn
+
+
+def _write(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def serve(
@@ -106,8 +120,10 @@ def serve(
     """A hook process: the payload from stdin, `answer(payload, env=…)` to stdout, exit 0.
 
     Whatever happens, the session goes on: an `expected` failure is warned about by its
-    message, anything else by its type too.
+    message, anything else by its type too — one line with the warnings before it.
     """
+    global _held
+    _held = []
     try:
         payload = read_stdin()
         out = answer(payload, env=os.environ) if payload else ""
@@ -118,4 +134,8 @@ def serve(
         warn(str(exc))
     except BaseException as exc:
         warn(f"{type(exc).__name__}: {exc}")
+    finally:
+        said, _held = _held, None
+        if said:
+            _write(said[0][0] + "; ".join(message for _, message in said))
     return 0

@@ -456,15 +456,18 @@ def _dump_beside(store: str, auto: Pending, now: float) -> tuple[str, float] | N
 
 def _captures_running(store: str) -> bool:
     """A capture of a session that ended (the one just cleared: its id is not this one's)
-    still being written: waited for briefly. A compaction's capture is not one."""
+    still being written: waited for briefly. A compaction's capture is not one. One whose
+    process is gone failed: noted, and said below as a failure (`run`)."""
     try:
         if not any(n.startswith(".capture-") for n in os.listdir(store)):
             return False
     except OSError:
         return False
-    from session_skill.hooks.capture import wait_for_captures
+    from session_skill.hooks.capture import note_abandoned, wait_for_captures
 
-    return bool(wait_for_captures(store, compactions=False))
+    busy = bool(wait_for_captures(store, compactions=False))
+    note_abandoned(store)
+    return busy
 
 
 def _still_writing(start: _Start, env: Mapping[str, str]) -> str:
@@ -579,12 +582,24 @@ def _with_failure(out: str, failed: tuple[str, str], env: Mapping[str, str]) -> 
     import json
 
     session_id, problem = failed
-    retry = f"session-skill dump --extractive --session-id {session_id}"
-    context = (
-        f"session-skill could not save the automatic handover of an earlier conversation "
-        f"({problem}); its transcript is still on disk, and `{retry}` saves it."
-    )
-    message = f"session-skill: an automatic handover could not be written ({problem}); `{retry}`"
+    if session_id:
+        import shlex  # an id is printable and has no space (`take_failure`): still a shell's
+
+        retry = f"session-skill dump --extractive --session-id {shlex.quote(session_id)}"
+        context = (
+            f"session-skill could not save the automatic handover of an earlier conversation "
+            f"({problem}); its transcript is still on disk, and `{retry}` saves it."
+        )
+        message = (
+            f"session-skill: an automatic handover could not be written ({problem}); `{retry}`"
+        )
+    else:  # a note not as written: its bytes are not given, the failure is
+        retry = "session-skill dump --extractive --session-id <its session id>"
+        context = (
+            "session-skill: an automatic capture failed (its note could not be read); the "
+            f"conversation's transcript is still on disk, and `{retry}` saves it."
+        )
+        message = f"session-skill: an automatic capture failed; `{retry}`"
     if not out:
         return _output(context, message)
     data = json.loads(out)
