@@ -337,8 +337,14 @@ def sweep_command(
     still = {id(c) for c in sweep.filter_known(every, known_texts(store))}
     numbers = [n for n, c in enumerate(every, 1) if id(c) in still]
     cands = [c for c in every if id(c) in still]
-    parks = _picks(park, len(every), "--park") if park else []
-    drops = _picks(drop, len(every), "--drop") if drop else []
+    shown = _shown(store, path) if park or drop else None
+    picked = len(shown) if shown is not None else len(every)
+    parks = _picks(park, picked, "--park") if park else []
+    drops = _picks(drop, picked, "--drop") if drop else []
+    if shown is not None:
+        # The session went on since the table was shown (the user's typed "drop 1" is in
+        # it now): a number is the candidate it stood for then, wherever it stands now.
+        parks, drops = (_now_numbered(shown, every, picks) for picks in (parks, drops))
     both = sorted(set(parks) & set(drops))
     if both:
         raise SessionError(f"#{both[0]} is in both --park and --drop: park it, or drop it")
@@ -352,6 +358,7 @@ def sweep_command(
         line = park_item(store, text, as_json=False, now=now).text
         parked_lines.append(line + (" (cut to park's 1,000-character limit)" if cut else ""))
     left_out = [n for n in range(1, len(every) + 1) if n not in numbers]
+    _record_shown(store, path, every)
     if as_json:
         return Output(
             json.dumps(
@@ -382,6 +389,78 @@ def sweep_command(
         ]
     out += ["", transcript_line(path, tf.stats)]
     return Output("\n".join(out))
+
+
+# What each number of a transcript's last sweep stood for (its candidates' whole texts),
+# for the few transcripts swept last: `--park N` / `--drop N` take the candidate shown.
+SHOWN = "swept.json"
+_SHOWN_KEPT = 8
+
+
+def _key(cand: Candidate) -> str:
+    return " ".join((cand.full or cand.text).split())
+
+
+def _shown(store: Store, path: Path) -> list[str] | None:
+    """The candidates this transcript's last sweep showed, in their numbers' order; None
+    when none was recorded (or the record cannot be read: the numbers are then this
+    sweep's, as before there was a record)."""
+    try:
+        text = store.read(SHOWN)
+        shown = json.loads(text)["shown"][str(path)] if text else None
+    except (SessionError, OSError, ValueError, KeyError, TypeError):
+        return None
+    ok = isinstance(shown, list) and all(isinstance(t, str) for t in shown)
+    return shown if ok else None
+
+
+def _record_shown(store: Store, path: Path, every: list[Candidate]) -> None:
+    """Keep what this sweep's numbers stand for (the store made for it, as `--park` would
+    make it). Best effort: without a record a number is the candidate the transcript gives
+    it now."""
+    texts = [_key(c) for c in every]
+    if not texts and not store.exists():
+        return
+    try:
+        store.ensure()
+        with store.lock():
+            old = store.read(SHOWN)
+            try:
+                kept = json.loads(old)["shown"] if old else {}
+            except (ValueError, KeyError, TypeError):
+                kept = {}
+            if not isinstance(kept, dict) or kept.get(str(path)) == texts:
+                return
+            kept.pop(str(path), None)
+            # The newest last, the oldest let go.
+            kept = dict([*list(kept.items())[-(_SHOWN_KEPT - 1) :], (str(path), texts)])
+            store.write(SHOWN, json.dumps({"version": 1, "shown": kept}, ensure_ascii=False))
+    except (SessionError, OSError):
+        pass
+
+
+def _now_numbered(shown: list[str], every: list[Candidate], picks: list[int]) -> list[int]:
+    """The numbers this sweep gives the candidates `picks` named when they were shown; a
+    candidate the session no longer leaves, or says otherwise now, is asked about (exit 4):
+    nothing is parked or dropped."""
+    from session_skill.errors import ChoiceNeeded
+    from session_skill.transcripts.scan import clip
+
+    now = [_key(c) for c in every]
+    found = []
+    for n in picks:
+        text = shown[n - 1]
+        # The k-th of the candidates that said this then is the k-th that says it now.
+        k = shown[:n].count(text)
+        at = [i for i, t in enumerate(now, 1) if t == text]
+        if len(at) < k:
+            raise ChoiceNeeded(
+                f"#{n} was “{clip(text, 80)}” when the sweep was shown, and the session "
+                "has gone on since: no candidate says that now; nothing parked or dropped "
+                "— sweep again and pick from what it shows"
+            )
+        found.append(at[k - 1])
+    return found
 
 
 def _park_hint(numbers: list[int], transcript: str | None, session_id: str | None) -> str:

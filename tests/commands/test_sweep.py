@@ -227,3 +227,62 @@ def test_a_number_both_parked_and_dropped_is_refused(project: Path, cli: RunCli)
     assert _parked(project) == [] and _dropped(project) == []
     r = cli("sweep", "--transcript", str(LOOSE), "--drop", "9")
     assert (r.code, r.err) == (1, "error: --drop takes candidate numbers from 1 to 3; got '9'\n")
+
+
+# -- a number is the candidate shown, though the session went on since ----------------------
+SWEEP_TYPED = (
+    "<command-message>session</command-message>\n<command-name>/session</command-name>\n"
+    "<command-args>sweep</command-args>"
+)
+
+
+def _typed_reply(tmp_path: Path, *more: tuple[str, str]) -> Path:
+    return _transcript(
+        tmp_path / "replied.jsonl",
+        ("user", "Add a retry with backoff to the HTTP client."),
+        (
+            "assistant",
+            "Done. We could also add jitter to the backoff later. "
+            "Should I also add a circuit breaker?",
+        ),
+        ("user", SWEEP_TYPED),
+        *more,
+    )
+
+
+def test_a_number_is_the_candidate_shown_though_the_session_went_on(
+    project: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    """The user answers the table in words ("drop 1", or Codex's numbered options) where
+    the skill asks with AskUserQuestion: the transcript ends on that message now, the sweep
+    reads it as a request, and the candidates are numbered otherwise. `--drop 1` is still
+    the one the user saw as #1, never the request it reads now."""
+    t = _typed_reply(tmp_path)
+    first = cli("sweep", "--transcript", str(t))
+    rows = [ln for ln in first.out.splitlines() if ln[:2] == "| " and ln[2].isdigit()]
+    shown = {int(ln.split("|")[1]): ln.split("|")[2].strip() for ln in rows}
+    assert shown[1] == "Should I also add a circuit breaker?"
+    table = "1. Should I also add a circuit breaker? 2. … jitter … Park, drop, or leave them?"
+    _typed_reply(tmp_path, ("assistant", table), ("user", "drop 1"))
+    r = cli("sweep", "--transcript", str(t), "--drop", "1")
+    assert r.code == 0, r
+    [logged] = _dropped(project)
+    assert logged["summary"] == shown[1], (logged, shown)
+    # …and what it shows then is what the next number means.
+    assert "Add a retry with backoff" in r.out.splitlines()[3]
+    assert cli("sweep", "--transcript", str(t), "--park", "1").code == 0
+    [line] = _parked(project)
+    assert "Add a retry with backoff to the HTTP client. — drop 1" in line
+
+
+def test_a_number_whose_candidate_the_session_no_longer_leaves_is_asked(
+    project: Path, tmp_path: Path, cli: RunCli
+) -> None:
+    t = _typed_reply(tmp_path)
+    assert cli("sweep", "--transcript", str(t)).code == 0
+    # Rewritten: the question is gone from the reply (a transcript compacted, say).
+    _transcript(t, ("user", "Add a retry with backoff."), ("assistant", "Done, nothing left."))
+    r = cli("sweep", "--transcript", str(t), "--park", "1")
+    assert r.code == 4, r
+    assert "no candidate says that now; nothing parked or dropped" in r.err
+    assert _parked(project) == [] and _dropped(project) == []
