@@ -177,7 +177,9 @@ def write(
             meta.append((handover.TRANSCRIPT_BYTES, Path(obs.transcript).stat().st_size))
         except OSError:
             pass
-    meta += [("agent", agent.agent()), ("capture", capture)]
+    # The client whose transcript this is; without one, the client this runs in.
+    read_as = obs.stats.format if obs.stats is not None else None
+    meta += [("agent", read_as or agent.agent()), ("capture", capture)]
     if req.trigger:
         meta.append(("trigger", req.trigger))
     if obs.skipped:  # what the capture left out, said again to the user at SessionStart

@@ -444,3 +444,27 @@ def test_a_carried_item_closed_with_sweep_drop_is_not_handed_over_again(
     outstanding = _section(_extractive(cli, store_dir, path), "Outstanding")
     assert "coupons export" not in outstanding
     assert "retry count be configurable per merchant" in outstanding
+
+
+@pytest.mark.parametrize(
+    ("transcript", "client", "env"),
+    [
+        ("codex_0171_rollout.jsonl", "codex", "CLAUDE_CODE_SESSION_ID"),
+        ("claude_loose_ends.jsonl", "claude-code", "CODEX_THREAD_ID"),
+    ],
+)
+def test_the_doc_names_the_client_whose_transcript_it_read(
+    project: Path,
+    store_dir: Path,
+    cli: RunCli,
+    monkeypatch: pytest.MonkeyPatch,
+    transcript: str,
+    client: str,
+    env: str,
+) -> None:
+    """Run from the other client (or a plain shell), the doc still says whose session it is."""
+    monkeypatch.setenv(env, "from-the-other-client")
+    r = cli("dump", "--extractive", "--transcript", str(FIXTURES / transcript), "--json")
+    assert r.code == 0, r
+    doc = handover.parse_doc((store_dir / f"{json.loads(r.out)['slug']}.md").read_text())
+    assert doc is not None and doc.meta["agent"] == client
