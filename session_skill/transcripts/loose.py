@@ -85,6 +85,7 @@ from session_skill.transcripts.reader import (
 from session_skill.transcripts.toolcalls import ToolState
 from session_skill.transcripts.turns import (
     GO_AHEAD,
+    answers_own,
     implements_plan,
     is_own_command,
     is_plan_request,
@@ -405,7 +406,7 @@ class Loose:
             self.closing = (event.text, event.ts, self.stats.line)
             self._read(event.text, event.ts, "assistant")
         elif isinstance(event, UserText):
-            self.user(event, is_own_command(event))
+            self.user(event, is_own_command(event) or (self.own_turn and answers_own(event)))
         elif isinstance(event, ToolCall):
             if self.clear_pending:
                 self._begin()

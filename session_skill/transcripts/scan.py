@@ -72,6 +72,7 @@ from session_skill.transcripts.toolcalls import PendingTask, ToolState
 from session_skill.transcripts.turns import (
     Turns,
     Unfinished,
+    answers_own,
     is_own_command,
     plan_title,
     recap_text,
@@ -398,7 +399,7 @@ class _Sweep:
         return self.tools.writes + self.tools.committed
 
     def _user(self, event: UserText) -> None:
-        own = is_own_command(event)
+        own = is_own_command(event) or (self.own_turn and answers_own(event))
         taken = self.loose.user(event, own) if self.loose is not None else self._taken(event, own)
         if own or not event.is_command:
             # (/model, /compact…: the turn is not over, as `Loose.user` keeps it open: the
@@ -406,7 +407,7 @@ class _Sweep:
             self.last_text = None
         if event.is_command or own:
             self.own_turn = self.own_turn or own
-            self.turns.command(event, self.seq)
+            self.turns.command(event, self.seq, own)
             return
         self.own_turn = False
         if self.first_request is None:

@@ -123,6 +123,28 @@ def is_own_command(event: UserText) -> bool:
     return "$session" in event.text[:64] and _OWN_CODEX.match(event.text) is not None
 
 
+# A reply that only picks from what our own command showed ("drop 1", "park 1,3", "none",
+# "ok park both"): the skill asks so in Codex (numbered options, in plain text), and a user
+# may type it in Claude Code too. It is our command's turn going on, not a request.
+_PICK = Lazy(
+    r"^\W*(?:(?:park|drop|close|keep|leave|skip|all|none|both|nothing|and|or|the|rest|them"
+    r"|it|only|just|please|items?|yes|ok(?:ay)?|\#?\d{1,3})\b[\s,.&+/;:!#-]*)+$",
+    re.IGNORECASE,
+)
+_PICKED = Lazy(r"\d|\b(?:park|drop|close|all|none|both|nothing)\b", re.IGNORECASE)
+
+
+def answers_own(event: UserText) -> bool:
+    """Does this message, right after our own command's output, only pick from it?"""
+    text = event.text
+    return (
+        not event.is_command
+        and len(text) <= 80
+        and _PICK.match(text) is not None
+        and _PICKED.search(text) is not None
+    )
+
+
 @record(frozen=True)
 class Unfinished:
     text: str  # the request, redacted and clipped
@@ -320,9 +342,10 @@ class Turns:
         depth = thread[4] + 1 if thread is not None else 0
         self._thread = (text, asked, words, thread, depth)
 
-    def command(self, event: UserText, seq: int) -> None:
-        """A slash command: ours freezes the request state; another may open with a prompt."""
-        if is_own_command(event):
+    def command(self, event: UserText, seq: int, own: bool = False) -> None:
+        """A slash command: ours (or a reply picking from its output, `own`) freezes the
+        request state; another may open with a prompt."""
+        if own or is_own_command(event):
             self._frozen = True
             self._pending_command = None
             return

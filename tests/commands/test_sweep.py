@@ -253,26 +253,28 @@ def _typed_reply(tmp_path: Path, *more: tuple[str, str]) -> Path:
 def test_a_number_is_the_candidate_shown_though_the_session_went_on(
     project: Path, tmp_path: Path, cli: RunCli
 ) -> None:
-    """The user answers the table in words ("drop 1", or Codex's numbered options) where
-    the skill asks with AskUserQuestion: the transcript ends on that message now, the sweep
-    reads it as a request, and the candidates are numbered otherwise. `--drop 1` is still
-    the one the user saw as #1, never the request it reads now."""
+    """The user answers the table in words of their own where the skill asks with
+    AskUserQuestion: the transcript ends on that message now, the sweep reads it as a
+    request, and the candidates are numbered otherwise. `--drop 1` is still the one the
+    user saw as #1, never the request it reads now. (A bare pick, "drop 1", goes on with
+    our command's turn: no request.)"""
     t = _typed_reply(tmp_path)
     first = cli("sweep", "--transcript", str(t))
     rows = [ln for ln in first.out.splitlines() if ln[:2] == "| " and ln[2].isdigit()]
     shown = {int(ln.split("|")[1]): ln.split("|")[2].strip() for ln in rows}
     assert shown[1] == "Should I also add a circuit breaker?"
     table = "1. Should I also add a circuit breaker? 2. … jitter … Park, drop, or leave them?"
-    _typed_reply(tmp_path, ("assistant", table), ("user", "drop 1"))
+    reply = "drop the first, the breaker went in with the last PR"
+    _typed_reply(tmp_path, ("assistant", table), ("user", reply))
     r = cli("sweep", "--transcript", str(t), "--drop", "1")
     assert r.code == 0, r
     [logged] = _dropped(project)
     assert logged["summary"] == shown[1], (logged, shown)
     # …and what it shows then is what the next number means.
-    assert "Add a retry with backoff" in r.out.splitlines()[3]
+    assert reply in r.out.splitlines()[3]
     assert cli("sweep", "--transcript", str(t), "--park", "1").code == 0
     [line] = _parked(project)
-    assert "Add a retry with backoff to the HTTP client. — drop 1" in line
+    assert reply in line
 
 
 def test_a_number_whose_candidate_the_session_no_longer_leaves_is_asked(

@@ -2686,6 +2686,29 @@ def test_where_it_stopped_is_the_work_not_our_own_command(tmp_path: Path) -> Non
     assert (facts.last_request, facts.last_reply) == ("now add a timeout", "Added a 10 s timeout.")
 
 
+@pytest.mark.parametrize("pick", ["drop 1", "park 1,2", "none", "ok park both please", "#2"])
+def test_a_reply_picking_from_our_sweep_is_no_request(tmp_path: Path, pick: str) -> None:
+    """The skill asks which of the sweep's items to park (in Codex, as numbered options in
+    plain text); the user's "drop 1" goes on with our command's turn. Read as a request, it
+    was the session's unfinished last request, with the work's request before it."""
+    ask = "Add retries to the HTTP client"
+    work = "Done. We could also add jitter to the backoff later. Should I add a circuit breaker?"
+    records = [user(ask), *_edit("t1", "http.py"), say(work),
+               *_command("session", "sweep", "Sweep for unlanded items."),
+               say("1. Should I add a circuit breaker? 2. Jitter, later. Park, drop or leave?"),
+               user(pick)]  # fmt: skip
+    facts = run(tmp_path, records)
+    assert facts.unfinished is None
+    assert [c.text for c in facts.candidates] == [
+        "Should I add a circuit breaker?",
+        "We could also add jitter to the backoff later.",
+    ]
+    assert (facts.last_request, facts.last_reply) == (ask, work)
+    # Words of a request of their own are one, after our command's turn as anywhere.
+    facts = run(tmp_path, [*records[:-1], user("now drop the retries from the uploader")])
+    assert facts.last_request == "now drop the retries from the uploader"
+
+
 @pytest.mark.parametrize(
     ("first", "goal"),
     [
