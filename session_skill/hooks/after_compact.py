@@ -34,11 +34,14 @@ def context(store: str, session_id: str, env: Mapping[str, str]) -> tuple[str, s
     """(the model's context, the user's line), or None when there is nothing to give back."""
     from session_skill import agent
     from session_skill.handover import frontmatter
+    from session_skill.hooks.capture import COMPACT as MARKED
     from session_skill.hooks.capture import wait_for_captures
     from session_skill.store import fileio
     from session_skill.store.consume import RESTORED_IN
 
-    wait_for_captures(store)  # the PreCompact capture of this very compaction
+    # The PreCompact capture of this very compaction: waited for briefly, and said to be
+    # on its way when it is still being written (a long transcript's capture runs on).
+    writing = f"{session_id}{MARKED}" in wait_for_captures(store)
     restored: tuple[str, dict[str, str], str] | None = None
     saved: str | None = None
     for path in storepaths.recent_docs(store):
@@ -61,7 +64,9 @@ def context(store: str, session_id: str, env: Mapping[str, str]) -> tuple[str, s
         if restored is not None and saved is not None:
             break
     parked = _parked(store)
-    if restored is None and saved is None and not parked[0]:
+    if saved is not None:
+        writing = False
+    if restored is None and saved is None and not writing and not parked[0]:
         return None
     recall = agent.hint("recall", env)
     parts = [
@@ -71,6 +76,11 @@ def context(store: str, session_id: str, env: Mapping[str, str]) -> tuple[str, s
     tail: list[str] = []
     if saved is not None:
         tail.append(f"The state before this compaction is saved as `{saved}` (`{recall} {saved}`).")
+    elif writing:
+        tail.append(
+            "The state before this compaction is still being saved as a handover: "
+            f"`{agent.hint('list', env)}` shows it in a moment."
+        )
     count, newest = parked
     if count:
         names = ", ".join(f"**{s}**" for s in newest)
@@ -89,6 +99,7 @@ def context(store: str, session_id: str, env: Mapping[str, str]) -> tuple[str, s
     what = [f"handover `{restored[0]}`"] if restored else []
     what += [f"{count} parked item{'s' * (count != 1)}"] if count else []
     what += [f"this compaction's doc `{saved}`"] if saved else []
+    what += ["word that this compaction's doc is still being written"] if writing else []
     message = "session-skill: after compaction, gave back " + ", ".join(what)
     return text, message
 

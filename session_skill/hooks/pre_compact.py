@@ -31,8 +31,8 @@ WARN_PREFIX = "session-skill hook pre-compact: "
 INSTRUCTIONS = (
     "Keep in the summary, verbatim where they were stated: every decision and its reason, "
     "every open question put to the user, every task or step still to do, the files changed, "
-    "and the next step. session-skill saved the state before this compaction as a handover "
-    "that SessionStart points at."
+    "and the next step. session-skill is saving the state before this compaction as a "
+    "handover, which SessionStart points at."
 )
 
 

@@ -194,6 +194,21 @@ def test_after_compaction_what_the_summary_drops_comes_back_once_and_small(
     assert "cache-work" not in other and "Parked items: 4 open" in other
 
 
+def test_after_compaction_a_capture_still_writing_is_said(root: Path) -> None:
+    """PreCompact's capture of a long transcript runs on past the hook: SessionStart(compact)
+    says the doc is on its way, where it said nothing (and the summary was told "saved")."""
+    store(root).mkdir(parents=True, exist_ok=True)
+    held = capture.claim(str(store(root)), f"next{capture.COMPACT}")
+    assert held is not None
+    try:
+        context = _context(compact_start(root))
+    finally:
+        capture.release(held)
+    assert "The state before this compaction is still being saved as a handover" in context
+    assert compact_start(root) is None  # nothing written, nothing running: nothing said
+    assert "is saving the state" in pre_compact.INSTRUCTIONS
+
+
 def test_two_installs_pre_compact_hooks_save_one_compaction_once(
     root: Path, tmp_path: Path
 ) -> None:
