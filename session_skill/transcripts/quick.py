@@ -325,10 +325,13 @@ def _scan(path: Path, start: int, stop: int, codex: bool) -> Iterator[Found]:
                     call_id = _answered_call(raw, codex)
                     if call_id is not None:
                         answer = _result_line(buf, at, whole, call_id, codex)
-                        if answer is not None:
-                            # A line the scan keeps too (Codex's `patch_apply_end` holds the
-                            # call's id) is not fed twice.
-                            answered.add(pos + answer[0])
+                        if answer is not None and not (
+                            # Codex's `patch_apply_end` holds the call's id too: a line the
+                            # scan keeps for itself, in whichever part of a split middle
+                            # holds it, and fed once, as that.
+                            codex and buf.find(b'"patch_apply_end"', *answer) != -1
+                        ):
+                            answered.add(pos + answer[0])  # not fed again as a line of its own
                             yield bytes(buf[answer[0] : answer[1]])
                 else:
                     name, file, call_id = write
@@ -634,9 +637,11 @@ def _claude_write(raw: bytes) -> tuple[str, str, str] | None:
 
 def _answered_call(raw: bytes, codex: bool) -> str | None:
     """The id of the call on this line whose result is read with it (`_ANSWERED`; Codex:
-    a command that commits), if it is one."""
+    a command that commits, or a patch — its output may be the only word that it failed),
+    if it is one."""
     if codex:
-        call = any(kind in raw for kind in _CODEX_CALLS) and _COMMIT_BYTES.search(raw)
+        patch = b'"name":"apply_patch"' in raw or b"*** Begin Patch" in raw
+        call = any(kind in raw for kind in _CODEX_CALLS) and (patch or _COMMIT_BYTES.search(raw))
         found = _CODEX_CALL_ID.search(raw) if call else None
         return None if found is None else found[1].decode()
     found = _ANSWERED_ID.search(raw)

@@ -935,6 +935,31 @@ def test_a_codex_patch_whose_text_commits_is_counted_once(tmp_path: Path, small:
     assert fast.written_weights == full.written_weights
 
 
+def test_a_codex_patch_that_failed_in_the_middle_wrote_nothing(tmp_path: Path, small: None) -> None:
+    """A patch whose hunks did not fit: Codex says so only in the call's output, with no
+    `patch_apply_end`, so the middle reads the output of a patch with the call (as a full
+    read does). Patches that applied, on either side of where a helper splits the middle,
+    are each counted once: their `patch_apply_end` is the line the scan keeps."""
+    records = [item(0, {"id": "s", "cwd": APP}, "session_meta")]
+    records += [said(1, "user", "Fix the uploads")]
+    for n in range(2, 60):
+        records += [said(n, "assistant", f"{FILLER} ({n})"), *_codex_patch(n, "src/a.py")]
+    failed = "*** Begin Patch\n*** Update File: src/b.py\n@@\n-x\n+y\n*** End Patch\n"
+    records[60:60] = [
+        item(30, {"type": "custom_tool_call", "name": "apply_patch", "call_id": "bad",
+                  "input": failed}),
+        item(30, {"type": "custom_tool_call_output", "call_id": "bad", "output":
+                  f"apply_patch verification failed: Failed to find expected lines in "
+                  f"{APP}/src/b.py:\nx"}),
+    ]  # fmt: skip
+    path = _write(tmp_path, records)
+    at = path.read_bytes().find(b"verification failed")
+    assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
+    full, fast = analyze(path), quick.analyze_quick(path)
+    assert full.written_weights == {f"{APP}/src/a.py": 58}
+    assert fast.written_weights == full.written_weights
+
+
 def test_a_claude_goal_set_in_the_middle_is_the_goal(tmp_path: Path, small: None) -> None:
     """Claude Code's `/goal`, set in the middle of a big transcript (its `goal_status`
     attachment): the condition is the Goal, as a full read has it; the quick read found no
