@@ -46,7 +46,12 @@ FAILED = ".failed-capture"  # a background capture's failure, for the next Sessi
 MARKER_STALE = 120.0  # seconds: a marker older than this is left from a capture that died
 MARKER_NEW = 1.0  # seconds: an unlocked, empty marker this young is being created
 START_WAIT = 0.3  # seconds SessionStart waits for a capture still running
-TOKEN_METHOD = "chars/4 (estimated by the session-end hook, which does not load tiktoken)"
+# The hooks count a doc's tokens without tiktoken (~100 ms to load): `tokens.estimate`, meant
+# to be at or above cl100k_base's count for any script, so that the cap holds by it too.
+TOKEN_METHOD = (
+    "estimated, meant to be at or above cl100k_base (ASCII by word shape, other characters "
+    "by script), by a hook that does not load tiktoken"
+)
 
 
 def marker_path(store: str, session_id: str) -> str:
@@ -493,7 +498,7 @@ def write_doc(
 
     from session_skill.commands import dump
     from session_skill.commands.observe import observe
-    from session_skill.handover.tokens import Counter
+    from session_skill.handover.tokens import Counter, estimate
     from session_skill.store.store import Store
     from session_skill.times import utcnow
 
@@ -515,7 +520,7 @@ def write_doc(
     req = dump.DumpRequest(
         now=utcnow(),
         trigger=trigger,
-        token_counter=Counter(method=TOKEN_METHOD),
+        token_counter=Counter(method=TOKEN_METHOD, _count=estimate),
         lock_timeout=LOCK_WAIT,
         latest=latest,
         meta=extra,

@@ -10,8 +10,9 @@ It writes nothing when `auto` is `off`, when the reason is not `clear`, when the
 has a pending handover of its own (an explicit `/session dump` wins), or when the session holds
 no user request (a /clear right after a /clear). Cheap checks come first, on plain strings;
 the transcript reader and git are imported only when there is something to capture, and the
-token count is the chars/4 estimate (tiktoken's encoding alone would cost ~100 ms), which the
-doc states. Always exit 0; a failure is one line on stderr; at most 0.5 s waiting for the lock.
+token count is an estimate meant to be at or above cl100k_base's for any script
+(`tokens.estimate`: tiktoken's encoding alone would cost ~100 ms), which the doc states.
+Always exit 0; a failure is one line on stderr; at most 0.5 s waiting for the lock.
 """
 
 from __future__ import annotations
