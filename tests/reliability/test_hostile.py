@@ -244,6 +244,8 @@ PARKED = frozenset({S + "PARKED.md"})
 NUMBERS = frozenset({S + "numbers.json"})
 # A drop also records the numbers it reprints the other items with (issue 11).
 PARKED_AND_LOG = frozenset({S + "PARKED.md", S + "dropped.jsonl", S + "numbers.json"})
+# …and a sweep what each of its numbers stood for, so that `--park N` takes the one shown.
+SWEPT = frozenset({S + "swept.json"})
 BULLET = f"- **{{}}** — {{}}. Raised: {TODAY}."
 
 CASES = [
@@ -774,6 +776,7 @@ CASES = [
         0,
         out="## Unlanded — ",
         setup=with_(transcript("truncated")),
+        changes=SWEPT,
     ),
     Case(
         "sweep-invalid-lines",
@@ -782,6 +785,7 @@ CASES = [
         out="## Unlanded — 3 items",
         setup=with_(transcript("invalid")),
         check=same_sweep_as_clean,
+        changes=SWEPT,
     ),
     Case(
         "sweep-binary-transcript",  # not a transcript at all: refused (issue 11 #12)
