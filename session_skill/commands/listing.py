@@ -12,6 +12,7 @@ from session_skill.commands.output import Output, cell, choice_json, code, dumps
 from session_skill.errors import ChoiceNeeded, SessionError, StoreError
 from session_skill.store.docs import DocInfo, all_docs
 from session_skill.store.docs import info as docinfo
+from session_skill.store.docs import parses as frontmatter_parses
 from session_skill.store.parked import Item
 from session_skill.store.store import Store
 from session_skill.times import age, format_time
@@ -32,12 +33,22 @@ def list_store(store: Store, *, as_json: bool, now: datetime) -> Output:
     parked_error: str | None = None
     if store.exists():
         docs = all_docs(store, now)
-        expired = [d.slug for d in docs if now - d.when >= timedelta(days=EXPIRE_DAYS)]
+        # Only a doc whose frontmatter parses as YAML is ever deleted (SPEC §3): a file
+        # whose keys were read past a broken line (`created: [unclosed`) is listed, kept.
+        expired = [
+            d.slug
+            for d in docs
+            if now - d.when >= timedelta(days=EXPIRE_DAYS) and frontmatter_parses(d.path)
+        ]
         if expired:
 
             def still_expired(path: Path) -> bool:
                 fresh = docinfo(path, now)
-                return fresh is not None and now - fresh.when >= timedelta(days=EXPIRE_DAYS)
+                return (
+                    fresh is not None
+                    and now - fresh.when >= timedelta(days=EXPIRE_DAYS)
+                    and frontmatter_parses(path)
+                )
 
             swept = store.expire(expired, still_expired)
             docs = [d for d in docs if d.slug not in swept]

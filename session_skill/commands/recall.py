@@ -31,17 +31,30 @@ def recall(store: Store, name: str | None, *, peek: bool, as_json: bool, now: da
     if not name and not store.exists():
         return Output(dumps({"pending": False}) if as_json else no_pending())
     if not name:
-        with store.lock():
-            slug = store.read_latest()
-            if slug is None:
-                return Output(dumps({"pending": False}) if as_json else no_pending())
-            if docinfo(store.doc_path(slug)) is None:  # gone, or not a handover doc
-                store.write_latest(None)
-                return Output(dumps({"pending": False}) if as_json else no_pending())
+        # Read without the writer lock (LATEST is replaced whole, never written in place):
+        # nothing pending, or a peek, needs no write, and a read-only store still answers.
+        slug = store.read_latest()
+        if slug is None:
+            return Output(dumps({"pending": False}) if as_json else no_pending())
+        if docinfo(store.doc_path(slug)) is None:  # gone, or not a handover doc
+            _blank_latest(store, slug)
+            return Output(dumps({"pending": False}) if as_json else no_pending())
         target = slug
     else:
         target = _resolve_doc(store, name, as_json=as_json, now=now)
     return _print_doc(store, target, peek=peek, as_json=as_json, now=now)
+
+
+def _blank_latest(store: Store, slug: str) -> None:
+    """Blank a LATEST naming no doc, re-read under the lock (a dump may have just pointed
+    it elsewhere). Tidying only: a store that cannot be written keeps it, and every reader
+    checks the doc it names."""
+    try:
+        with store.lock():
+            if store.read_latest() == slug and docinfo(store.doc_path(slug)) is None:
+                store.write_latest(None)
+    except (SessionError, OSError):
+        pass
 
 
 def _resolve_doc(store: Store, name: str, *, as_json: bool, now: datetime) -> str:

@@ -129,8 +129,34 @@ def parse(lines: list[str]) -> dict[str, str]:
 
 def read_meta(text: str) -> dict[str, str] | None:
     """The frontmatter of a doc as flat strings, or None when it has none."""
+    found = head_lines(text)
+    return None if found is None else parse(found)
+
+
+def head_lines(text: str) -> list[str] | None:
+    """The frontmatter's lines ("\r" stripped), or None when it has none."""
     found = _head_lines(text[1:] if text.startswith("\ufeff") else text)
-    return None if found is None else parse(found[0])
+    return None if found is None else found[0]
+
+
+# Characters YAML refuses to read: a byte-level matter (`list` shows them escaped), not
+# the structure `parses` judges; they stand as spaces there.
+_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def parses(lines: list[str]) -> bool:
+    """The frontmatter is YAML a loader reads as a mapping (SPEC §3). `parse` takes the
+    flat keys of one that is not (a hand edit gone wrong stays readable); only a doc
+    that parses is ever deleted (`store.docs.parses`: asked of an expired doc alone, so
+    PyYAML is loaded only by a `list` that has one to delete).
+    """
+    import yaml
+
+    try:
+        node = yaml.compose(_UNPRINTABLE.sub(" ", "\n".join(lines)), Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return False
+    return node is None or isinstance(node, yaml.MappingNode)
 
 
 def format_value(value: object) -> str:

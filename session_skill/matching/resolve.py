@@ -78,6 +78,16 @@ _HEDGE = re.compile(
 )
 
 
+# Scripts written without spaces between words (Chinese, Japanese; Korean's particles cling
+# to its words): `words` sees a whole phrase as one word, so a word typed in them is
+# looked for inside the item's text. Fewer characters than this are only offered. (The
+# jamo: `normalize` decomposes a Hangul syllable into them.)
+_UNSPACED = re.compile(
+    "[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff]"
+)
+_MIN_UNSPACED = 2
+
+
 class Resolution(FrozenRecord):
     """The outcome: `index` is set only for "match"; `candidates` holds (index, score)
     pairs, closest first, at most four, for "ambiguous" (the match itself for "match")."""
@@ -187,6 +197,50 @@ def _exact_key(query: str, choices: Sequence[Choice]) -> tuple[list[int], list[s
     return [i for i, key in enumerate(keys) if key == wanted], keys
 
 
+def _plain(text: str) -> str:
+    """A text as park stores it (its whitespace folded, a closing "." cut), case folded."""
+    return " ".join(text.split()).rstrip(" .").casefold()
+
+
+def _same_text(query: str, choices: Sequence[Choice]) -> list[int]:
+    """Items one of whose texts is the query, word for word as typed: an idea with no
+    word `words` sees (🚀🚀🚀) is still named by itself. Case counts only to tell apart
+    items that differ by it alone."""
+    bare = _plain(query)
+    if not bare:
+        return []
+    same = [i for i, c in enumerate(choices) if any(_plain(t) == bare for t in c.texts)]
+    if len(same) > 1:
+        typed = " ".join(query.split()).rstrip(" .")
+        exact = [
+            i
+            for i in same
+            if any(" ".join(t.split()).rstrip(" .") == typed for t in choices[i].texts)
+        ]
+        same = exact or same
+    return same
+
+
+def _by_substring(
+    query: str, query_words: list[str], choices: Sequence[Choice]
+) -> Resolution | None:
+    """A query in an unspaced script (`_UNSPACED`): the items whose text holds each such
+    word of it (any other word as a whole word). One is the match, several a question; so
+    is one, when the query is a single character. None: no item holds them."""
+    held = []
+    for index, prepared in enumerate(prepare_all(choices)):
+        text = " ".join(prepared.phrases)
+        if all(
+            (w in text) if _UNSPACED.search(w) else (w in prepared.all_words) for w in query_words
+        ):
+            held.append(index)
+    if not held:
+        return None
+    if len(held) == 1 and len(_UNSPACED.findall(query)) >= _MIN_UNSPACED:
+        return Resolution("match", held[0], 100.0, [(held[0], 100.0)])
+    return Resolution("ambiguous", None, 100.0, [(i, 100.0) for i in held[:MAX_CANDIDATES]])
+
+
 def _short_query(query_words: list[str], choices: Sequence[Choice]) -> Resolution:
     """Too little to go on ("a", "ci"): offer the items that have it as a slug word."""
     keys = normalize_all([c.key for c in choices])
@@ -198,6 +252,21 @@ def _short_query(query_words: list[str], choices: Sequence[Choice]) -> Resolutio
 
 def resolve(query: str, choices: Sequence[Choice]) -> Resolution:
     """Resolve what the user typed to one of `choices`, or say it is ambiguous or absent."""
+    res = _resolve(query, choices)
+    if res.kind == "match":
+        return res  # an item's whole text typed scores it at least as high: the same one
+    # The whole text of an item names it, when the words did not (🚀🚀🚀 has none; "fix
+    # cache" is also all the words of "fix cache in redis"). Looked for only here: a
+    # clear match, the common case, never reads every text again.
+    same = _same_text(query, choices)
+    if len(same) == 1:
+        return Resolution("match", same[0], 100.0, [(same[0], 100.0)])
+    if len(same) > 1:
+        return Resolution("ambiguous", None, 100.0, [(i, 100.0) for i in same[:MAX_CANDIDATES]])
+    return res
+
+
+def _resolve(query: str, choices: Sequence[Choice]) -> Resolution:
     exact, keys = _exact_key(query, choices)
     if len(exact) == 1:
         return Resolution("match", exact[0], 100.0, [(exact[0], 100.0)])
@@ -209,6 +278,10 @@ def resolve(query: str, choices: Sequence[Choice]) -> Resolution:
     query_words = [w for w in all_words if w not in STOPWORDS]
     if not all_words or not choices:
         return Resolution("none", None, 0.0, [])
+    if _UNSPACED.search(query):
+        found = _by_substring(query, query_words or all_words, choices)
+        if found is not None:
+            return found
     if not query_words:
         # Filler alone ("the", "it", "the one") names nothing: never a match. An item that
         # has the word in its slug is offered, as a short query's would be.

@@ -71,6 +71,25 @@ def read_meta(path: Path) -> dict[str, str] | None:
 
 def _head(path: Path | str) -> tuple[dict[str, str], float] | None:
     """(frontmatter, mtime) of a handover doc, from its head; None: it is not one."""
+    found = _head_lines(path)
+    if found is None:
+        return None
+    meta = frontmatter.parse(found[0])
+    if not ("created" in meta or "slug" in meta):
+        return None
+    return meta, found[1]
+
+
+def parses(path: Path | str) -> bool:
+    """The doc's frontmatter is YAML a reader takes (`frontmatter.parses`). The readers
+    take any doc whose flat keys they find (hand-edited ones, SPEC §4.1); only one that
+    parses is ever deleted (`list`'s expiry, SPEC §3)."""
+    found = _head_lines(path)
+    return found is not None and frontmatter.parses(found[0])
+
+
+def _head_lines(path: Path | str) -> tuple[list[str], float] | None:
+    """(the frontmatter's lines, mtime) of a file, from its head; None: it has none."""
     try:
         # os.read, not open(): a buffered file object costs more than the read itself, and
         # `list` reads the head of every doc.
@@ -90,17 +109,16 @@ def _head(path: Path | str) -> tuple[dict[str, str], float] | None:
         if close >= 0:
             eol = data.find(b"\n", close + 1, cut)
             cut = cut if eol < 0 else eol + 1
-        meta = frontmatter.read_meta(data[:cut].decode("utf-8", "replace"))
-        if meta is None and len(data) == _HEAD:
-            meta = frontmatter.read_meta((data + read_upto(fd, None)).decode("utf-8", "replace"))
+        lines = frontmatter.head_lines(data[:cut].decode("utf-8", "replace"))
+        if lines is None and len(data) == _HEAD:
+            whole = (data + read_upto(fd, None)).decode("utf-8", "replace")
+            lines = frontmatter.head_lines(whole)
         mtime = os.fstat(fd).st_mtime
     except OSError:
         return None
     finally:
         os.close(fd)
-    if meta is None or not ("created" in meta or "slug" in meta):
-        return None
-    return meta, mtime
+    return None if lines is None else (lines, mtime)
 
 
 _BLANK = b" \t\r\x0b\x0c"

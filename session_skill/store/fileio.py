@@ -208,7 +208,8 @@ def newline_of(text: str) -> str:
 
 
 def stdin_text() -> str | None:
-    """stdin when it is not a terminal (a pipe or heredoc), else None; must be UTF-8."""
+    """stdin when it is not a terminal (a pipe or heredoc), else None; must be UTF-8. A
+    leading BOM is dropped."""
     import sys
 
     try:
@@ -218,6 +219,8 @@ def stdin_text() -> str | None:
     except (OSError, ValueError, AttributeError):
         return None
     try:
-        return data.decode("utf-8")
+        # "utf-8-sig": a BOM that starts the stream (a Windows editor, PowerShell) is no
+        # part of the words; one further in is, and stays.
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise StoreError("stdin is not UTF-8 text") from None

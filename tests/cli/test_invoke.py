@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import STORE_REL
+from tests.conftest import STORE_REL, RunCli
 
 BAD = b"caf\xe9 idea"  # Latin-1, not UTF-8: Python hands it over as surrogate escapes
 
@@ -58,3 +58,30 @@ def test_an_argument_that_is_not_utf8_is_one_error_line(
     assert r.stderr.endswith(b"caf\\xe9 idea'\n") and r.stderr.count(b"\n") == 1, r
     assert r.stdout == b""
     assert _files(project / STORE_REL) == before
+
+
+BOM = b"\xef\xbb\xbf"  # what Windows editors and PowerShell pipes put first
+
+
+def test_a_bom_starting_stdin_is_not_part_of_the_words(
+    project: Path, cli: RunCli, sub: RunCli
+) -> None:
+    """A BOM on stdin was kept inside the parked bullet (`— \\ufeffbom stdin idea`), and it
+    made `dispatch` read no mode at all."""
+    parked = project / STORE_REL / "PARKED.md"
+    assert cli("park", input=BOM + b"bom stdin idea").code == 0
+    assert sub("park", input=BOM + b"bom by a shell", cwd=project).code == 0
+    r = cli("dispatch", input=BOM + b"park bom dispatch idea")
+    assert r.code == 0, r
+    text = parked.read_text(encoding="utf-8")
+    assert "\ufeff" not in text, text
+    for words in ("bom stdin idea", "bom by a shell", "bom dispatch idea"):
+        assert f" — {words}. Raised: " in text
+    r = cli("drop", input=BOM + b"bom stdin idea")
+    assert r.code == 0 and r.out.startswith("Dropped: bom-stdin-idea"), r
+    doc = BOM + b"## Goal\nbom doc\n\n## Next step\nn\n"
+    assert cli("dump", "bom-doc", "--file", "-", input=doc).code == 0
+    assert b"\xef\xbb\xbf" not in (project / STORE_REL / "bom-doc.md").read_bytes()
+    # Only the one that starts the stream: one inside the words is the user's.
+    assert cli("park", input=b"inner \xef\xbb\xbf kept").code == 0
+    assert " — inner \ufeff kept. Raised: " in parked.read_text(encoding="utf-8")

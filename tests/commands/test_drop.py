@@ -383,3 +383,35 @@ def test_an_item_that_was_never_parked_points_to_sweep_drop(
     assert r.code == 1, r
     assert r.out.rstrip().endswith("`session-skill sweep --drop N` closes it."), r.out
     assert _dropped(store_dir) == [] and len(_slugs(store_dir)) == len(parked)
+
+
+# -- items written without spaces, or without words ------------------------------------
+def test_an_emoji_or_cjk_item_is_dropped_by_its_own_text(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """docs/modes.md: drop finds an item by its words. An emoji-only idea has none the
+    matcher sees, and a CJK one is a single "word" no part of which matched: both were
+    "no parked item matches" (exit 1), whatever was typed."""
+    for idea in ("🚀🚀🚀", "**cache-fix** — 修复缓存问题", "修复登录问题", "Write the docs."):
+        assert cli("park", idea).code == 0
+    before = _slugs(store_dir)
+    assert len(before) == 4
+    # The exact text, as park stored it (its whitespace folded, a closing "." aside).
+    r = cli("drop", "🚀🚀🚀")
+    assert r.code == 0 and r.out.startswith("Dropped: item (3 open)"), r
+    r = cli("drop", " 修复缓存问题 ")
+    assert r.code == 0 and r.out.startswith("Dropped: cache-fix (2 open)"), r
+    assert [d["item"] for d in _dropped(store_dir)] == ["item", "cache-fix"]
+    # A part of one item's text is that item; of several, a question.
+    assert cli("park", "修复缓存问题").code == 0
+    r = cli("drop", "修复")
+    assert r.code == 4, r
+    assert r.out.startswith("Which item did you meant by".replace("meant", "mean")), r
+    r = cli("drop", "缓存")
+    assert r.code == 0 and r.out.startswith("Dropped: xiu-fu-huan-cun-wen-ti (2 open)"), r
+    # One character is too little to drop on: asked, even when one item holds it.
+    r = cli("drop", "登")
+    assert r.code == 4 and "修复登录问题" in r.out, r
+    r = cli("drop", "部署")
+    assert r.code == 1, r
+    assert _slugs(store_dir) == ["xiu-fu-deng-lu-wen-ti", "write-the-docs"]

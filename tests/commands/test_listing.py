@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,67 @@ def test_control_characters_from_the_store_are_shown_escaped(
     data = json.loads(j.out)
     assert data["parked"][0]["line"] == f"- **evil** — {_CONTROLS}. Raised: 2026-11-20."
     assert data["handovers"][0]["branch"] == "feat/\x1b[2Jx"
+
+
+def _ago(days: float) -> float:
+    from datetime import datetime, timedelta, timezone
+
+    return (datetime(2026, 11, 29, 18, 30, tzinfo=timezone.utc) - timedelta(days=days)).timestamp()
+
+
+_BROKEN = {
+    # The tester's file: no `created` the clock can read, so its mtime dates it.
+    "broken-yaml": "---\ncreated: [unclosed\n---\n## Goal\nbroken yaml\n",
+    # A `created` 60 days old and a line no YAML reader takes.
+    "broken-note": "---\nslug: broken-note\ncreated: 2026-09-30T10:00:00Z\nnote: 'unclosed\n"
+    "---\n## Goal\nbroken note\n",
+}
+
+
+def test_a_doc_whose_frontmatter_does_not_parse_is_never_swept(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """SPEC §3: a file whose frontmatter does not parse is never deleted. A `created:
+    [unclosed` file was swept 30 days after its mtime. The readers still take the keys
+    they can read past the broken line (tests/reliability: "Still readable"), all alike."""
+    store_dir.mkdir(parents=True)
+    paths = []
+    for slug, text in _BROKEN.items():
+        p = store_dir / f"{slug}.md"
+        p.write_text(text)
+        os.utime(p, (_ago(40), _ago(40)))
+        paths.append(p)
+    old = write_doc(store_dir, "old-real", created="2026-09-30T10:00:00Z")
+    r = cli("list")
+    assert r.code == 0, r
+    assert r.out.startswith("Swept 1 expired handover: old-real\n"), r
+    assert not old.exists()
+    assert "| `⚠ stale broken-yaml` | 40 d |" in r.out and "| `⚠ stale broken-note` |" in r.out
+    assert json.loads(cli("list", "--json").out)["swept"] == []
+    assert all(p.read_text() == _BROKEN[p.name[:-3]] for p in paths)
+    # recall, search and history read it as list does.
+    r = cli("recall", "broken-yaml", "--peek")
+    assert r.code == 0 and r.out.endswith("## Goal\nbroken yaml\n"), r
+    assert "`broken-note`" in cli("search", "broken", "note").out
+    assert "`broken-note`" in cli("history", "broken-note").out
+    assert all(p.read_text() == _BROKEN[p.name[:-3]] for p in paths)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "tags: [a, 'b c']\n",  # flow collections, closed
+        "files:\n  - a.py\n  - b.py\n",  # a nested list
+        "note: >\n  folded\n  text\n",
+        'title: "feat: x" # a comment\n',
+        "owner: café\n",
+        "empty:\n",
+    ],
+)
+def test_a_hand_edited_frontmatter_that_parses_expires_as_any_doc(
+    project: Path, store_dir: Path, cli: RunCli, extra: str
+) -> None:
+    p = write_doc(store_dir, "hand-made", created="2026-09-30T10:00:00Z", extra=extra)
+    r = cli("list")
+    assert r.out.startswith("Swept 1 expired handover: hand-made"), r
+    assert not p.exists()

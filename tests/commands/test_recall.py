@@ -146,3 +146,52 @@ def test_a_choice_is_json_under_json(project: Path, store_dir: Path, cli: RunCli
         "second",
         "billing-export",
     }
+
+
+@pytest.fixture
+def read_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store's file system refuses writes, as a read-only mount does: taking the
+    writer lock opens `.lock` for writing (root ignores a chmod, so this stands in)."""
+    import errno
+    import os
+    from collections.abc import Iterator
+    from contextlib import contextmanager
+
+    from session_skill.store import consume, store
+
+    @contextmanager
+    def refused(path: object, timeout: float | None = None) -> Iterator[None]:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        yield
+
+    monkeypatch.setattr(store, "file_lock", refused)
+    monkeypatch.setattr(consume, "file_lock", refused)
+
+
+def test_a_read_only_store_still_answers_what_needs_no_write(
+    project: Path, store_dir: Path, cli: RunCli, read_only: None
+) -> None:
+    """SPEC §7.3: `recall --peek`, and `recall` with nothing pending, failed with `error:
+    cannot use …/.lock: Read-only file system`: they took the writer lock only to read."""
+    r = cli("recall")  # no store at all
+    assert (r.code, r.out) == (0, "No pending handover. → /session list\n"), r
+    doc = write_doc(store_dir, "plan-x")
+    before = doc.read_bytes()
+    r = cli("recall")  # no LATEST
+    assert (r.code, r.out, r.err) == (0, "No pending handover. → /session list\n", ""), r
+    assert json.loads(cli("recall", "--json").out) == {"pending": False}
+    (store_dir / "LATEST").write_text("\n")
+    assert cli("recall").code == 0
+    (store_dir / "LATEST").write_text("gone-doc\n")  # names a doc no longer there
+    r = cli("recall", "--peek")
+    assert (r.code, r.out) == (0, "No pending handover. → /session list\n"), r
+    (store_dir / "LATEST").write_text("plan-x\n")
+    r = cli("recall", "--peek")
+    assert r.code == 0 and r.out.startswith("Handover `plan-x` · written"), r
+    assert "## Goal\nShip it." in r.out
+    # Consuming it is a write: a clear one-line error, and the doc as it was.
+    r = cli("recall")
+    assert r.code == 1 and r.err.endswith(".lock: Read-only file system\n"), r
+    assert r.err.count("\n") == 1
+    assert doc.read_bytes() == before
+    assert (store_dir / "LATEST").read_text() == "plan-x\n"

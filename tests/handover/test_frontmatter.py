@@ -279,3 +279,31 @@ def test_pair_agrees_with_the_regex_rule(line: str) -> None:
     if "\n" in line:  # `split` never gives a line holding one
         return
     assert fm.pair(line) == _pair_by_regex(line)
+
+
+# -- parses: a handover's frontmatter is YAML a loader accepts (SPEC §3) ---------
+@pytest.mark.parametrize(
+    ("lines", "ok"),
+    [
+        (["slug: a", "created: 2026-11-29T18:30:00Z", "consumed: false"], True),
+        (["created: [unclosed"], False),
+        (["slug: a", "note: 'unclosed"], False),
+        (["slug: a", 'note: "unclosed'], False),
+        (["slug: a", "note: {a: 1"], False),
+        (["slug: a", "note: a: b"], False),
+        (["slug: a", "just some text"], False),
+        (["slug: a", "tags: [a, b]"], True),
+        (["slug: a", "files:", "  - a.py"], True),
+        (["slug: a", 'branch: "feat: x"', "cwd: /home/me/my app"], True),
+        (["slug: a", "branch: feat/\x1b[2Jx"], True),  # a control character: shown escaped
+        ([], True),
+    ],
+)
+def test_parses(lines: list[str], ok: bool) -> None:
+    assert fm.parses(lines) is ok
+
+
+@given(st.lists(st.tuples(keys, values), max_size=8, unique_by=lambda kv: kv[0]))
+def test_what_render_writes_parses(pairs: list[tuple[str, str]]) -> None:
+    lines = fm.render(list(pairs)).split("\n")[1:-2]
+    assert fm.parses(lines), lines

@@ -388,3 +388,48 @@ def test_a_leading_hedge_is_not_part_of_the_idea(hedged: str) -> None:
     assert (
         best_duplicate("revisit exponential vs linear backoff for the uploader", hedged_item) == 0
     )
+
+
+# -- texts `words` cannot split: emoji, CJK ----------------------------------------------
+UNSPACED = [
+    Choice("item", ("item", "🚀🚀🚀")),
+    Choice("cache-fix", ("cache fix", "修复缓存问题")),
+    Choice("xiu-fu-deng-lu-wen-ti", ("xiu fu deng lu wen ti", "修复登录问题")),
+    Choice("deploy", ("deploy", "部署到 staging 环境")),
+    Choice("fix-cache", ("fix cache", "fix cache")),
+    Choice("fix-cache-in-redis", ("fix cache in redis", "fix cache in redis")),
+    Choice("cache-jp", ("cache jp", "キャッシュを直す")),
+    Choice("cache-ko", ("cache ko", "캐시를 고치다")),
+]
+UNSPACED_KEYS = [c.key for c in UNSPACED]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("🚀🚀🚀", "item"),  # no word at all: its whole text names it
+        ("  🚀🚀🚀. ", "item"),
+        ("🚀", NONE),  # a part of a text with no words is no word of it
+        ("修复缓存问题", "cache-fix"),
+        ("缓存", "cache-fix"),  # a part of one item's text
+        ("登录", "xiu-fu-deng-lu-wen-ti"),
+        ("修复", AMBIGUOUS),  # a part of two
+        ("问题", AMBIGUOUS),
+        ("缓", AMBIGUOUS),  # one character: offered, never dropped on
+        ("部署", "deploy"),
+        ("staging 环境", "deploy"),
+        ("redis 环境", AMBIGUOUS),  # a spaced word must be a word of the item: only offered
+        ("キャッシュ", "cache-jp"),
+        ("캐시", "cache-ko"),  # the word without its particle
+        ("캐", AMBIGUOUS),  # one syllable, however many jamo it decomposes into
+        ("性能", NONE),
+        ("fix cache", "fix-cache"),  # all the words of both, the whole text of one
+        ("Fix Cache.", "fix-cache"),
+    ],
+)
+def test_unspaced_and_wordless_texts(query: str, expected: str) -> None:
+    r = resolve(query, UNSPACED)
+    got = UNSPACED_KEYS[r.index] if r.kind == "match" and r.index is not None else r.kind
+    assert got == expected, (query, r)
+    if expected == AMBIGUOUS and " " not in query:  # only items holding it are offered
+        assert all(query in UNSPACED[i].texts[1] for i, _ in r.candidates), r
