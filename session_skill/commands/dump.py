@@ -333,7 +333,17 @@ def _section_counts(body: str, total: int, count: object, method: str) -> str:
 # (outstanding items — None: every one —, characters of the plan, of each "Where it stopped"
 # line): the first that fits the cap; the last fits any session (its Goal and files table
 # are capped too).
-_FIT = ((None, 3000, 400), (15, 3000, 400), (10, 2000, 300), (6, 1200, 200), (3, 600, 120))
+# (outstanding items kept, plan characters, characters of where it stopped), tried in order
+# until the doc fits; the last for text in scripts that cost more tokens a character (a
+# Chinese session's long items and requests).
+_FIT = (
+    (None, 3000, 400),
+    (15, 3000, 400),
+    (10, 2000, 300),
+    (6, 1200, 200),
+    (3, 600, 120),
+    (1, 300, 60),
+)
 _MORE = re.compile(r"^- … and (\d+) more: ")
 
 

@@ -61,14 +61,15 @@ SESSIONS = {
 }
 
 
-def session(root: Path, tmp: Path, language: str) -> Path:
-    """A session in `language`: its request, a TodoWrite of 40 pending tasks of about 60
-    characters, a long reply, a long last request."""
+def session(root: Path, tmp: Path, language: str, task_chars: int = 60, asks: int = 1) -> Path:
+    """A session in `language`: its request (`asks` times over), a TodoWrite of 40 pending
+    tasks of about `task_chars` characters, a long reply, a long last request."""
     request, words, reply, last = SESSIONS[language]
+    request *= asks
 
     def task(i: int) -> str:
-        text = f"{i + 1}. " + ", ".join(words[(i + k) % len(words)] for k in range(4))
-        return text[:60]
+        text = f"{i + 1}. " + ", ".join(words[(i + k) % len(words)] for k in range(12))
+        return text[:task_chars]
 
     todos = [{"content": task(i), "status": "pending", "activeForm": task(i)} for i in range(40)]
     return _write(
@@ -91,11 +92,14 @@ def cl100k(text: str) -> int:
     return c.count(text)
 
 
+@pytest.mark.parametrize(("task_chars", "asks"), [(60, 1), (200, 3)])
 @pytest.mark.parametrize("language", list(SESSIONS))
 def test_the_automatic_doc_fits_the_cap_by_cl100k(
-    root: Path, tmp_path: Path, language: str
+    root: Path, tmp_path: Path, language: str, task_chars: int, asks: int
 ) -> None:
-    out = end(root, session(root, tmp_path, language))
+    """…also when every item is long (200 characters of Chinese: the shortest form, three
+    items, is over the cap by the estimate, and was written marked `over_cap`)."""
+    out = end(root, session(root, tmp_path, language, task_chars, asks))
     (doc,) = docs(root)
     assert "40 open items" in json.loads(out)["systemMessage"]  # the tasks made it long
     m = meta(doc)
