@@ -497,6 +497,9 @@ def test_a_capture_that_fails_in_time_is_said_like_an_inline_one(
     with pytest.raises(SessionError, match="the store is locked"):
         capture.detached(boom, held, budget=10)  # in time, however loaded the machine
     assert capture.running(str(store(root))) == []
+    # …and the next start says it: the hook's stderr line alone is discarded at SessionEnd.
+    context = _context(start(root))
+    assert "could not save the automatic handover" in context and "the store is locked" in context
 
 
 def test_a_capture_that_fails_after_the_budget_is_said_at_the_next_start_once(

@@ -54,20 +54,6 @@ def test_a_capture_that_fails_while_the_hook_waits_is_said_at_the_next_start(
     _said_failed(root, "the store is locked")
 
 
-def test_a_detached_capture_that_fails_in_time_is_said_at_the_next_start(
-    root: Path, detaching: None
-) -> None:
-    held = capture.claim(str(store(root)), SESSION)
-    assert held is not None
-
-    def boom() -> str:
-        raise SessionError("the store is locked by another process: x")
-
-    with pytest.raises(SessionError, match="the store is locked"):
-        capture.detached(boom, held, budget=10)  # in time, however loaded the machine
-    _said_failed(root, "the store is locked")
-
-
 def test_a_pre_compact_capture_that_fails_in_time_names_the_session_not_its_marker(
     root: Path, tmp_path: Path
 ) -> None:

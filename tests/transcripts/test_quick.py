@@ -15,7 +15,7 @@ import pytest
 
 from session_skill.transcripts import quick
 from session_skill.transcripts.candidates import UNFINISHED, Candidate
-from session_skill.transcripts.scan import DEFERRED, UNANSWERED, analyze
+from session_skill.transcripts.scan import DEFERRED, UNANSWERED, TranscriptFacts, analyze
 from tests.lines import write as write_lines
 
 from .test_scan import APP, _goal_status, call, recap, result, say, user
@@ -907,6 +907,16 @@ def test_a_long_writes_failure_is_read_past_its_content(tmp_path: Path, small: N
     assert fast.written_weights == full.written_weights
 
 
+def _both_reads(
+    tmp_path: Path, records: list[dict[str, Any]], middle: bytes
+) -> tuple[TranscriptFacts, TranscriptFacts]:
+    """The full and the quick read of a transcript whose bytes `middle` lie in its middle."""
+    path = _write(tmp_path, records)
+    at = path.read_bytes().find(middle)
+    assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
+    return analyze(path), quick.analyze_quick(path)
+
+
 def test_a_codex_patch_whose_text_commits_is_counted_once(tmp_path: Path, small: None) -> None:
     """A patch whose text says "git commit" (a plan's steps, a script) is read as a call that
     may commit, and its answer looked for: the first line with its id is Codex's
@@ -927,10 +937,7 @@ def test_a_codex_patch_whose_text_commits_is_counted_once(tmp_path: Path, small:
                   "output": "Success. Updated the following files:\nA PLAN.md"}),
     ]  # fmt: skip
     records += [said(n, "assistant", f"{FILLER} ({n})") for n in range(31, 70)]
-    path = _write(tmp_path, records)
-    at = path.read_bytes().find(b"patch_apply_end")
-    assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
-    full, fast = analyze(path), quick.analyze_quick(path)
+    full, fast = _both_reads(tmp_path, records, b"patch_apply_end")
     assert full.written_weights == {f"{APP}/PLAN.md": 1}
     assert fast.written_weights == full.written_weights
 
@@ -952,10 +959,7 @@ def test_a_codex_patch_that_failed_in_the_middle_wrote_nothing(tmp_path: Path, s
                   f"apply_patch verification failed: Failed to find expected lines in "
                   f"{APP}/src/b.py:\nx"}),
     ]  # fmt: skip
-    path = _write(tmp_path, records)
-    at = path.read_bytes().find(b"verification failed")
-    assert quick.HEAD_BYTES < at < path.stat().st_size - quick.TAIL_BYTES
-    full, fast = analyze(path), quick.analyze_quick(path)
+    full, fast = _both_reads(tmp_path, records, b"verification failed")
     assert full.written_weights == {f"{APP}/src/a.py": 58}
     assert fast.written_weights == full.written_weights
 
