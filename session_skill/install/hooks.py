@@ -291,13 +291,14 @@ def event_entries(
     data: dict[str, Any], shown: str, *, create: bool, event: str = "SessionStart"
 ) -> Any:
     """`data["hooks"][event]` (created when asked); refuses shapes we don't know."""
+    # A key present but null is a shape we don't know either (`"hooks": null`), not one absent.
     hooks = data.setdefault("hooks", {}) if create else data.get("hooks")
-    if hooks is None:
+    if hooks is None and "hooks" not in data:
         return None
     if not isinstance(hooks, dict):
         raise SessionError(f'{shown}: "hooks" is not a JSON object: not touching it')
     entries = hooks.setdefault(event, []) if create else hooks.get(event)
-    if entries is None:
+    if entries is None and event not in hooks:
         return None
     if not isinstance(entries, list):
         raise SessionError(f'{shown}: "hooks.{event}" is not a JSON list: not touching it')

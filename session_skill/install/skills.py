@@ -148,10 +148,22 @@ def install_skill(place: Place) -> list[Step]:
         )
     written = install_notes.written(place)
     if written is not None and written != _digest(current):
-        keep = place.skill.with_name("SKILL.md.edited")
+        if written == _digest(data):
+            return []  # this very version, edited by its user: their edit stays as it is
+        keep = _free(place.skill.with_name("SKILL.md.edited"))
         what = f"update {shown} to this version (your edited copy kept as {place.show(keep)})"
         return [Step(what, action=_write_skill(place, data, keep))]
     return [Step(f"update {shown} to this version", action=_write_skill(place, data))]
+
+
+def _free(path: Path) -> Path:
+    """`path`, or `path-2`, `path-3`…: an edited copy kept by an earlier update is never
+    written over."""
+    n, found = 1, path
+    while found.exists() or found.is_symlink():
+        n += 1
+        found = path.with_name(f"{path.name}-{n}")
+    return found
 
 
 def uninstall_skill(place: Place, kept: list[str]) -> list[Step]:

@@ -286,6 +286,12 @@ def test_changed_interpreter_is_replaced_not_duplicated(
             '{"hooks": {"SessionStart": {}}}',
             '.claude/settings.json: "hooks.SessionStart" is not a JSON list: not touching it',
         ),
+        # null is a shape too, not a key absent (it was a TypeError's traceback)
+        ('{"hooks": null}', '.claude/settings.json: "hooks" is not a JSON object: not touching it'),
+        (
+            '{"hooks": {"SessionEnd": null}}',
+            '.claude/settings.json: "hooks.SessionEnd" is not a JSON list: not touching it',
+        ),
         # Python reads these; the clients' JSON parsers do not: "installed" would be false.
         ('{"a": NaN}', ".claude/settings.json is not valid JSON (line 1): not touching it"),
     ],
@@ -597,9 +603,13 @@ def test_codex_update_of_the_hook_says_trust_it_again(
     report = do_install(project, home, agent="codex")
     assert "  - update the SessionStart hook in .codex/hooks.json" in report
     assert "changed the hook's command, so Codex asks again: trust it again" in report
-    # only the skill changed: the trusted hook stays trusted, nothing to say about trust
+    # only the skill changed (an older version's): the trusted hook stays trusted, nothing
+    # to say about trust
     skill = project / ".agents" / "skills" / "session" / "SKILL.md"
-    skill.write_text(skill.read_text() + "\nold\n")
+    older = skill.read_text() + "\nold\n"
+    skill.write_text(older)
+    digest = hashlib.sha256(older.encode()).hexdigest()
+    inst_notes.note(place_of(project, home, agent="codex"), "written", digest)
     report = do_install(project, home, agent="codex")
     assert "update .agents/skills/session/SKILL.md" in report and "trust" not in report
 
@@ -1095,13 +1105,24 @@ def test_an_update_keeps_the_users_edits_to_the_skill(project: Path, home: Path)
     do_install(project, home)
     skill = project / ".claude" / "skills" / "session" / "SKILL.md"
     packaged = skill.read_text()
-    skill.write_text(packaged + "- my own rule\n")
-    report = do_install(project, home)
-    assert "(your edited copy kept as .claude/skills/session/SKILL.md.edited)" in report
-    assert skill.read_text() == packaged
-    assert skill.with_name("SKILL.md.edited").read_text().endswith("- my own rule\n")
-    # A version install wrote, unedited, is install's to update and remove, whatever its text.
     older = packaged.replace("session-skill dispatch", "session-skill dispatch ", 1)
+    # This very version, edited: a second install changes no byte of it.
+    skill.write_text(packaged + "- my own rule\n")
+    assert "Already installed" in do_install(project, home)
+    assert skill.read_text() == packaged + "- my own rule\n"
+    # An older version, edited: the update keeps the edited copy, and a later one keeps its
+    # own beside it, never over it (the first edits were lost).
+    for n, kept in enumerate(("SKILL.md.edited", "SKILL.md.edited-2"), 1):
+        inst_notes.note(
+            place_of(project, home), "written", hashlib.sha256(older.encode()).hexdigest()
+        )
+        skill.write_text(older + f"- my own rule {n}\n")
+        report = do_install(project, home)
+        assert f"(your edited copy kept as .claude/skills/session/{kept})" in report
+        assert skill.read_text() == packaged
+        assert skill.with_name(kept).read_text().endswith(f"- my own rule {n}\n")
+    assert skill.with_name("SKILL.md.edited").read_text().endswith("- my own rule 1\n")
+    # A version install wrote, unedited, is install's to update and remove, whatever its text.
 
     def an_older_install(beside: bool) -> None:
         """Its note in the store, or beside the skill (as older installs kept it)."""
