@@ -256,12 +256,36 @@ def _create(
     replace: bool,
 ) -> str:
     if replace:
+        _replaceable(store, slug)
         store.replace_doc(slug, handover.render_doc(meta + extra, body, verbatim))
         return slug
     return store.create_doc(
         slug,
         lambda cand: handover.render_doc([("slug", cand), *meta[1:]] + extra, body, verbatim),
     )
+
+
+def _replaceable(store: Store, slug: str) -> None:
+    """`--replace` overwrites a handover, never another file of the store that has its name
+    (your notes, an editor's backup), nor one that is not UTF-8 (SPEC §3)."""
+    from session_skill.store.docs import info as docinfo
+
+    path = store.doc_path(slug)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return  # nothing there yet: written as new
+    except OSError as exc:
+        raise SessionError(f"cannot read {path}: {exc.strerror}; not replacing it") from None
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SessionError(f"{path} is not UTF-8: it is never rewritten") from None
+    if docinfo(path) is None:
+        raise SessionError(
+            f"{path} is not a handover (no frontmatter with `created` or `slug`): not "
+            "replacing it — give the doc another name"
+        )
 
 
 def _previous_of_branch(store: Store, branch: str | None, exclude: str | None = None) -> str | None:

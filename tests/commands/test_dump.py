@@ -158,6 +158,25 @@ def test_a_replaced_doc_keeps_its_place_in_the_chain(
     assert _doc(store_dir, "bbb")[0]["follows"] == "aaa"
 
 
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b"My own notes.\n", "is not a handover (no frontmatter with `created` or `slug`)"),
+        (b"\xff\xfebinary", "is not UTF-8: it is never rewritten"),
+    ],
+)
+def test_replace_never_overwrites_a_file_that_is_no_handover(
+    project: Path, store_dir: Path, cli: RunCli, content: bytes, why: str
+) -> None:
+    """`--replace` overwrites a named doc; a file of the user's with that name (their notes,
+    bytes that are not UTF-8) was overwritten too, and lost (SPEC §3)."""
+    store_dir.mkdir(parents=True, exist_ok=True)
+    (store_dir / "notes.md").write_bytes(content)
+    r = cli("dump", "notes", "--replace", input=DOC)
+    assert r.code == 1 and why in r.err, r
+    assert (store_dir / "notes.md").read_bytes() == content
+
+
 def test_replace_needs_a_name(project: Path, cli: RunCli) -> None:
     r = cli("dump", "--replace", input=DOC)
     assert (r.code, r.err) == (1, "error: --replace needs the NAME of the doc to overwrite\n")
