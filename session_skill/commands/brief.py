@@ -40,6 +40,18 @@ TEMPLATE = """\
 ## Next step"""
 
 
+def _free(store: Store, slug: str) -> str:
+    """The slug the write will get (`Store.create_doc`): `<slug>-2`… when it is taken."""
+    import os
+
+    from session_skill.store.slugs import numbered
+
+    return next(
+        (c for n in range(1, 1000) if not os.path.lexists(store.doc_path(c := numbered(slug, n)))),
+        slug,
+    )
+
+
 def brief(
     store: Store,
     name: str | None,
@@ -48,9 +60,13 @@ def brief(
     session_id: str | None,
     as_json: bool,
     now: datetime,
+    replace: bool = False,
+    force: bool = False,
 ) -> Output:
     obs = observe(store, transcript=transcript, session_id=session_id, with_sweep=True)
     slug = slug_for(store, name, obs.git, now)
+    if not replace:
+        slug = _free(store, slug)
     rows = filestable.merge([], obs.git.refs, obs.written, store.root)
     rows, note = filestable.group(rows, weights=filestable.weights_of(obs.weights, store.root))
     parked = store.read_parked().items if store.exists() else []
@@ -64,6 +80,8 @@ def brief(
         cmd += f" --transcript {_shell_word(read)}"
     if obs.session_id:
         cmd += f" --session-id {_shell_word(obs.session_id)}"
+    # The flags given with the mode go on to the command that writes the doc (SPEC §7.1).
+    cmd += " --replace" * replace + " --force" * force
     cmd += " --file - <<'SESSION_DOC'\n<the doc>\nSESSION_DOC"
     if as_json:
         return Output(

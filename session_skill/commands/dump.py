@@ -104,7 +104,8 @@ def run(
 
 def _brief(store: Store, req: DumpRequest) -> Output:
     return the_brief(store, req.name, transcript=req.transcript, session_id=req.session_id,
-                     as_json=req.as_json, now=req.now)  # fmt: skip
+                     as_json=req.as_json, now=req.now, replace=req.replace,
+                     force=req.force)  # fmt: skip
 
 
 def _read_doc_file(path: str, stdin: Callable[[], str | None]) -> str:

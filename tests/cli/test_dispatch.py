@@ -183,6 +183,25 @@ def test_dispatch_dump_prints_the_brief(project: Path, cli: RunCli, store_dir: P
     assert r.code == 4 and "`--nope`" in r.out
 
 
+def test_the_brief_names_the_slug_the_write_gets_and_keeps_the_flags(
+    project: Path, cli: RunCli, store_dir: Path
+) -> None:
+    """`/session dump plan --replace` printed a write command without `--replace` (a second
+    doc `plan-2` was written, the old one left), and a brief for a name taken said the slug
+    `plan` where the write gives `plan-2`."""
+    body = "## Goal\nv1\n\n## Next step\nN\n"
+    assert cli("dump", "plan", "--file", "-", input=body).code == 0
+    r = cli("dispatch", "--session-id", "S1", "dump plan --replace --force")
+    assert r.out.startswith("# Handover brief — slug `plan`\n")
+    assert "session-skill dump plan --session-id S1 --replace --force --file - <<" in r.out
+    r = cli("dispatch", "--session-id", "S1", "dump plan")
+    assert r.out.startswith("# Handover brief — slug `plan-2`\n")
+    assert "session-skill dump plan --session-id S1 --file - <<" in r.out
+    assert cli("dump", "plan", "--file", "-", input=body).out.startswith(
+        "→ .claude/state/session/plan-2.md"
+    )
+
+
 def test_dispatch_park_without_payload_runs_sweep(
     project: Path, cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
