@@ -145,6 +145,7 @@ def recall_by_content(store: Store, name: str) -> tuple[str | None, list[Hit]]:
     """The handover that clearly says `name` (its slug, and its hit), else (None, the few
     that come close, best first); (None, []) when no handover holds the words."""
     from session_skill.matching.fulltext import rank
+    from session_skill.matching.terms import is_path
 
     ranking = rank(str(store.dir), name, limit=MAX_CANDIDATES)
     hits = ranking.hits
@@ -154,13 +155,11 @@ def recall_by_content(store: Store, name: str) -> tuple[str | None, list[Hit]]:
     runner_up = hits[1].score if len(hits) > 1 else 0.0
     # The score counts only the words some handover holds: "add rate limiting" was a clear
     # 100 for the one saying "Add caching …" — recalled, and consumed, in place of asking.
-    # A clear pick needs two thirds of the words held ("the redis fallback work" is clear).
+    # A clear pick needs two thirds of the words held ("the redis fallback work" is clear);
+    # a path, all of them (`src/c.py` is not the doc about `src/b.py`).
     held = len(ranking.words) - len(ranking.unmatched)
-    if (
-        3 * held >= 2 * len(ranking.words)
-        and best.score >= CLEAR_SCORE
-        and best.score - runner_up >= CLEAR_MARGIN
-    ):
+    enough = held == len(ranking.words) if is_path(name) else 3 * held >= 2 * len(ranking.words)
+    if enough and best.score >= CLEAR_SCORE and best.score - runner_up >= CLEAR_MARGIN:
         return best.slug, [best]
     return None, [h for h in hits if h.score >= best.score - CLOSE_SPREAD]
 

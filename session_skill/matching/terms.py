@@ -155,13 +155,24 @@ def fold_text(text: str) -> bytes:
     return flat(fold_str(text).encode("utf-8", "replace"))
 
 
+# A path or a name with a dot (`src/c.py`, `a.b`): its one-letter parts are what it names.
+_PATHLIKE = re.compile(r"\w[./\\]\w")
+
+
+def is_path(text: str) -> bool:
+    """Does the query name a path or a dotted name (`src/c.py`, `a.b`)?"""
+    return _PATHLIKE.search(text) is not None
+
+
 def query_words(text: str) -> list[str]:
     """The words searched for, folded as the docs are, each once; filler words (and the
-    one-letter pieces of "it's") only when the query is nothing else."""
+    one-letter pieces of "it's") only when the query is nothing else. In a path the
+    one-letter parts count: `src/c.py` is not `src/b.py`."""
     from session_skill.matching.resolve import STOPWORDS
 
     found = fold_text(text).decode("utf-8", "replace").split()
-    kept = [w for w in found if w not in STOPWORDS and len(w) > 1] or found
+    shortest = 1 if is_path(text) else 2
+    kept = [w for w in found if w not in STOPWORDS and len(w) >= shortest] or found
     return list(dict.fromkeys(kept))
 
 
@@ -181,8 +192,14 @@ class Term:
             # forms, and the word's abbreviations, all hold it.
             root = os.path.commonprefix([word, stem(word)])
             alternatives = (root if len(root) >= 3 else word,)
-        self.probes = tuple(b" " + a.encode("utf-8") for a in alternatives)
-        self.patterns = tuple(re.compile(re.escape(p) + b"[^ ]*") for p in self.probes)
+        # A one-letter word (the `c` of `src/c.py`) is looked for whole: as the start of a
+        # word it was held by every doc with a word in `c` ("claude").
+        end = b" " if len(word) == 1 else b""
+        self.probes = tuple(b" " + a.encode("utf-8") + end for a in alternatives)
+        self.patterns = tuple(
+            re.compile(re.escape(p.rstrip(b" ")) + (b"(?= )" if end else b"[^ ]*"))
+            for p in self.probes
+        )
         self.weight = 0.0
         self.sims: dict[bytes, float] = {}
 
@@ -211,7 +228,7 @@ class Term:
     def holds(self, token: str) -> bool:
         """Whether a word of a doc, as written, is one this term matched."""
         word = b" " + fold_text(token)
-        return any(word.startswith(p) for p in self.probes) and self.sim(word) > 0
+        return any((word + b" ").startswith(p) for p in self.probes) and self.sim(word) > 0
 
 
 def highlight(line: str, terms: list[Term]) -> str:

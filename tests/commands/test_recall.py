@@ -100,6 +100,25 @@ def test_words_no_handover_holds_ask_rather_than_recall_the_one_sharing_a_word(
     assert r.code == 0 and r.out.startswith("Handover `cache` · "), r
 
 
+def test_a_path_names_its_file_its_one_letter_parts_too(
+    project: Path, store_dir: Path, cli: RunCli
+) -> None:
+    """`recall src/c.py` recalled — and consumed — the handover about `src/b.py`: the `c`
+    was dropped as a one-letter word, or held by any word in `c` ("claude"). A path's
+    parts all count; nothing holds `c`, so it is asked about; `search c.py` says so."""
+    goals = (("b-work", "Refactor src/b.py loader.\n\n`.claude/settings.json` too."),
+             ("notes", "Write the release notes."))  # fmt: skip
+    for slug, goal in goals:
+        write_doc(store_dir, slug, body=f"## Goal\n{goal}\n\n## Next step\nGo on.\n")
+    r = cli("recall", "src/c.py")
+    assert r.code == 4, r
+    assert "consumed: false" in (store_dir / "b-work.md").read_text()
+    r = cli("recall", "src/b.py", "--peek")
+    assert r.code == 0 and r.out.startswith("Handover `b-work` · "), r
+    r = cli("search", "c.py", "--json")
+    assert json.loads(r.out)["unmatched"] == ["c"]
+
+
 def test_a_choice_is_json_under_json(project: Path, store_dir: Path, cli: RunCli) -> None:
     """Issue 21 #16: with --json the exit-4 choice printed markdown."""
     body = "## Goal\nCache, part {n}.\n\n## Decisions\n- redis fallback\n\n## Next step\nx\n"
