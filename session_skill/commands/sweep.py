@@ -407,7 +407,7 @@ def _shown(store: Store, path: Path) -> list[str] | None:
     sweep's, as before there was a record)."""
     try:
         text = store.read(SHOWN)
-        shown = json.loads(text)["shown"][str(path)] if text else None
+        shown = json.loads(text)["shown"][os.path.abspath(path)] if text else None
     except (SessionError, OSError, ValueError, KeyError, TypeError):
         return None
     ok = isinstance(shown, list) and all(isinstance(t, str) for t in shown)
@@ -429,11 +429,12 @@ def _record_shown(store: Store, path: Path, every: list[Candidate]) -> None:
                 kept = json.loads(old)["shown"] if old else {}
             except (ValueError, KeyError, TypeError):
                 kept = {}
-            if not isinstance(kept, dict) or kept.get(str(path)) == texts:
+            key = os.path.abspath(path)  # the same transcript, from any working directory
+            if not isinstance(kept, dict) or kept.get(key) == texts:
                 return
-            kept.pop(str(path), None)
+            kept.pop(key, None)
             # The newest last, the oldest let go.
-            kept = dict([*list(kept.items())[-(_SHOWN_KEPT - 1) :], (str(path), texts)])
+            kept = dict([*list(kept.items())[-(_SHOWN_KEPT - 1) :], (key, texts)])
             store.write(SHOWN, json.dumps({"version": 1, "shown": kept}, ensure_ascii=False))
     except (SessionError, OSError):
         pass
