@@ -139,9 +139,7 @@ def head_lines(text: str) -> list[str] | None:
     return None if found is None else found[0]
 
 
-# Characters YAML refuses to read: a byte-level matter (`list` shows them escaped), not
-# the structure `parses` judges; they stand as spaces there.
-_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_UNPRINTABLE = "[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 
 
 def parses(lines: list[str]) -> bool:
@@ -152,8 +150,12 @@ def parses(lines: list[str]) -> bool:
     """
     import yaml
 
+    # Characters YAML refuses to read are a byte-level matter (`list` shows them escaped),
+    # not the structure judged here: they stand as spaces. (Compiled here, not on import:
+    # the hooks read frontmatter on their common path.)
+    text = re.sub(_UNPRINTABLE, " ", "\n".join(lines))
     try:
-        node = yaml.compose(_UNPRINTABLE.sub(" ", "\n".join(lines)), Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
         return False
     return node is None or isinstance(node, yaml.MappingNode)
