@@ -40,18 +40,6 @@ TEMPLATE = """\
 ## Next step"""
 
 
-def _free(store: Store, slug: str) -> str:
-    """The slug the write will get (`Store.create_doc`): `<slug>-2`… when it is taken."""
-    import os
-
-    from session_skill.store.slugs import numbered
-
-    return next(
-        (c for n in range(1, 1000) if not os.path.lexists(store.doc_path(c := numbered(slug, n)))),
-        slug,
-    )
-
-
 def brief(
     store: Store,
     name: str | None,
@@ -66,7 +54,7 @@ def brief(
     obs = observe(store, transcript=transcript, session_id=session_id, with_sweep=True)
     slug = slug_for(store, name, obs.git, now)
     if not replace:
-        slug = _free(store, slug)
+        slug = next(store.free_slugs(slug), slug)  # the slug the write will get
     rows = filestable.merge([], obs.git.refs, obs.written, store.root)
     rows, note = filestable.group(rows, weights=filestable.weights_of(obs.weights, store.root))
     parked = store.read_parked().items if store.exists() else []

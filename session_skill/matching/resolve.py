@@ -205,27 +205,23 @@ def _exact_key(query: str, choices: Sequence[Choice]) -> tuple[list[int], list[s
     return [i for i, key in enumerate(keys) if key == wanted], keys
 
 
-def _plain(text: str) -> str:
-    """A text as park stores it (its whitespace folded, a closing "." cut), case folded."""
-    return " ".join(text.split()).rstrip(" .").casefold()
+def _as_stored(text: str) -> str:
+    """A text as park stores it: its whitespace folded, a closing "." cut."""
+    return " ".join(text.split()).rstrip(" .")
 
 
 def _same_text(query: str, choices: Sequence[Choice]) -> list[int]:
     """Items one of whose texts is the query, word for word as typed: an idea with no
     word `words` sees (🚀🚀🚀) is still named by itself. Case counts only to tell apart
     items that differ by it alone."""
-    bare = _plain(query)
-    if not bare:
+    typed = _as_stored(query)
+    if not typed:
         return []
-    same = [i for i, c in enumerate(choices) if any(_plain(t) == bare for t in c.texts)]
+    stored = [[_as_stored(t) for t in c.texts] for c in choices]
+    bare = typed.casefold()
+    same = [i for i, texts in enumerate(stored) if any(t.casefold() == bare for t in texts)]
     if len(same) > 1:
-        typed = " ".join(query.split()).rstrip(" .")
-        exact = [
-            i
-            for i in same
-            if any(" ".join(t.split()).rstrip(" .") == typed for t in choices[i].texts)
-        ]
-        same = exact or same
+        same = [i for i in same if typed in stored[i]] or same
     return same
 
 

@@ -201,16 +201,20 @@ class Store:
 
         `render(slug)` is the doc's text for the slug it gets. Returns that slug.
         """
+        for cand in self.free_slugs(slug):
+            if fileio.create_exclusive(self.doc_path(cand), render(cand).encode("utf-8")):
+                return cand
+        raise StoreError(f"too many handovers named {slug}")
+
+    def free_slugs(self, slug: str) -> Iterator[str]:
+        """`slug`, `slug-2`, `slug-3`… that no file holds now, in order (at most 999 tried):
+        the name `create_doc` gives a doc, and the one a brief says it will get."""
         from session_skill.store.slugs import numbered
 
         for n in range(1, 1000):
             cand = numbered(slug, n)
-            path = self.doc_path(cand)
-            if os.path.lexists(path):
-                continue
-            if fileio.create_exclusive(path, render(cand).encode("utf-8")):
-                return cand
-        raise StoreError(f"too many handovers named {slug}")
+            if not os.path.lexists(self.doc_path(cand)):
+                yield cand
 
     def replace_doc(self, slug: str, text: str) -> None:
         """Overwrite `<slug>.md` deliberately (`dump --replace`); never through a symlink."""
